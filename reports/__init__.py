@@ -1,0 +1,1 @@
+"""Renderings of scan results: the terminal table and machine-readable JSON."""

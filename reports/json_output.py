@@ -1,0 +1,36 @@
+"""Writing result JSON (``sascheck-result/1``) to a file or standard output, atomically."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+
+def dumps(result: dict[str, Any]) -> str:
+    return json.dumps(result, indent=2, ensure_ascii=False) + "\n"
+
+
+def write_atomic(path: str | Path, text: str) -> None:
+    """Write via a temporary file in the same directory, so a reader never sees half."""
+    target = Path(path)
+    directory = target.parent if str(target.parent) else Path(".")
+    fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def write_json(result: dict[str, Any], destination: str) -> None:
+    text = dumps(result)
+    if destination == "-":
+        sys.stdout.write(text)
+    else:
+        write_atomic(destination, text)

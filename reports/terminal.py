@@ -1,0 +1,50 @@
+"""The terminal table: symbols as well as colour, so it reads in a log or on paper."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+SYMBOLS = {
+    "pass": ("✔", "green"),
+    "fail": ("✘", "bold red"),
+    "error": ("!", "bold magenta"),
+    "unknown": ("?", "yellow"),
+    "notapplicable": ("–", "dim"),
+    "notchecked": ("○", "yellow"),
+    "informational": ("i", "cyan"),
+}
+ORDER = ["fail", "error", "unknown", "notchecked", "pass", "informational", "notapplicable"]
+
+
+def render(result: dict[str, Any], console: Console) -> None:
+    host = result["host"]
+    role = result["role"]
+    console.print(Text.assemble(
+        ("sascheck ", "bold"), f"{host.get('hostname') or '?'}  ",
+        (f"root {host['root']}  ", "dim"), f"kernel {host.get('kernel') or '?'}  ",
+        f"role {role['name']} ", (f"({'; '.join(role['reasons'])})", "dim")))
+    if result["sas_dirs"]:
+        for entry in result["sas_dirs"]:
+            console.print(Text.assemble("  SAS ", (entry["role"], "bold"), f" {entry['path']} ",
+                                        (f"from {entry['source']}", "dim")))
+    table = Table(show_lines=False, expand=False)
+    table.add_column("", no_wrap=True)
+    table.add_column("rule", no_wrap=True)
+    table.add_column("severity")
+    table.add_column("result", no_wrap=True)
+    table.add_column("expected")
+    table.add_column("actual / reason", overflow="fold")
+    rules = sorted(result["rules"], key=lambda r: ORDER.index(r["result"]))
+    for rule in rules:
+        symbol, style = SYMBOLS[rule["result"]]
+        table.add_row(Text(symbol, style=style), rule["id"], rule["severity"],
+                      Text(rule["result"], style=style), Text(rule["expected"]),
+                      Text(rule["actual"] or rule["message"]))
+    console.print(table)
+    counts = result["summary"]
+    parts = [f"{counts[key]} {key}" for key in ORDER if counts.get(key)]
+    console.print(Text("  ".join(parts), style="bold"))

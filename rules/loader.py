@@ -1,0 +1,207 @@
+"""Load and validate the catalogue: rule files, site values and profiles.
+
+Every problem is reported as ``file:line: field 'x': message`` so that a person
+editing a rule can go straight to it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from .model import Catalogue, Profile, Reference, Rule, Severity, Variable
+from .values import ValueError_, coerce
+from .yamlsource import LocatedDocument, SourceError, load_located
+
+RULES_DIR = Path(__file__).resolve().parent
+RULE_ID = re.compile(r"^[a-z0-9_]+$")
+NON_RULE_FILES = {"variables.yml"}
+
+
+class CatalogueError(Exception):
+    """One or more problems in the catalogue's files."""
+
+    def __init__(self, errors: list[SourceError]) -> None:
+        self.errors = errors
+        super().__init__("\n".join(str(error) for error in errors))
+
+
+@lru_cache(maxsize=4)
+def _validator(schema_file: Path) -> jsonschema.protocols.Validator:
+    schema = json.loads(schema_file.read_text(encoding="utf-8"))
+    validator_class = jsonschema.validators.validator_for(schema)
+    validator_class.check_schema(schema)
+    return validator_class(schema)  # type: ignore[no-any-return]
+
+
+def _schema_errors(document: LocatedDocument, schema_file: Path) -> list[SourceError]:
+    validator = _validator(schema_file)
+    errors = sorted(validator.iter_errors(document.data), key=lambda e: list(e.absolute_path))
+    found = []
+    for error in errors:
+        # For an if/then failure the useful message is the innermost one.
+        leaf = min(error.context, key=lambda e: len(e.path), default=error) if error.context else error
+        path = list(error.absolute_path) + [p for p in leaf.path if p not in error.absolute_path]
+        found.append(document.error(path, leaf.message))
+    return found
+
+
+def _load_variables(directory: Path) -> dict[str, Variable]:
+    document = load_located(directory / "variables.yml")
+    if not isinstance(document.data, dict):
+        raise CatalogueError([document.error([], "expected a mapping of site values")])
+    variables: dict[str, Variable] = {}
+    errors: list[SourceError] = []
+    for name, spec in document.data.items():
+        if not isinstance(spec, dict) or spec.get("type") not in ("paths", "strings", "integer",
+                                                                   "boolean"):
+            errors.append(document.error([name, "type"],
+                                         "type must be paths, strings, integer or boolean"))
+            continue
+        variable = Variable(name=name, type=spec["type"], default=None,
+                            description=str(spec.get("description", "")),
+                            minimum=spec.get("minimum"), maximum=spec.get("maximum"))
+        try:
+            default = coerce(variable, spec.get("default"), f"{document.file} default")
+        except ValueError_ as exc:
+            errors.append(document.error([name, "default"], str(exc)))
+            continue
+        variables[name] = Variable(name, variable.type, default, variable.description,
+                                   variable.minimum, variable.maximum)
+    if errors:
+        raise CatalogueError(errors)
+    return variables
+
+
+def _rule_from(document: LocatedDocument, variables: dict[str, Variable]) -> Rule:
+    rule_id = document.file.stem
+    data = document.data
+    check = dict(data["check"])
+    kind = check.pop("kind")
+    for param, wanted in (("allowed_when", "boolean"), ("value_from", "integer")):
+        if param in check:
+            variable = variables.get(check[param])
+            if variable is None or variable.type != wanted:
+                raise document.error(["check", param],
+                                     f"'{check[param]}' is not a {wanted} site value")
+    return Rule(
+        id=rule_id,
+        title=data["title"].strip(),
+        description=data["description"].strip(),
+        rationale=data["rationale"].strip(),
+        severity=Severity(data["severity"]),
+        references=tuple(Reference(ref["document"], ref["section"], ref.get("note", ""))
+                         for ref in data["references"]),
+        applies_to=tuple(data["applies_to"]),
+        kind=kind,
+        params=check,
+        sas_filesystems=bool(data.get("sas_filesystems", False)),
+        source=document.file,
+    )
+
+
+def _load_rules(directory: Path, variables: dict[str, Variable],
+                errors: list[SourceError]) -> dict[str, Rule]:
+    rules: dict[str, Rule] = {}
+    for file in sorted(directory.glob("*.yml")):
+        if file.name in NON_RULE_FILES:
+            continue
+        if not RULE_ID.match(file.stem):
+            errors.append(SourceError(file, "rule file names must be lower-case ids "
+                                            "([a-z0-9_]) ending in .yml"))
+            continue
+        try:
+            document = load_located(file)
+        except SourceError as exc:
+            errors.append(exc)
+            continue
+        problems = _schema_errors(document, directory / "schema.json")
+        if problems:
+            errors.extend(problems)
+            continue
+        try:
+            rules[file.stem] = _rule_from(document, variables)
+        except SourceError as exc:
+            errors.append(exc)
+    return rules
+
+
+def _load_profiles(directory: Path, rules: dict[str, Rule], variables: dict[str, Variable],
+                   errors: list[SourceError]) -> dict[str, Profile]:
+    documents: dict[str, LocatedDocument] = {}
+    for file in sorted((directory / "profiles").glob("*.yml")):
+        try:
+            document = load_located(file)
+        except SourceError as exc:
+            errors.append(exc)
+            continue
+        problems = _schema_errors(document, directory / "profile-schema.json")
+        if problems:
+            errors.extend(problems)
+            continue
+        documents[file.stem] = document
+
+    profiles: dict[str, Profile] = {}
+
+    def build(name: str, chain: tuple[str, ...]) -> Profile | None:
+        if name in profiles:
+            return profiles[name]
+        document = documents[name]
+        data: dict[str, Any] = document.data
+        parent: Profile | None = None
+        if "extends" in data:
+            base = data["extends"]
+            if base in chain or base not in documents:
+                why = "extends itself through " + " -> ".join((*chain, base)) \
+                    if base in chain else f"extends unknown profile '{base}'"
+                errors.append(document.error(["extends"], why))
+                return None
+            parent = build(base, (*chain, base))
+            if parent is None:
+                return None
+        rule_ids = tuple(data["rules"]) if "rules" in data else (
+            parent.rule_ids if parent else tuple(sorted(rules)))
+        for index, rule_id in enumerate(rule_ids):
+            if rule_id not in rules:
+                errors.append(document.error(["rules", index], f"unknown rule '{rule_id}'"))
+                return None
+        values = dict(parent.values) if parent else {}
+        for key, raw in (data.get("values") or {}).items():
+            if key not in variables:
+                errors.append(document.error(["values", key], f"unknown site value '{key}'"))
+                return None
+            try:
+                values[key] = coerce(variables[key], raw, f"profile {name}")
+            except ValueError_ as exc:
+                errors.append(document.error(["values", key], str(exc)))
+                return None
+        profile = Profile(name, data["title"].strip(), data["description"].strip(), rule_ids,
+                          values, document.file)
+        profiles[name] = profile
+        return profile
+
+    for name in documents:
+        build(name, (name,))
+    return profiles
+
+
+def load_catalogue(directory: Path | None = None) -> Catalogue:
+    """Load rules, site values and profiles from ``directory`` (default: the shipped ones)."""
+    directory = directory or RULES_DIR
+    try:
+        variables = _load_variables(directory)
+    except SourceError as exc:
+        raise CatalogueError([exc]) from exc
+    errors: list[SourceError] = []
+    rules = _load_rules(directory, variables, errors)
+    profiles = _load_profiles(directory, rules, variables, errors)
+    if errors:
+        raise CatalogueError(errors)
+    if "default" not in profiles:
+        raise CatalogueError([SourceError(directory / "profiles", "no 'default' profile")])
+    return Catalogue(rules=rules, variables=variables, profiles=profiles, directory=directory)

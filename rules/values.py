@@ -1,0 +1,82 @@
+"""Site values: typed parsing of `--set NAME=VALUE` and of profile values."""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from .model import Variable
+
+
+class ValueError_(Exception):  # noqa: N801 - avoid shadowing the builtin
+    """A site value with an unknown name or the wrong type."""
+
+
+_TRUE = {"true", "yes", "on", "1"}
+_FALSE = {"false", "no", "off", "0"}
+
+
+def _split_list(text: str) -> list[str]:
+    return [item.strip() for item in text.split(",") if item.strip()]
+
+
+def coerce(variable: Variable, raw: Any, origin: str) -> Any:
+    """Turn ``raw`` (a CLI string or a YAML value) into the variable's type."""
+    name = variable.name
+    kind = variable.type
+    if kind == "boolean":
+        if isinstance(raw, bool):
+            return raw
+        if isinstance(raw, str) and raw.strip().lower() in _TRUE | _FALSE:
+            return raw.strip().lower() in _TRUE
+        raise ValueError_(f"{origin}: {name} must be true or false, not {raw!r}")
+    if kind == "integer":
+        if isinstance(raw, bool):
+            raise ValueError_(f"{origin}: {name} must be a whole number, not {raw!r}")
+        try:
+            number = int(raw.strip()) if isinstance(raw, str) else int(raw)
+        except (TypeError, ValueError):
+            raise ValueError_(f"{origin}: {name} must be a whole number, not {raw!r}") from None
+        if isinstance(raw, float) and raw != number:
+            raise ValueError_(f"{origin}: {name} must be a whole number, not {raw!r}")
+        if variable.minimum is not None and number < variable.minimum:
+            raise ValueError_(f"{origin}: {name} must be at least {variable.minimum}")
+        if variable.maximum is not None and number > variable.maximum:
+            raise ValueError_(f"{origin}: {name} must be at most {variable.maximum}")
+        return number
+    if kind in ("paths", "strings"):
+        if isinstance(raw, str):
+            items = _split_list(raw)
+        elif isinstance(raw, list) and all(isinstance(item, str) for item in raw):
+            items = list(raw)
+        else:
+            raise ValueError_(f"{origin}: {name} must be a list of strings, not {raw!r}")
+        if kind == "paths":
+            for item in items:
+                if not item.startswith("/"):
+                    raise ValueError_(f"{origin}: {name} needs absolute paths, not {item!r}")
+            items = [posixpath.normpath(item) for item in items]
+        return items
+    raise ValueError_(f"{origin}: {name} has unsupported type {kind}")
+
+
+def parse_assignment(text: str) -> tuple[str, str]:
+    """Split ``NAME=VALUE``; the value may itself contain '='."""
+    name, sep, value = text.partition("=")
+    if not sep or not name.strip():
+        raise ValueError_(f"--set {text!r}: expected NAME=VALUE")
+    return name.strip(), value
+
+
+def resolve_values(variables: Mapping[str, Variable],
+                   layers: Iterable[tuple[str, Mapping[str, Any]]]) -> dict[str, Any]:
+    """Defaults, then each (origin, values) layer in order; later layers win."""
+    values = {name: variable.default for name, variable in variables.items()}
+    for origin, layer in layers:
+        for name, raw in layer.items():
+            if name not in variables:
+                known = ", ".join(sorted(variables))
+                raise ValueError_(f"{origin}: unknown site value '{name}' (known: {known})")
+            values[name] = coerce(variables[name], raw, origin)
+    return values

@@ -1,0 +1,131 @@
+"""The sascheck command line. Heavy modules are imported inside the commands so
+that ``sascheck --help`` stays fast."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from . import __version__
+
+ROLE_CHOICES = ("auto", "bare_metal", "kvm_guest", "kvm_host", "container")
+EXIT_OK, EXIT_USAGE, EXIT_FINDINGS = 0, 1, 2
+
+
+class UsageError(Exception):
+    """A problem with what the user asked for; printed as one line, exit 1."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> Any:  # argparse exits 2; 2 means findings here
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="sascheck",
+        description="Check a RHEL host's tuning for SAS: THP, I/O scheduler, read-ahead, "
+                    "barriers, noatime, file systems, tuned, CPU governor.")
+    parser.add_argument("--version", action="version", version=f"sascheck {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    scan = commands.add_parser("scan", help="scan a host (or a root directory) and report")
+    scan.add_argument("--root", default="/", metavar="DIR",
+                      help="a directory holding another system's files (default: this host)")
+    scan.add_argument("--profile", default="default", metavar="NAME",
+                      help="rule profile: default or xtremio (default: default)")
+    scan.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                      help="set a site value; repeatable; lists are comma-separated")
+    scan.add_argument("--role", default="auto", choices=ROLE_CHOICES,
+                      help="what the host is (default: detect)")
+    scan.add_argument("--json", metavar="FILE", help="write results as JSON ('-' for stdout)")
+    scan.add_argument("--quiet", action="store_true", help="no table on the terminal")
+
+    commands.add_parser("rules", help="list the rule catalogue")
+    explain = commands.add_parser("explain", help="show one rule with rationale and sources")
+    explain.add_argument("rule_id", metavar="ID")
+    return parser
+
+
+def _catalogue() -> Any:
+    from .rules import CatalogueError, load_catalogue
+    try:
+        return load_catalogue()
+    except CatalogueError as exc:
+        raise UsageError(f"the rule catalogue is invalid:\n{exc}") from exc
+
+
+def _scan(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from .reports import json_output, terminal
+    from .rules import ValueError_
+    from .scanner.hostroot import FactError
+    from .scanner.scan import run_scan
+
+    catalogue = _catalogue()
+    try:
+        result = run_scan(catalogue, args.profile, args.set, args.root, args.role)
+    except KeyError as exc:
+        raise UsageError(str(exc.args[0])) from exc
+    except (ValueError_, FactError) as exc:
+        raise UsageError(str(exc)) from exc
+    data = result.to_dict()
+    to_stdout = args.json == "-"
+    if not args.quiet:
+        terminal.render(data, Console(stderr=to_stdout))
+    if args.json:
+        try:
+            json_output.write_json(data, args.json)
+        except OSError as exc:
+            raise UsageError(f"cannot write {args.json}: {exc.strerror}") from exc
+    return EXIT_FINDINGS if result.exit_status else EXIT_OK
+
+
+def _rules(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    catalogue = _catalogue()
+    table = Table(title="sascheck rules")
+    for column in ("id", "severity", "applies to", "title"):
+        table.add_column(column)
+    for rule in catalogue.rules.values():
+        table.add_row(rule.id, rule.severity.value, ", ".join(rule.applies_to), rule.title)
+    Console().print(table)
+    return EXIT_OK
+
+
+def _explain(args: argparse.Namespace) -> int:
+    catalogue = _catalogue()
+    rule = catalogue.rules.get(args.rule_id)
+    if rule is None:
+        raise UsageError(f"unknown rule '{args.rule_id}'; 'sascheck rules' lists them")
+    lines = [f"{rule.id}: {rule.title}", f"severity: {rule.severity.value}",
+             f"applies to: {', '.join(rule.applies_to)}", f"check: {rule.kind}", "",
+             rule.description, "", "Rationale:", rule.rationale, "", "Sources:"]
+    lines += [f"  - {ref.document} §{ref.section}" + (f" ({ref.note})" if ref.note else "")
+              for ref in rule.references]
+    print("\n".join(lines))
+    return EXIT_OK
+
+
+COMMANDS = {"scan": _scan, "rules": _rules, "explain": _explain}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if not args.command:
+        parser.print_help()
+        return EXIT_USAGE
+    try:
+        return COMMANDS[args.command](args)
+    except UsageError as exc:
+        print(f"sascheck: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return 130

@@ -1,0 +1,193 @@
+"""The block-device graph under /sys/block, and the stack below a mounted device.
+
+sysfs layout this reads (relative symlinks, as the kernel makes them)::
+
+    /sys/block/sda -> ../devices/pci0000:00/0000:00:1f.2/ata1/host0/target0:0:0/0:0:0:0/block/sda
+    /sys/block/sda/sda1/partition                 (a partition is a subdirectory of its disk)
+    /sys/block/dm-3/dm/name                       sasvg-saswork
+    /sys/block/dm-3/slaves/dm-0 -> ../../dm-0     (LVM on multipath)
+    /sys/block/dm-0/dm/uuid                       mpath-3600508b400105e210000900000490000
+    /sys/block/sda/queue/scheduler                [mq-deadline] kyber bfq none
+    /sys/block/sda/queue/read_ahead_kb            128
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass, field
+
+from .hostroot import FactError, HostRoot
+from .parsers.selection import Selection, parse_selection
+from .unavailable import Unavailable
+
+
+@dataclass
+class BlockDevice:
+    name: str
+    sysfs: str  # in-root path of the device's directory
+    kind: str  # disk | partition | dm | md
+    parent: str | None = None  # a partition's disk
+    dm_name: str | None = None
+    dm_uuid: str | None = None
+    slaves: tuple[str, ...] = ()
+    scheduler: Selection | Unavailable | None = None  # None: no scheduler file
+    read_ahead_kb: int | Unavailable | None = None
+
+    @property
+    def label(self) -> str:
+        if self.dm_name:
+            return f"{self.name} ({self.dm_name})"
+        return self.name
+
+    @property
+    def dm_target(self) -> str | None:
+        """'mpath', 'LVM', 'CRYPT', ... from the dm uuid prefix."""
+        if not self.dm_uuid:
+            return None
+        return self.dm_uuid.split("-", 1)[0] if "-" in self.dm_uuid else self.dm_uuid
+
+
+@dataclass(frozen=True)
+class StackLayer:
+    device: str
+    depth: int
+    relation: str  # mounted | disk of partition | below
+
+
+@dataclass
+class BlockGraph:
+    devices: dict[str, BlockDevice] = field(default_factory=dict)
+    by_dm_name: dict[str, str] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+
+    def stack(self, name: str) -> list[StackLayer]:
+        """Every device that carries ``name``'s I/O, top first, each once."""
+        layers: list[StackLayer] = []
+        seen: set[str] = set()
+
+        def visit(device_name: str, depth: int, relation: str) -> None:
+            if device_name in seen or device_name not in self.devices:
+                return
+            seen.add(device_name)
+            layers.append(StackLayer(device_name, depth, relation))
+            device = self.devices[device_name]
+            if device.parent:
+                visit(device.parent, depth + 1, "disk of partition")
+            for slave in device.slaves:
+                visit(slave, depth + 1, "below")
+
+        visit(name, 0, "mounted")
+        return layers
+
+    def queue_device(self, name: str) -> str:
+        """The device whose request queue serves ``name`` (a partition's disk)."""
+        device = self.devices.get(name)
+        if device is not None and device.parent:
+            return device.parent
+        return name
+
+
+def _dm_name_from_lvm_path(path: str) -> str | None:
+    """/dev/VG/LV -> VG-LV with dashes doubled, as device-mapper names LVs."""
+    parts = path.split("/")
+    if len(parts) == 4 and parts[1] == "dev" and parts[2] and parts[3]:
+        vg, lv = parts[2].replace("-", "--"), parts[3].replace("-", "--")
+        return f"{vg}-{lv}"
+    return None
+
+
+def read_topology(root: HostRoot) -> BlockGraph:
+    """Names, partitions, dm names and slaves of every block device."""
+    graph = BlockGraph()
+    try:
+        names = root.listdir("/sys/block")
+    except FactError as exc:
+        graph.problems.append(str(exc))
+        return graph
+    for name in names:
+        try:
+            sysfs = root.resolve(f"/sys/block/{name}")
+        except FactError as exc:
+            graph.problems.append(str(exc))
+            continue
+        if not root.is_dir(sysfs):
+            graph.problems.append(f"/sys/block/{name}: not a directory")
+            continue
+        kind = "dm" if name.startswith("dm-") else "md" if name.startswith("md") else "disk"
+        device = BlockDevice(name=name, sysfs=sysfs, kind=kind)
+        if kind == "dm":
+            device.dm_name = _optional_line(root, f"{sysfs}/dm/name", graph)
+            device.dm_uuid = _optional_line(root, f"{sysfs}/dm/uuid", graph)
+            if device.dm_name:
+                graph.by_dm_name[device.dm_name] = name
+        try:
+            device.slaves = tuple(root.listdir(f"{sysfs}/slaves"))
+            entries = root.listdir(sysfs)
+        except FactError as exc:
+            graph.problems.append(str(exc))
+            entries = []
+        graph.devices[name] = device
+        for entry in entries:
+            if entry.startswith(name) and entry != name and root.exists(
+                    f"{sysfs}/{entry}/partition"):
+                graph.devices[entry] = BlockDevice(name=entry, sysfs=f"{sysfs}/{entry}",
+                                                   kind="partition", parent=name)
+    return graph
+
+
+def _optional_line(root: HostRoot, path: str, graph: BlockGraph) -> str | None:
+    try:
+        text = root.read_optional(path, 4096)
+    except FactError as exc:
+        graph.problems.append(str(exc))
+        return None
+    return text.strip() if text and text.strip() else None
+
+
+def read_queue(root: HostRoot, device: BlockDevice) -> None:
+    """Fill in scheduler and read-ahead for one device (partitions have no queue)."""
+    if device.kind == "partition":
+        return
+    queue = f"{device.sysfs}/queue"
+    try:
+        text = root.read_optional(f"{queue}/scheduler", 4096)
+        device.scheduler = parse_selection(text) if text is not None else None
+    except FactError as exc:
+        device.scheduler = Unavailable(str(exc))
+    try:
+        text = root.read_optional(f"{queue}/read_ahead_kb", 4096)
+    except FactError as exc:
+        device.read_ahead_kb = Unavailable(str(exc))
+    else:
+        if text is None:
+            device.read_ahead_kb = Unavailable(f"{queue}/read_ahead_kb: missing")
+        elif text.strip().isdigit():
+            device.read_ahead_kb = int(text.strip())
+        else:
+            device.read_ahead_kb = Unavailable(
+                f"{queue}/read_ahead_kb: not a number: {text.strip()[:40]!r}")
+
+
+def device_for_mount(root: HostRoot, graph: BlockGraph, source: str) -> str | Unavailable:
+    """Map a /proc/mounts device field to a block device name."""
+    if not source.startswith("/dev/"):
+        return Unavailable(f"{source!r} is not a block device")
+    if source.startswith("/dev/mapper/"):
+        name = source[len("/dev/mapper/"):]
+        if name in graph.by_dm_name:
+            return graph.by_dm_name[name]
+    base = posixpath.basename(source)
+    if base in graph.devices and posixpath.dirname(source) == "/dev":
+        return base
+    lvm_name = _dm_name_from_lvm_path(source)
+    if lvm_name and lvm_name in graph.by_dm_name:
+        return graph.by_dm_name[lvm_name]
+    # /dev/disk/by-uuid/..., /dev/md/name, /dev/VG/LV as symlinks inside the root.
+    try:
+        target = root.resolve(source)
+    except FactError as exc:
+        return Unavailable(str(exc))
+    base = posixpath.basename(target)
+    if target != source and base in graph.devices:
+        return base
+    return Unavailable(f"{source}: no matching device under /sys/block")

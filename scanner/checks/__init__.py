@@ -1,0 +1,31 @@
+"""Check kinds: one pure function per kind, from (params, facts, values) to an Outcome.
+
+A check kind is the scanner's half of a rule template; its OVAL and
+remediation halves live in content/ and remediations/.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from ..facts import Facts
+from ..results import Outcome
+from . import boot, kernel, storage
+
+Check = Callable[[Mapping[str, Any], Facts, Mapping[str, Any]], Outcome]
+
+CHECKS: dict[str, Check] = {
+    "thp_mode": kernel.thp_mode,
+    "cpu_governor": kernel.cpu_governor,
+    "sysctl_value": kernel.sysctl_value,
+    "block_scheduler": storage.block_scheduler,
+    "block_read_ahead": storage.block_read_ahead,
+    "mount_option_forbidden": storage.mount_option_forbidden,
+    "mount_option_required": storage.mount_option_required,
+    "sas_dirs_separate": storage.sas_dirs_separate,
+    "fs_type": storage.fs_type,
+    "tuned_profile": boot.tuned_profile,
+    "thp_at_boot": boot.thp_at_boot,
+    "io_tuning_at_boot": boot.io_tuning_at_boot,
+}

@@ -1,0 +1,209 @@
+"""Checks that settings come back after a reboot: tuned, kernel command line, udev, init scripts.
+
+Seed 000 §5.4: read-ahead set with blockdev is lost at boot, and tuned turns THP
+back on, so a setting only counts when something re-establishes it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from ..facts import BootSource, Facts
+from ..parsers.boot import arg_value
+from ..parsers.udev_rules import is_block_rule
+from ..results import Evidence, Outcome, Verdict, combine
+from ..tuned import TunedFacts
+from ..unavailable import Unavailable
+
+_THP_ECHO = re.compile(
+    r"^[^#\n]*echo\s+['\"]?never['\"]?\s*>+\s*['\"]?/sys/kernel/mm/"
+    r"(?:redhat_)?transparent_hugepage/enabled", re.MULTILINE)
+_SETRA = re.compile(r"^[^#\n]*blockdev\s+(?:[^\n]*\s)?--setra\s+(\d+)", re.MULTILINE)
+TUNED_THP_KEYS = ("transparent_hugepages", "transparent_hugepage")
+
+
+def _enabled_tuned(facts: Facts) -> TunedFacts | None:
+    tuned = facts.tuned
+    if isinstance(tuned, Unavailable) or not tuned.enabled_at_boot:
+        return None
+    return tuned
+
+
+def tuned_profile(params: Mapping[str, Any], facts: Facts, values: Mapping[str, Any]) -> Outcome:
+    allowed: list[str] = values["allowed_tuned_profiles"]
+    expected = f"tuned installed, enabled at boot, active profile is or includes " \
+               f"{' or '.join(allowed)}"
+    tuned = facts.tuned
+    if isinstance(tuned, Unavailable):
+        return Outcome(Verdict.ERROR, expected, "unreadable", message=tuned.reason)
+    evidence = [
+        Evidence("tuned installed", "", "yes" if tuned.installed else "no",
+                 Verdict.PASS if tuned.installed else Verdict.FAIL, tuned.installed_evidence),
+        Evidence("tuned enabled at boot", "", "yes" if tuned.enabled_at_boot else "no",
+                 Verdict.PASS if tuned.enabled_at_boot else Verdict.FAIL,
+                 tuned.enabled_evidence),
+    ]
+    active = tuned.active
+    if isinstance(active, Unavailable):
+        evidence.append(Evidence("active profile", tuned.active_source, "unreadable",
+                                 Verdict.ERROR, active.reason))
+    elif not active:
+        evidence.append(Evidence("active profile", "/etc/tuned/active_profile", "none",
+                                 Verdict.FAIL, "no active tuned profile"))
+    else:
+        chain = tuned.chain.names or active
+        matched = [name for name in chain if name in allowed]
+        note = "chain: " + " -> ".join(chain)
+        if tuned.chain.problems:
+            note += "; " + "; ".join(tuned.chain.problems)
+        evidence.append(Evidence("active profile", tuned.active_source, " ".join(active),
+                                 Verdict.PASS if matched else Verdict.FAIL, note))
+    result = combine(evidence)
+    actual = "; ".join(f"{e.subject}: {e.actual}" for e in evidence)
+    return Outcome(result, expected, actual, evidence)
+
+
+def _cmdline_sources(facts: Facts) -> list[BootSource]:
+    """The sources that decide the next boot: BLS entries, else GRUB 0.97 entries,
+    else the defaults the boot loader configuration is generated from."""
+    for kind in ("bls", "legacy"):
+        chosen = [s for s in facts.boot_sources if s.kind == kind]
+        if chosen:
+            return chosen
+    return [s for s in facts.boot_sources if s.kind == "default"]
+
+
+def _cmdline_evidence(facts: Facts, name: str, accept: Any) -> list[Evidence]:
+    """One item per boot source: does it set ``name`` to an accepted value?"""
+    items = []
+    for source in _cmdline_sources(facts):
+        value = arg_value(list(source.args), name)
+        ok = value is not None and accept(value)
+        items.append(Evidence("kernel command line", source.path,
+                              f"{name}={value}" if value is not None else f"no {name}=",
+                              Verdict.PASS if ok else Verdict.FAIL))
+    return items
+
+
+def thp_at_boot(params: Mapping[str, Any], facts: Facts, values: Mapping[str, Any]) -> Outcome:
+    expected = ("THP 'never' re-established at boot: transparent_hugepage=never on the kernel "
+                "command line, the active tuned profile, or an init script")
+    evidence: list[Evidence] = []
+    for path, text in facts.init_scripts.items():
+        if _THP_ECHO.search(text):
+            evidence.append(Evidence("init script", path, "writes never", Verdict.PASS))
+    tuned = _enabled_tuned(facts)
+    tuned_value: tuple[str, str] | None = None
+    if tuned is not None:
+        for key in TUNED_THP_KEYS:
+            tuned_value = tuned_value or tuned.chain.setting("vm", key)
+        bootloader = tuned.chain.setting("bootloader", "cmdline")
+        if bootloader and arg_value(bootloader[0].split(), "transparent_hugepage") == "never":
+            tuned_value = tuned_value or ("never", bootloader[1])
+    if tuned_value is not None:
+        value, profile = tuned_value
+        evidence.append(Evidence("tuned [vm] transparent_hugepages", f"tuned profile {profile}",
+                                 value, Verdict.PASS if value == "never" else Verdict.FAIL))
+    cmdline = _cmdline_evidence(facts, "transparent_hugepage", lambda v: v == "never")
+    cmdline_ok = bool(cmdline) and all(e.verdict == Verdict.PASS for e in cmdline)
+    init_ok = any(e.subject == "init script" for e in evidence)
+    tuned_ok = tuned_value is not None and tuned_value[0] == "never"
+    tuned_overrides = tuned_value is not None and not tuned_ok
+    passed = init_ok or tuned_ok or (cmdline_ok and not tuned_overrides)
+    if cmdline_ok and tuned_overrides and not init_ok:
+        cmdline = [Evidence(e.subject, e.source, e.actual, Verdict.FAIL,
+                            "overridden: tuned sets THP after boot") for e in cmdline]
+    if not passed:
+        # Only the failing picture matters; keep every source so the reader sees why.
+        evidence = [*evidence, *cmdline]
+        for item in evidence:
+            if item.verdict == Verdict.PASS:
+                evidence[evidence.index(item)] = Evidence(item.subject, item.source, item.actual,
+                                                          Verdict.FAIL, "not sufficient alone")
+        if not evidence:
+            evidence.append(Evidence("boot configuration", "", "nothing sets THP never",
+                                     Verdict.FAIL))
+    else:
+        evidence.extend(e for e in cmdline if e.verdict == Verdict.PASS)
+    return Outcome(Verdict.PASS if passed else Verdict.FAIL, expected,
+                   "; ".join(f"{e.source or e.subject}: {e.actual}" for e in evidence),
+                   evidence)
+
+
+def _tuned_readahead_kib(value: str) -> int | None:
+    """tuned's ``[disk] readahead``: KiB, or sectors with a trailing ' s'; '>' = only raise."""
+    text = value.strip().lstrip(">").strip()
+    match = re.fullmatch(r"(\d+)\s*(s)?", text)
+    if not match:
+        return None
+    number = int(match.group(1))
+    return number // 2 if match.group(2) else number
+
+
+def _kernel_honours_elevator(kernel: str) -> bool:
+    """elevator= works on legacy single-queue kernels (RHEL 5/6/7), not on blk-mq ones."""
+    return kernel.startswith(("2.", "3."))
+
+
+def io_tuning_at_boot(params: Mapping[str, Any], facts: Facts,
+                      values: Mapping[str, Any]) -> Outcome:
+    minimum: int = values["read_ahead_min_kb"]
+    allowed: list[str] = values["allowed_schedulers"]
+    expected = (f"at boot: read-ahead >= {minimum} KiB and a scheduler in {', '.join(allowed)}, "
+                "from the tuned profile or a udev rule")
+    read_ahead: list[Evidence] = []
+    scheduler: list[Evidence] = []
+
+    def judge(items: list[Evidence], subject: str, source: str, actual: str, ok: bool) -> None:
+        items.append(Evidence(subject, source, actual, Verdict.PASS if ok else Verdict.FAIL))
+
+    tuned = _enabled_tuned(facts)
+    if tuned is not None:
+        setting = tuned.chain.setting("disk", "readahead")
+        if setting:
+            kib = _tuned_readahead_kib(setting[0])
+            judge(read_ahead, "read-ahead", f"tuned profile {setting[1]} [disk]",
+                  f"readahead={setting[0]}", kib is not None and kib >= minimum)
+        setting = tuned.chain.setting("disk", "elevator")
+        if setting:
+            judge(scheduler, "scheduler", f"tuned profile {setting[1]} [disk]",
+                  f"elevator={setting[0]}", setting[0] in allowed)
+    for path, rule in facts.udev_rules:
+        if not is_block_rule(rule):
+            continue
+        source = f"{path}:{rule.line}"
+        value = rule.assigned_attr("queue/read_ahead_kb", "bdi/read_ahead_kb")
+        if value is not None:
+            judge(read_ahead, "read-ahead", source, f"read_ahead_kb={value}",
+                  value.isdigit() and int(value) >= minimum)
+        value = rule.assigned_attr("queue/scheduler")
+        if value is not None:
+            judge(scheduler, "scheduler", source, f"scheduler={value}", value in allowed)
+        for pair in rule.assignments:
+            match = _SETRA.search(pair.value) if pair.key == "RUN" else None
+            if match:
+                judge(read_ahead, "read-ahead", source, f"blockdev --setra {match.group(1)}",
+                      int(match.group(1)) // 2 >= minimum)
+    for path, text in facts.init_scripts.items():
+        for match in _SETRA.finditer(text):
+            judge(read_ahead, "read-ahead", path, f"blockdev --setra {match.group(1)}",
+                  int(match.group(1)) // 2 >= minimum)
+    if _kernel_honours_elevator(facts.host.kernel):
+        for item in _cmdline_evidence(facts, "elevator", lambda v: v in allowed):
+            if item.actual.startswith("elevator="):
+                scheduler.append(item)
+
+    evidence = []
+    for subject, items in (("read-ahead", read_ahead), ("scheduler", scheduler)):
+        if not items:
+            evidence.append(Evidence(subject, "", "not set at boot", Verdict.FAIL,
+                                     "no tuned [disk] setting or udev rule sets it"))
+        elif any(item.verdict == Verdict.PASS for item in items):
+            evidence.extend(item for item in items if item.verdict == Verdict.PASS)
+        else:
+            evidence.extend(items)
+    result = combine(evidence)
+    actual = "; ".join(f"{e.subject}: {e.actual}" for e in evidence)
+    return Outcome(result, expected, actual, evidence)

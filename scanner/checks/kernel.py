@@ -1,0 +1,71 @@
+"""Kernel settings read from /sys and /proc: THP, CPU governor, sysctl."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..facts import Facts
+from ..results import Evidence, Outcome, Verdict, combine, summarise
+from ..unavailable import Unavailable
+
+
+def thp_mode(params: Mapping[str, Any], facts: Facts, values: Mapping[str, Any]) -> Outcome:
+    setting: str = params["setting"]
+    allowed: list[str] = params["allowed"]
+    expected = f"THP {setting} selects {' or '.join(allowed)}"
+    thp = facts.thp
+    if thp is None:
+        return Outcome(Verdict.NOTAPPLICABLE, expected, "no THP support",
+                       message="the kernel has no transparent_hugepage directory under "
+                               "/sys/kernel/mm")
+    if isinstance(thp, Unavailable):
+        return Outcome(Verdict.ERROR, expected, "unreadable", message=thp.reason)
+    source = f"{thp.base}/{setting}"
+    selection = thp.enabled if setting == "enabled" else thp.defrag
+    if isinstance(selection, Unavailable):
+        evidence = Evidence(f"THP {setting}", source, "unreadable", Verdict.ERROR,
+                            selection.reason)
+        return Outcome(Verdict.ERROR, expected, "unreadable", [evidence], selection.reason)
+    verdict = Verdict.PASS if selection.selected in allowed else Verdict.FAIL
+    evidence = Evidence(f"THP {setting}", source, str(selection.selected), verdict,
+                        f"choices: {' '.join(selection.options)}")
+    return Outcome(verdict, expected, str(selection.selected), [evidence])
+
+
+def cpu_governor(params: Mapping[str, Any], facts: Facts, values: Mapping[str, Any]) -> Outcome:
+    wanted: str = params["governor"]
+    expected = f"every CPU with cpufreq uses the '{wanted}' governor"
+    if not facts.governors:
+        return Outcome(Verdict.NOTAPPLICABLE, expected, "no cpufreq",
+                       message="no CPU exposes cpufreq (common in virtual machines)")
+    evidence = []
+    for cpu, governor in facts.governors.items():
+        source = f"/sys/devices/system/cpu/{cpu}/cpufreq/scaling_governor"
+        if isinstance(governor, Unavailable):
+            evidence.append(Evidence(cpu, source, "unreadable", Verdict.ERROR, governor.reason))
+        else:
+            verdict = Verdict.PASS if governor == wanted else Verdict.FAIL
+            evidence.append(Evidence(cpu, source, governor, verdict))
+    result = combine(evidence)
+    governors = sorted({e.actual for e in evidence})
+    return Outcome(result, expected, ", ".join(governors) if result == Verdict.PASS
+                   else summarise(evidence), evidence)
+
+
+def sysctl_value(params: Mapping[str, Any], facts: Facts, values: Mapping[str, Any]) -> Outcome:
+    key: str = params["key"]
+    wanted = values[params["value_from"]]
+    expected = f"{key} = {wanted}"
+    source = "/proc/sys/" + key.replace(".", "/")
+    actual = facts.sysctl.get(key, Unavailable(f"{key} was not collected"))
+    if isinstance(actual, Unavailable):
+        evidence = Evidence(key, source, "unreadable", Verdict.ERROR, actual.reason)
+        return Outcome(Verdict.ERROR, expected, "unreadable", [evidence], actual.reason)
+    try:
+        matches = int(actual) == int(wanted)
+    except ValueError:
+        evidence = Evidence(key, source, actual, Verdict.ERROR, "not a number")
+        return Outcome(Verdict.ERROR, expected, actual, [evidence], f"{source}: not a number")
+    verdict = Verdict.PASS if matches else Verdict.FAIL
+    return Outcome(verdict, expected, actual, [Evidence(key, source, actual, verdict)])

@@ -1,0 +1,167 @@
+"""Checks on the file systems that hold SAS directories and the devices below them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+from ..blockdev import BlockDevice
+from ..facts import Facts, SasFilesystem
+from ..results import Evidence, Outcome, Verdict, combine, summarise
+from ..unavailable import Unavailable
+
+
+def _filesystems(facts: Facts) -> list[SasFilesystem]:
+    # The engine only calls SAS checks when the file systems could be placed.
+    assert isinstance(facts.sas_filesystems, list)
+    return facts.sas_filesystems
+
+
+def _subject(filesystem: SasFilesystem) -> str:
+    roles = "/".join(sorted(filesystem.roles))
+    return f"{filesystem.mount.mountpoint} ({roles})"
+
+
+def _unplaced(facts: Facts) -> list[Evidence]:
+    return [Evidence(f"{d.role} {d.path}", d.source, "not placed", Verdict.ERROR, why)
+            for d, why in facts.unplaced_dirs]
+
+
+def _outcome(expected: str, evidence: list[Evidence], none_message: str = "") -> Outcome:
+    result = combine(evidence)
+    message = none_message if result == Verdict.NOTAPPLICABLE else ""
+    return Outcome(result, expected, summarise(evidence) or "nothing to judge", evidence, message)
+
+
+def _device_layers(facts: Facts, filesystem: SasFilesystem,
+                   judge: Callable[[BlockDevice], Evidence | None]) -> Iterator[Evidence]:
+    subject = _subject(filesystem)
+    if isinstance(filesystem.device, Unavailable):
+        if not filesystem.mount.device.startswith("/dev/"):
+            yield Evidence(subject, "/proc/mounts", filesystem.mount.device,
+                           Verdict.NOTAPPLICABLE, "not a local block device")
+        else:
+            yield Evidence(subject, "/sys/block", "unknown device", Verdict.ERROR,
+                           filesystem.device.reason)
+        return
+    for layer in filesystem.stack:
+        item = judge(facts.block.devices[layer.device])
+        if item is not None:
+            yield item
+
+
+def block_scheduler(params: Mapping[str, Any], facts: Facts,
+                    values: Mapping[str, Any]) -> Outcome:
+    allowed: list[str] = values["allowed_schedulers"]
+    expected = f"scheduler one of {', '.join(allowed)} on every device below SAS file systems"
+
+    def judge(device: BlockDevice) -> Evidence | None:
+        source = f"{device.sysfs}/queue/scheduler"
+        scheduler = device.scheduler
+        if device.kind == "partition":
+            return None  # its disk's queue is judged
+        if scheduler is None:
+            return Evidence(device.label, source, "no scheduler file", Verdict.NOTAPPLICABLE,
+                            "bio-based device: the devices below it schedule its I/O")
+        if isinstance(scheduler, Unavailable):
+            return Evidence(device.label, source, "unreadable", Verdict.ERROR, scheduler.reason)
+        if not scheduler.offers_choice:
+            return Evidence(device.label, source, " ".join(scheduler.options) or "empty",
+                            Verdict.NOTAPPLICABLE, "no scheduler choice offered")
+        verdict = Verdict.PASS if scheduler.selected in allowed else Verdict.FAIL
+        return Evidence(device.label, source, str(scheduler.selected), verdict)
+
+    evidence = _unplaced(facts)
+    for filesystem in _filesystems(facts):
+        evidence.extend(_device_layers(facts, filesystem, judge))
+    return _outcome(expected, evidence,
+                    "no device below the SAS file systems offers a scheduler choice")
+
+
+def block_read_ahead(params: Mapping[str, Any], facts: Facts,
+                     values: Mapping[str, Any]) -> Outcome:
+    minimum: int = values["read_ahead_min_kb"]
+    expected = f"read_ahead_kb >= {minimum} on the device each SAS file system mounts"
+    evidence = _unplaced(facts)
+    for filesystem in _filesystems(facts):
+        subject = _subject(filesystem)
+        if isinstance(filesystem.device, Unavailable):
+            evidence.extend(_device_layers(facts, filesystem, lambda d: None))
+            continue
+        device = facts.block.devices[facts.block.queue_device(filesystem.device)]
+        source = f"{device.sysfs}/queue/read_ahead_kb"
+        value = device.read_ahead_kb
+        label = f"{subject} on {device.label}"
+        if value is None or isinstance(value, Unavailable):
+            reason = value.reason if value else "not read"
+            evidence.append(Evidence(label, source, "unreadable", Verdict.ERROR, reason))
+            continue
+        verdict = Verdict.PASS if value >= minimum else Verdict.FAIL
+        evidence.append(Evidence(label, source, f"{value} KiB", verdict))
+    return _outcome(expected, evidence)
+
+
+def _mount_source(filesystem: SasFilesystem) -> str:
+    return f"/proc/mounts line {filesystem.mount.line}"
+
+
+def mount_option_forbidden(params: Mapping[str, Any], facts: Facts,
+                           values: Mapping[str, Any]) -> Outcome:
+    forbidden: list[str] = params["options"]
+    lifted_by = params.get("allowed_when")
+    lifted = bool(lifted_by and values.get(lifted_by))
+    expected = (f"none of {', '.join(forbidden)} on SAS file systems"
+                + (f" unless {lifted_by} is true" if lifted_by else ""))
+    evidence = _unplaced(facts)
+    for filesystem in _filesystems(facts):
+        found = [option for option in forbidden if filesystem.mount.has_option(option)]
+        actual = ",".join(found) if found else "not set"
+        if found and lifted:
+            evidence.append(Evidence(_subject(filesystem), _mount_source(filesystem), actual,
+                                     Verdict.PASS, f"allowed: {lifted_by} is true"))
+        else:
+            verdict = Verdict.FAIL if found else Verdict.PASS
+            evidence.append(Evidence(_subject(filesystem), _mount_source(filesystem), actual,
+                                     verdict))
+    return _outcome(expected, evidence)
+
+
+def mount_option_required(params: Mapping[str, Any], facts: Facts,
+                          values: Mapping[str, Any]) -> Outcome:
+    option: str = params["option"]
+    expected = f"every SAS file system mounted with {option}"
+    evidence = _unplaced(facts)
+    for filesystem in _filesystems(facts):
+        present = filesystem.mount.has_option(option)
+        evidence.append(Evidence(_subject(filesystem), _mount_source(filesystem),
+                                 ",".join(filesystem.mount.options),
+                                 Verdict.PASS if present else Verdict.FAIL))
+    return _outcome(expected, evidence)
+
+
+def fs_type(params: Mapping[str, Any], facts: Facts, values: Mapping[str, Any]) -> Outcome:
+    allowed: list[str] = values["allowed_fs_types"]
+    expected = f"SAS file systems of type {' or '.join(allowed)}"
+    evidence = _unplaced(facts)
+    for filesystem in _filesystems(facts):
+        kind = filesystem.mount.fstype
+        evidence.append(Evidence(_subject(filesystem), _mount_source(filesystem), kind,
+                                 Verdict.PASS if kind in allowed else Verdict.FAIL))
+    return _outcome(expected, evidence)
+
+
+def sas_dirs_separate(params: Mapping[str, Any], facts: Facts,
+                      values: Mapping[str, Any]) -> Outcome:
+    expected = "DATA, WORK and UTILLOC each on its own file system, none on /"
+    evidence = _unplaced(facts)
+    for filesystem in _filesystems(facts):
+        problems = []
+        if filesystem.mount.mountpoint == "/":
+            problems.append("on the root file system")
+        if len(filesystem.roles) > 1:
+            problems.append("shared by " + " and ".join(sorted(filesystem.roles)))
+        dirs = ", ".join(f"{d.role} {d.path}" for d in filesystem.dirs)
+        evidence.append(Evidence(_subject(filesystem), _mount_source(filesystem),
+                                 "; ".join(problems) or "separate",
+                                 Verdict.FAIL if problems else Verdict.PASS, dirs))
+    return _outcome(expected, evidence)

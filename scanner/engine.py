@@ -1,0 +1,103 @@
+"""Evaluate a profile's rules on collected facts: applicability first, then the check kind."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+from ..rules import Catalogue, Profile, Rule
+from .checks import CHECKS
+from .facts import Facts
+from .results import Outcome, RuleResult, Verdict
+
+RESULT_SCHEMA = "sascheck-result/1"
+HOW_TO_NAME_SAS_DIRS = ("no SAS directory is known: name them with --set sas_data_dirs=..., "
+                        "sas_work_dirs=..., sas_utilloc_dirs=... or point sas_config_files at "
+                        "a sasv9.cfg")
+
+
+@dataclass
+class ScanResult:
+    facts: Facts
+    profile: Profile
+    values: Mapping[str, Any]
+    results: list[RuleResult]
+    started: datetime
+
+    @property
+    def exit_status(self) -> int:
+        bad = {Verdict.FAIL, Verdict.ERROR}
+        return 2 if any(result.result in bad for result in self.results) else 0
+
+    def counts(self) -> dict[str, int]:
+        counts = {verdict.value: 0 for verdict in Verdict}
+        for result in self.results:
+            counts[result.result.value] += 1
+        return counts
+
+    def to_dict(self) -> dict[str, Any]:
+        facts = self.facts
+        host = facts.host
+        return {
+            "schema": RESULT_SCHEMA,
+            "generator": "sascheck",
+            "scanned_at": self.started.isoformat(timespec="seconds"),
+            "host": {
+                "hostname": host.hostname or (socket.gethostname() if facts.root == "/" else ""),
+                "root": facts.root,
+                "kernel": host.kernel,
+                "os": host.os,
+                "cpus": host.cpus,
+                "memory_kib": host.memory_kib,
+            },
+            "role": {"name": facts.role.name, "source": facts.role.source,
+                     "reasons": list(facts.role.reasons)},
+            "profile": self.profile.name,
+            "values": dict(self.values),
+            "sas_dirs": [{"role": d.role, "path": d.path, "source": d.source}
+                         for d in facts.discovery.dirs],
+            "sas_discovery_notes": facts.discovery.notes,
+            "problems": facts.problems + facts.mount_problems + facts.block.problems,
+            "summary": self.counts(),
+            "rules": [result.to_dict() for result in self.results],
+        }
+
+
+def _gate(rule: Rule, facts: Facts) -> Outcome | None:
+    """An outcome that stops evaluation (wrong role, no SAS directories), or None."""
+    role = facts.role.name
+    if role not in rule.applies_to:
+        return Outcome(Verdict.NOTAPPLICABLE, "", "",
+                       message=f"applies to {', '.join(rule.applies_to)}; this host is {role}")
+    if rule.sas_filesystems:
+        if isinstance(facts.sas_filesystems, list):
+            if not facts.sas_filesystems and not facts.unplaced_dirs:
+                return Outcome(Verdict.NOTCHECKED, "", "", message=HOW_TO_NAME_SAS_DIRS)
+        else:
+            return Outcome(Verdict.ERROR, "", "unreadable", message=facts.sas_filesystems.reason)
+    return None
+
+
+def evaluate_rule(rule: Rule, facts: Facts, values: Mapping[str, Any]) -> RuleResult:
+    outcome = _gate(rule, facts) or CHECKS[rule.kind](rule.params, facts, values)
+    return RuleResult(
+        rule_id=rule.id,
+        title=rule.title,
+        severity=rule.severity.value,
+        result=outcome.result,
+        expected=outcome.expected,
+        actual=outcome.actual,
+        evidence=outcome.evidence,
+        message=outcome.message,
+        references=[{"document": r.document, "section": r.section} for r in rule.references],
+    )
+
+
+def evaluate(catalogue: Catalogue, profile: Profile, facts: Facts,
+             values: Mapping[str, Any]) -> ScanResult:
+    started = datetime.now(timezone.utc)
+    results = [evaluate_rule(rule, facts, values) for rule in catalogue.rules_of(profile)]
+    return ScanResult(facts, profile, values, results, started)

@@ -1,0 +1,322 @@
+"""Collect, once and read-only, everything the rules judge.
+
+Each collector reads files under the root and returns plain data; a fact that
+cannot be read becomes ``Unavailable(reason)`` so the rules that need it say
+``error`` with that reason, and the others are unaffected.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from .blockdev import BlockGraph, StackLayer, device_for_mount, read_queue, read_topology
+from .hostroot import FactError, HostRoot
+from .parsers import boot
+from .parsers.mounts import MountEntry, parse_mounts
+from .parsers.selection import Selection, parse_selection
+from .parsers.simple import cpuinfo_count, meminfo_kib, shell_assignments
+from .parsers.udev_rules import UdevRule, parse_udev_rules
+from .role import RoleDecision, detect_role, forced_role
+from .sasdirs import Discovery, SasDir, discover
+from .tuned import TunedFacts, collect_tuned
+from .unavailable import Unavailable
+
+T = TypeVar("T")
+
+THP_DIRS = ("/sys/kernel/mm/transparent_hugepage", "/sys/kernel/mm/redhat_transparent_hugepage")
+INIT_SCRIPTS = ("/etc/rc.d/rc.local", "/etc/rc.local", "/etc/rc.d/rc3.d/S99local",
+                "/etc/rc3.d/S99local", "/etc/rc.d/rc5.d/S99local", "/etc/rc5.d/S99local")
+UDEV_DIRS = ("/etc/udev/rules.d", "/usr/lib/udev/rules.d", "/lib/udev/rules.d",
+             "/run/udev/rules.d")
+MOUNTS_LIMIT = 16 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class ThpFacts:
+    base: str
+    enabled: Selection | Unavailable
+    defrag: Selection | Unavailable
+
+
+@dataclass
+class SasFilesystem:
+    mount: MountEntry
+    dirs: list[SasDir]
+    device: str | Unavailable
+    stack: list[StackLayer]
+
+    @property
+    def roles(self) -> set[str]:
+        return {d.role for d in self.dirs}
+
+
+@dataclass(frozen=True)
+class BootSource:
+    path: str
+    args: tuple[str, ...]
+
+    @property
+    def kind(self) -> str:
+        """bls | legacy | default: which sources decide the next boot (see checks)."""
+        if self.path.startswith("/boot/loader/entries/"):
+            return "bls"
+        if "(kernel line" in self.path:
+            return "legacy"
+        return "default"
+
+
+@dataclass
+class HostInfo:
+    hostname: str = ""
+    kernel: str = ""
+    os: str = ""
+    cpus: int = 0
+    memory_kib: int | None = None
+
+
+@dataclass
+class Facts:
+    root: str
+    host: HostInfo
+    role: RoleDecision
+    mounts: list[MountEntry] | Unavailable
+    mount_problems: list[str]
+    discovery: Discovery
+    sas_filesystems: list[SasFilesystem] | Unavailable
+    unplaced_dirs: list[tuple[SasDir, str]]
+    block: BlockGraph
+    thp: ThpFacts | Unavailable | None
+    governors: dict[str, str | Unavailable]
+    sysctl: dict[str, str | Unavailable]
+    tuned: TunedFacts | Unavailable
+    boot_sources: list[BootSource]
+    init_scripts: dict[str, str]
+    udev_rules: list[tuple[str, UdevRule]]
+    problems: list[str] = field(default_factory=list)
+
+
+def _guard(collector: Callable[[], T]) -> T | Unavailable:
+    try:
+        return collector()
+    except FactError as exc:
+        return Unavailable(str(exc))
+
+
+def _selection(root: HostRoot, path: str) -> Selection | Unavailable:
+    try:
+        selection = parse_selection(root.read_text(path, 4096))
+    except FactError as exc:
+        return Unavailable(str(exc))
+    if selection.selected is None:
+        return Unavailable(f"{path}: no [selected] value in {' '.join(selection.options)!r}")
+    return selection
+
+
+def collect_thp(root: HostRoot) -> ThpFacts | None:
+    for base in THP_DIRS:
+        if root.is_dir(base):
+            return ThpFacts(base, _selection(root, f"{base}/enabled"),
+                            _selection(root, f"{base}/defrag"))
+    return None
+
+
+def collect_governors(root: HostRoot) -> dict[str, str | Unavailable]:
+    governors: dict[str, str | Unavailable] = {}
+    for name in root.listdir("/sys/devices/system/cpu"):
+        if not (name.startswith("cpu") and name[3:].isdigit()):
+            continue
+        path = f"/sys/devices/system/cpu/{name}/cpufreq/scaling_governor"
+        if not root.exists(f"/sys/devices/system/cpu/{name}/cpufreq"):
+            continue
+        try:
+            governors[name] = root.read_first_line(path) or Unavailable(f"{path}: empty")
+        except FactError as exc:
+            governors[name] = Unavailable(str(exc))
+    return dict(sorted(governors.items(), key=lambda item: int(item[0][3:])))
+
+
+def collect_sysctl(root: HostRoot, keys: list[str]) -> dict[str, str | Unavailable]:
+    values: dict[str, str | Unavailable] = {}
+    for key in keys:
+        path = "/proc/sys/" + key.replace(".", "/")
+        try:
+            values[key] = root.read_first_line(path) or Unavailable(f"{path}: empty")
+        except FactError as exc:
+            values[key] = Unavailable(str(exc))
+    return values
+
+
+def collect_boot_sources(root: HostRoot, problems: list[str]) -> list[BootSource]:
+    sources: list[BootSource] = []
+
+    def add(path: str, parse: Callable[[str], list[str]]) -> None:
+        try:
+            text = root.read_optional(path, 1024 * 1024)
+        except FactError as exc:
+            problems.append(str(exc))
+            return
+        if text is not None:
+            sources.append(BootSource(path, tuple(parse(text))))
+
+    add("/etc/default/grub", boot.grub_defaults_args)
+    add("/etc/kernel/cmdline", boot.cmdline_args)
+    try:
+        entries = root.glob_files("/boot/loader/entries", ".conf")
+    except FactError as exc:
+        problems.append(str(exc))
+        entries = []
+    grubenv: dict[str, str] = {}
+    if entries:
+        try:
+            grubenv = boot.grubenv_vars(root.read_optional("/boot/grub2/grubenv", 64 * 1024) or "")
+        except FactError as exc:
+            problems.append(str(exc))
+    for entry in entries:
+        add(entry, lambda text: boot.expand_grubenv(boot.bls_entry_args(text), grubenv))
+    for legacy in ("/boot/grub/grub.conf", "/etc/grub.conf"):
+        try:
+            text = root.read_optional(legacy, 1024 * 1024)
+        except FactError as exc:
+            problems.append(str(exc))
+            continue
+        if text is not None:
+            for index, args in enumerate(boot.legacy_grub_args(text), start=1):
+                sources.append(BootSource(f"{legacy} (kernel line {index})", tuple(args)))
+            break
+    return sources
+
+
+def collect_init_scripts(root: HostRoot, problems: list[str]) -> dict[str, str]:
+    scripts: dict[str, str] = {}
+    for path in INIT_SCRIPTS:
+        try:
+            text = root.read_optional(path, 1024 * 1024)
+        except FactError as exc:
+            problems.append(str(exc))
+            continue
+        if text is not None:
+            scripts[path] = text
+    return scripts
+
+
+def collect_udev_rules(root: HostRoot, problems: list[str]) -> list[tuple[str, UdevRule]]:
+    # As udev does: a file in /etc hides a same-named one in /usr/lib or /lib.
+    files: dict[str, str] = {}
+    for directory in UDEV_DIRS:
+        try:
+            names = root.listdir(directory)
+        except FactError as exc:
+            problems.append(str(exc))
+            continue
+        for name in names:
+            if name.endswith(".rules"):
+                files.setdefault(name, f"{directory}/{name}")
+    rules: list[tuple[str, UdevRule]] = []
+    for name in sorted(files):
+        try:
+            text = root.read_text(files[name], 1024 * 1024)
+        except FactError as exc:
+            problems.append(str(exc))
+            continue
+        if "block" not in text:
+            continue  # cheap filter: only block-device rules matter here
+        rules.extend((files[name], rule) for rule in parse_udev_rules(text))
+    return rules
+
+
+def collect_host(root: HostRoot) -> HostInfo:
+    info = HostInfo()
+
+    def text(path: str) -> str:
+        try:
+            return root.read_optional(path, 1024 * 1024) or ""
+        except FactError:
+            return ""
+
+    info.hostname = (text("/etc/hostname").strip() or text("/proc/sys/kernel/hostname").strip())
+    info.kernel = text("/proc/sys/kernel/osrelease").strip()
+    release = shell_assignments(text("/etc/os-release"))
+    info.os = release.get("PRETTY_NAME") or text("/etc/redhat-release").strip()
+    info.cpus = cpuinfo_count(text("/proc/cpuinfo"))
+    info.memory_kib = meminfo_kib(text("/proc/meminfo"))
+    return info
+
+
+def _mount_for(path: str, mounts: list[MountEntry]) -> MountEntry | None:
+    """The mount holding ``path``: longest mount-point prefix; the last such mount wins."""
+    best: MountEntry | None = None
+    for entry in mounts:
+        point = entry.mountpoint.rstrip("/") or "/"
+        if (path == point or point == "/" or path.startswith(point + "/")) and (
+                best is None or len(point) >= len(best.mountpoint.rstrip("/") or "/")):
+            best = entry
+    return best
+
+
+def place_sas_dirs(root: HostRoot, dirs: list[SasDir], mounts: list[MountEntry],
+                   graph: BlockGraph) -> tuple[list[SasFilesystem], list[tuple[SasDir, str]]]:
+    by_mount: dict[tuple[str, int], SasFilesystem] = {}
+    unplaced: list[tuple[SasDir, str]] = []
+    for sas_dir in dirs:
+        try:
+            resolved = root.resolve(sas_dir.path)
+        except FactError as exc:
+            unplaced.append((sas_dir, str(exc)))
+            continue
+        mount = _mount_for(posixpath.normpath(resolved), mounts)
+        if mount is None:
+            unplaced.append((sas_dir, f"{sas_dir.path}: no mount holds it"))
+            continue
+        key = (mount.mountpoint, mount.line)
+        if key not in by_mount:
+            device = device_for_mount(root, graph, mount.device)
+            stack = graph.stack(device) if isinstance(device, str) else []
+            by_mount[key] = SasFilesystem(mount, [], device, stack)
+        by_mount[key].dirs.append(sas_dir)
+    return list(by_mount.values()), unplaced
+
+
+def collect(root: HostRoot, values: Mapping[str, Any], value_origins: Mapping[str, str],
+            role: str = "auto", sysctl_keys: list[str] | None = None) -> Facts:
+    problems: list[str] = []
+    mount_problems: list[str] = []
+    mounts: list[MountEntry] | Unavailable
+    try:
+        mounts, mount_problems = parse_mounts(root.read_text("/proc/mounts", MOUNTS_LIMIT))
+    except FactError as exc:
+        mounts = Unavailable(str(exc))
+    discovery = discover(root, values, value_origins)
+    graph = read_topology(root)
+    sas_filesystems: list[SasFilesystem] | Unavailable
+    unplaced: list[tuple[SasDir, str]] = []
+    if isinstance(mounts, Unavailable):
+        sas_filesystems = mounts
+    else:
+        sas_filesystems, unplaced = place_sas_dirs(root, discovery.dirs, mounts, graph)
+        for filesystem in sas_filesystems:
+            for layer in filesystem.stack:
+                read_queue(root, graph.devices[layer.device])
+    decision = detect_role(root) if role == "auto" else forced_role(role)
+    governors = _guard(lambda: collect_governors(root))
+    return Facts(
+        root=root.root,
+        host=collect_host(root),
+        role=decision,
+        mounts=mounts,
+        mount_problems=mount_problems,
+        discovery=discovery,
+        sas_filesystems=sas_filesystems,
+        unplaced_dirs=unplaced,
+        block=graph,
+        thp=_guard(lambda: collect_thp(root)),
+        governors=governors if isinstance(governors, dict) else {"cpu*": governors},
+        sysctl=collect_sysctl(root, sysctl_keys or []),
+        tuned=_guard(lambda: collect_tuned(root)),
+        boot_sources=collect_boot_sources(root, problems),
+        init_scripts=collect_init_scripts(root, problems),
+        udev_rules=collect_udev_rules(root, problems),
+        problems=problems,
+    )

@@ -1,0 +1,160 @@
+"""Read-only access to a system's files under a root directory.
+
+The root is the live system (``/``) or a directory holding another system's
+files. Symlinks are resolved *inside* the root, as if chrooted: an absolute
+target is re-rooted and ``..`` stops at the root, so a test root or a snapshot
+never makes us read the scanning host's files.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import posixpath
+import stat
+from pathlib import Path
+
+MAX_SYMLINKS = 40
+DEFAULT_READ_LIMIT = 4 * 1024 * 1024
+
+
+class FactError(Exception):
+    """A file could not be read or understood; the message says why."""
+
+
+class HostRoot:
+    """A system's file tree, opened read-only."""
+
+    def __init__(self, root: str | os.PathLike[str] = "/") -> None:
+        self.root = os.path.realpath(os.fspath(root))
+        if not os.path.isdir(self.root):
+            raise FactError(f"root {self.root} is not a directory")
+
+    @property
+    def is_live(self) -> bool:
+        return self.root == "/"
+
+    def host_path(self, path: str) -> str:
+        """Where ``path`` (absolute, inside the root) lives on this machine, unresolved."""
+        relative = posixpath.normpath("/" + path).lstrip("/")
+        return os.path.join(self.root, relative) if relative else self.root
+
+    def resolve(self, path: str) -> str:
+        """Resolve symlinks in ``path`` within the root; return the in-root path.
+
+        Missing components are kept as they are (like ``realpath``), so the caller
+        can still report what it looked for.
+        """
+        pending = [part for part in path.split("/") if part]
+        pending.reverse()
+        resolved: list[str] = []
+        hops = 0
+        while pending:
+            part = pending.pop()
+            if part == ".":
+                continue
+            if part == "..":
+                if resolved:
+                    resolved.pop()
+                continue
+            candidate = "/" + "/".join([*resolved, part])
+            try:
+                mode = os.lstat(self.host_path(candidate)).st_mode
+            except OSError:
+                resolved.append(part)
+                continue
+            if not stat.S_ISLNK(mode):
+                resolved.append(part)
+                continue
+            hops += 1
+            if hops > MAX_SYMLINKS:
+                raise FactError(f"{path}: too many levels of symbolic links")
+            target = os.readlink(self.host_path(candidate))
+            if target.startswith("/"):
+                resolved = []
+            pending.extend(reversed([p for p in target.split("/") if p]))
+        return "/" + "/".join(resolved)
+
+    def _real(self, path: str) -> str:
+        return self.host_path(self.resolve(path))
+
+    def exists(self, path: str) -> bool:
+        try:
+            return os.path.exists(self._real(path))
+        except FactError:
+            return False
+
+    def is_dir(self, path: str) -> bool:
+        try:
+            return os.path.isdir(self._real(path))
+        except FactError:
+            return False
+
+    def is_symlink(self, path: str) -> bool:
+        return os.path.islink(self.host_path(path))
+
+    def listdir(self, path: str) -> list[str]:
+        """Sorted entries of a directory; [] when it is missing."""
+        try:
+            return sorted(os.listdir(self._real(path)))
+        except FileNotFoundError:
+            return []
+        except NotADirectoryError:
+            return []
+        except OSError as exc:
+            raise FactError(f"{path}: cannot list: {exc.strerror}") from exc
+
+    def read_bytes(self, path: str, limit: int = DEFAULT_READ_LIMIT) -> bytes:
+        real = self._real(path)
+        try:
+            # O_NONBLOCK: a FIFO planted in a hostile root must not hang the scan.
+            fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+        except FileNotFoundError:
+            raise FactError(f"{path}: missing") from None
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise FactError(f"{path}: symbolic link loop") from None
+            raise FactError(f"{path}: cannot read: {exc.strerror}") from None
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise FactError(f"{path}: not a regular file")
+            with os.fdopen(fd, "rb", closefd=False) as handle:
+                data = handle.read(limit + 1)
+        except OSError as exc:
+            raise FactError(f"{path}: cannot read: {exc.strerror}") from None
+        finally:
+            os.close(fd)
+        if len(data) > limit:
+            raise FactError(f"{path}: larger than {limit} bytes")
+        return data
+
+    def read_text(self, path: str, limit: int = DEFAULT_READ_LIMIT) -> str:
+        """The file's text. Binary content is an error, not garbage passed on."""
+        data = self.read_bytes(path, limit)
+        if b"\0" in data:
+            raise FactError(f"{path}: binary content")
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
+            return data.decode("latin-1")
+
+    def read_optional(self, path: str, limit: int = DEFAULT_READ_LIMIT) -> str | None:
+        """The file's text, or None when it does not exist (other problems raise)."""
+        try:
+            return self.read_text(path, limit)
+        except FactError:
+            if not os.path.lexists(self.host_path(self.resolve(path))):
+                return None
+            raise
+
+    def read_first_line(self, path: str) -> str:
+        text = self.read_text(path, 64 * 1024)
+        return text.splitlines()[0].strip() if text.strip() else ""
+
+    def glob_files(self, directory: str, suffix: str = "") -> list[str]:
+        """In-root paths of the entries of ``directory`` ending with ``suffix``."""
+        return [posixpath.join(directory, name) for name in self.listdir(directory)
+                if name.endswith(suffix)]
+
+    def as_path(self) -> Path:
+        return Path(self.root)

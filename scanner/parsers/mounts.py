@@ -1,0 +1,67 @@
+"""/proc/mounts (also /etc/fstab syntax).
+
+Real sample (RHEL 8, LVM on multipath, a mount point with a space)::
+
+    /dev/mapper/rhel-root / xfs rw,relatime,attr2,inode64,noquota 0 0
+    /dev/mapper/sasvg-saswork /sas\\040work xfs rw,noatime,attr2,inode64 0 0
+
+The kernel escapes space, tab, newline and backslash in the device and mount
+point as three-digit octal (``\\040``, ``\\011``, ``\\012``, ``\\134``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_OCTAL = re.compile(r"\\([0-7]{3})")
+
+
+def unescape(field: str) -> str:
+    """Decode the kernel's octal escapes; leave anything else as it is."""
+    return _OCTAL.sub(lambda match: chr(int(match.group(1), 8)), field)
+
+
+@dataclass(frozen=True)
+class MountEntry:
+    device: str
+    mountpoint: str
+    fstype: str
+    options: tuple[str, ...]
+    line: int
+
+    def has_option(self, option: str) -> bool:
+        """Whole-token match: ``atime`` is not found in ``noatime``."""
+        return option in self.options
+
+    def option_value(self, name: str) -> str | None:
+        for option in reversed(self.options):
+            key, sep, value = option.partition("=")
+            if sep and key == name:
+                return value
+        return None
+
+
+def split_options(field: str) -> tuple[str, ...]:
+    return tuple(option for option in unescape(field).split(",") if option)
+
+
+def parse_mounts(text: str) -> tuple[list[MountEntry], list[str]]:
+    """Entries in file order, and a note per line that could not be understood."""
+    entries: list[MountEntry] = []
+    problems: list[str] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        fields = stripped.split()
+        if len(fields) < 4:
+            problems.append(f"line {number}: expected at least 4 fields, got {len(fields)}")
+            continue
+        mountpoint = unescape(fields[1])
+        if not mountpoint.startswith("/") and mountpoint not in ("none", "swap"):
+            problems.append(f"line {number}: mount point {mountpoint!r} is not absolute")
+            continue
+        entries.append(MountEntry(unescape(fields[0]), mountpoint, fields[2],
+                                  split_options(fields[3]), number))
+    return entries, problems

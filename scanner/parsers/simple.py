@@ -1,0 +1,50 @@
+"""Small line formats: /proc/cpuinfo, /proc/meminfo, /etc/os-release, shell variables.
+
+Samples::
+
+    /proc/cpuinfo:   flags : fpu vme de pse tsc msr pae mce cx8 apic hypervisor
+    /proc/meminfo:   MemTotal:       49283116 kB
+    /etc/os-release: PRETTY_NAME="Red Hat Enterprise Linux 8.9 (Ootpa)"
+"""
+
+from __future__ import annotations
+
+import shlex
+
+
+def cpuinfo_flags(text: str) -> set[str]:
+    """Flags of the first processor (x86 ``flags``, arm64 ``Features``)."""
+    for line in text.splitlines():
+        key, sep, value = line.partition(":")
+        if sep and key.strip() in ("flags", "Features"):
+            return set(value.split())
+    return set()
+
+
+def cpuinfo_count(text: str) -> int:
+    return sum(1 for line in text.splitlines() if line.split(":", 1)[0].strip() == "processor")
+
+
+def meminfo_kib(text: str, key: str = "MemTotal") -> int | None:
+    for line in text.splitlines():
+        name, sep, value = line.partition(":")
+        if sep and name.strip() == key:
+            words = value.split()
+            if words and words[0].isdigit():
+                return int(words[0])
+    return None
+
+
+def shell_assignments(text: str) -> dict[str, str]:
+    """``KEY=value`` lines with shell quoting, as in /etc/os-release."""
+    values: dict[str, str] = {}
+    for raw in text.splitlines():
+        key, sep, value = raw.strip().partition("=")
+        if not sep or not key.isidentifier():
+            continue
+        try:
+            words = shlex.split(value)
+        except ValueError:
+            words = [value.strip("\"'")]
+        values[key] = " ".join(words)
+    return values

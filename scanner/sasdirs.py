@@ -1,0 +1,128 @@
+"""Where SAS keeps DATA, WORK and UTILLOC on a host: site values first, else sasv9.cfg.
+
+SAS reads ``!SASROOT/sasv9.cfg`` (which pulls in ``nls/<lang>/sasv9.cfg`` with
+``-CONFIG``) and then ``!SASROOT/sasv9_local.cfg``; for a repeated option the
+last value read wins. So the shipped ``-WORK /tmp`` is overridden by a site's
+``sasv9_local.cfg``.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .hostroot import FactError, HostRoot
+from .parsers.sas_config import parse_sas_config
+
+ROLES = ("DATA", "WORK", "UTILLOC")
+VALUE_FOR_ROLE = {"DATA": "sas_data_dirs", "WORK": "sas_work_dirs",
+                  "UTILLOC": "sas_utilloc_dirs"}
+SAS_HOMES = ("/opt/sas/SASHome", "/usr/local/SASHome", "/opt/SASHome", "/sas/SASHome")
+FOUNDATION = "SASFoundation/9.4"
+MAX_CONFIG_FILES = 64
+
+
+@dataclass(frozen=True)
+class SasDir:
+    role: str  # DATA | WORK | UTILLOC
+    path: str
+    source: str  # where the path came from, for the report
+
+
+@dataclass
+class Discovery:
+    dirs: list[SasDir]
+    notes: list[str]
+    files_read: list[str]
+
+
+class _ConfigReader:
+    def __init__(self, root: HostRoot, sasroot: str | None) -> None:
+        self.root = root
+        self.sasroot = sasroot
+        self.found: dict[str, tuple[list[str], str]] = {}
+        self.notes: list[str] = []
+        self.files_read: list[str] = []
+
+    def read(self, path: str, chain: tuple[str, ...] = ()) -> None:
+        if path in chain:
+            self.notes.append(f"{path}: -CONFIG cycle ({' -> '.join((*chain, path))}), skipped")
+            return
+        if len(self.files_read) >= MAX_CONFIG_FILES:
+            self.notes.append(f"{path}: more than {MAX_CONFIG_FILES} config files, skipped")
+            return
+        try:
+            text = self.root.read_optional(path, 1024 * 1024)
+        except FactError as exc:
+            self.notes.append(str(exc))
+            return
+        if text is None:
+            if chain:
+                self.notes.append(f"{path}: named by -CONFIG in {chain[-1]} but missing")
+            return
+        self.files_read.append(path)
+        for option in parse_sas_config(text):
+            if option.name == "CONFIG":
+                for include in option.values:
+                    self.read(self._expand(include), (*chain, path))
+            elif option.name in ("WORK", "UTILLOC") and option.values:
+                paths = [self._expand(v) for v in option.values if v.upper() != "WORK"]
+                paths = [p for p in paths if p.startswith("/")]
+                if paths:
+                    self.found[option.name] = (paths, f"{path}:{option.line}")
+
+    def _expand(self, value: str) -> str:
+        if self.sasroot and value.upper().startswith("!SASROOT"):
+            value = self.sasroot + value[len("!SASROOT"):]
+        return posixpath.normpath(value) if value.startswith("/") else value
+
+
+def _standard_sasroots(root: HostRoot) -> list[str]:
+    return [f"{home}/{FOUNDATION}" for home in SAS_HOMES
+            if root.is_dir(f"{home}/{FOUNDATION}")]
+
+
+def discover(root: HostRoot, values: Mapping[str, Any],
+             value_origins: Mapping[str, str]) -> Discovery:
+    """SAS directories per role: configured values win; unset roles are discovered."""
+    dirs: list[SasDir] = []
+    notes: list[str] = []
+    files_read: list[str] = []
+    unset = [role for role in ROLES if not values.get(VALUE_FOR_ROLE[role])]
+    for role in ROLES:
+        name = VALUE_FOR_ROLE[role]
+        for path in values.get(name) or []:
+            dirs.append(SasDir(role, path, value_origins.get(name, f"site value {name}")))
+    discoverable = [role for role in unset if role != "DATA"]
+    if discoverable:
+        readers: list[_ConfigReader] = []
+        for sasroot in _standard_sasroots(root):
+            reader = _ConfigReader(root, sasroot)
+            reader.read(f"{sasroot}/sasv9.cfg")
+            local = f"{sasroot}/sasv9_local.cfg"
+            if local not in reader.files_read:
+                reader.read(local)
+            readers.append(reader)
+        extra: Sequence[str] = values.get("sas_config_files") or []
+        if extra:
+            reader = _ConfigReader(root, None)
+            for path in extra:
+                reader.read(path)
+                if path not in reader.files_read:
+                    notes.append(f"{path}: named by sas_config_files but could not be read")
+            readers.append(reader)
+        for reader in readers:
+            notes.extend(reader.notes)
+            files_read.extend(reader.files_read)
+            for role in discoverable:
+                if role in reader.found:
+                    paths, source = reader.found[role]
+                    dirs.extend(SasDir(role, path, source) for path in paths)
+        if not readers:
+            notes.append("no SAS installation found under " + ", ".join(SAS_HOMES))
+    if "DATA" in unset:
+        notes.append("SAS DATA directories are not discoverable from sasv9.cfg; "
+                     "name them with --set sas_data_dirs=/path[,/path]")
+    return Discovery(dirs, notes, files_read)
