@@ -31,20 +31,30 @@ def render(result: dict[str, Any], console: Console) -> None:
         for entry in result["sas_dirs"]:
             console.print(Text.assemble("  SAS ", (entry["role"], "bold"), f" {entry['path']} ",
                                         (f"from {entry['source']}", "dim")))
-    table = Table(show_lines=False, expand=False)
-    table.add_column("", no_wrap=True)
-    table.add_column("rule", no_wrap=True)
-    table.add_column("severity")
+    table = Table(show_lines=False, expand=False, pad_edge=False)
     table.add_column("result", no_wrap=True)
-    table.add_column("expected")
-    table.add_column("actual / reason", overflow="fold")
+    table.add_column("rule", no_wrap=True)
+    table.add_column("sev", no_wrap=True)
+    table.add_column("actual (expected) or reason", overflow="fold")
+    footnotes: list[str] = []
     rules = sorted(result["rules"], key=lambda r: ORDER.index(r["result"]))
     for rule in rules:
         symbol, style = SYMBOLS[rule["result"]]
-        table.add_row(Text(symbol, style=style), rule["id"], rule["severity"],
-                      Text(rule["result"], style=style), Text(rule["expected"]),
-                      Text(rule["actual"] or rule["message"]))
+        if rule["result"] in ("fail", "error") and rule["expected"]:
+            detail = Text.assemble(rule["actual"] or rule["message"],
+                                   (f"  (want: {rule['expected']})", "dim"))
+        elif rule["message"]:
+            # Repeated reasons (no SAS directories, wrong role) become one footnote.
+            if rule["message"] not in footnotes:
+                footnotes.append(rule["message"])
+            detail = Text(f"[{footnotes.index(rule['message']) + 1}]", style="dim")
+        else:
+            detail = Text(rule["actual"])
+        table.add_row(Text(f"{symbol} {rule['result']}", style=style), rule["id"],
+                      rule["severity"], detail)
     console.print(table)
+    for number, note in enumerate(footnotes, start=1):
+        console.print(Text(f"[{number}] {note}", style="dim"))
     counts = result["summary"]
     parts = [f"{counts[key]} {key}" for key in ORDER if counts.get(key)]
     console.print(Text("  ".join(parts), style="bold"))

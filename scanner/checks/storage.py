@@ -47,7 +47,9 @@ def _device_layers(facts: Facts, filesystem: SasFilesystem,
     for layer in filesystem.stack:
         item = judge(facts.block.devices[layer.device])
         if item is not None:
-            yield item
+            # One device may serve several SAS file systems: say which one this is.
+            yield Evidence(f"{filesystem.mount.mountpoint}: {item.subject}", item.source,
+                           item.actual, item.verdict, item.note)
 
 
 def block_scheduler(params: Mapping[str, Any], facts: Facts,

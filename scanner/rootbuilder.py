@@ -1,0 +1,306 @@
+"""Build system roots in the real layout, for tests, the shipped examples and benchmarks.
+
+The roots look like what the kernel and RHEL put on disk: /sys/block entries are
+relative symlinks into /sys/devices, dm devices have dm/name and slaves/, a
+partition is a subdirectory of its disk, mount points exist as directories.
+Every symlink is relative, so nothing in a root points at the building host.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from pathlib import Path
+
+SCSI_BUS = "pci0000:00/0000:00:1f.2/host{n}/target{n}:0:0/{n}:0:0:0"
+NVME_BUS = "pci0000:00/0000:00:1d.0/0000:3c:00.0/nvme/{controller}"
+DEFAULT_SCHEDULER = "[mq-deadline] kyber bfq none"
+RHEL6_SCHEDULER = "noop anticipatory deadline [cfq]"
+THP_DEFAULT = "[always] madvise never"
+DEFRAG_DEFAULT = "[always] defer defer+madvise madvise never"
+
+STOCK_TUNED = {
+    "throughput-performance": """\
+[main]
+summary=Broadly applicable tuning that provides excellent performance across a variety of common server workloads
+
+[cpu]
+governor=performance
+energy_perf_bias=performance
+min_perf_pct=100
+
+[vm]
+transparent_hugepages=always
+
+[disk]
+readahead=>4096
+
+[sysctl]
+kernel.sched_min_granularity_ns = 10000000
+vm.dirty_ratio = 40
+vm.dirty_background_ratio = 10
+vm.swappiness=10
+""",
+    "enterprise-storage": """\
+[main]
+summary=Legacy profile for RHEL6, for RHEL7, please use throughput-performance profile
+include=throughput-performance
+""",
+    "virtual-guest": """\
+[main]
+summary=Optimize for running inside a virtual guest
+include=throughput-performance
+
+[sysctl]
+vm.dirty_ratio = 30
+vm.swappiness = 30
+""",
+    "virtual-host": """\
+[main]
+summary=Optimize for running KVM guests
+include=throughput-performance
+
+[sysctl]
+vm.dirty_background_ratio = 5
+""",
+    "balanced": """\
+[main]
+summary=General non-specialized tuned profile
+
+[cpu]
+governor=conservative|powersave
+energy_perf_bias=normal
+
+[disk]
+# Comma separated list of devices, all devices if commented out.
+# devices=sda
+""",
+}
+
+
+class RootBuilder:
+    """Writes a fake system root below ``path``; methods chain."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self.path.mkdir(parents=True, exist_ok=True)
+        self._mounts: list[str] = []
+        self._scsi_hosts = 0
+        self._nvme = 0
+
+    # -- plain files -------------------------------------------------------------------
+    def _host(self, path: str) -> Path:
+        return self.path / path.lstrip("/")
+
+    def file(self, path: str, content: str | bytes, mode: int | None = None) -> RootBuilder:
+        target = self._host(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            target.write_bytes(content)
+        else:
+            target.write_text(content, encoding="utf-8")
+        if mode is not None:
+            target.chmod(mode)
+        return self
+
+    def directory(self, path: str) -> RootBuilder:
+        self._host(path).mkdir(parents=True, exist_ok=True)
+        return self
+
+    def symlink(self, path: str, target: str) -> RootBuilder:
+        """A link at ``path``; an absolute in-root ``target`` is made relative."""
+        link = self._host(path)
+        link.parent.mkdir(parents=True, exist_ok=True)
+        if target.startswith("/"):
+            target = posixpath.relpath(target, posixpath.dirname(path))
+        if link.is_symlink() or link.exists():
+            link.unlink()
+        link.symlink_to(target)
+        return self
+
+    # -- block devices -----------------------------------------------------------------
+    def _queue(self, device_dir: str, scheduler: str | None, read_ahead_kb: int | None) -> None:
+        if scheduler is not None:
+            self.file(f"{device_dir}/queue/scheduler", scheduler + "\n")
+        if read_ahead_kb is not None:
+            self.file(f"{device_dir}/queue/read_ahead_kb", f"{read_ahead_kb}\n")
+
+    def _register(self, name: str, device_dir: str, dev: str) -> None:
+        self.file(f"{device_dir}/dev", dev + "\n")
+        self.symlink(f"/sys/block/{name}", device_dir)
+        self.symlink(f"/sys/class/block/{name}", device_dir)
+
+    def disk(self, name: str, scheduler: str | None = DEFAULT_SCHEDULER,
+             read_ahead_kb: int | None = 128, vendor: str = "ATA",
+             model: str = "DISK") -> RootBuilder:
+        if name.startswith("nvme"):
+            bus = NVME_BUS.format(controller=name.split("n")[1] if "n" in name else "0")
+            device_dir = f"/sys/devices/{bus}/{name}"
+        else:
+            bus = SCSI_BUS.format(n=self._scsi_hosts)
+            self._scsi_hosts += 1
+            device_dir = f"/sys/devices/{bus}/block/{name}"
+            self.file(f"/sys/devices/{bus}/vendor", f"{vendor}\n")
+            self.file(f"/sys/devices/{bus}/model", f"{model}\n")
+            self.symlink(f"{device_dir}/device", f"/sys/devices/{bus}")
+        self._queue(device_dir, scheduler, read_ahead_kb)
+        self._register(name, device_dir, f"8:{self._scsi_hosts * 16}")
+        return self
+
+    def partition(self, disk: str, name: str, number: int = 1) -> RootBuilder:
+        disk_dir = os.readlink(self._host(f"/sys/block/{disk}"))
+        device_dir = posixpath.normpath(posixpath.join("/sys/block", disk_dir)) + f"/{name}"
+        self.file(f"{device_dir}/partition", f"{number}\n")
+        self.file(f"{device_dir}/dev", f"8:{number}\n")
+        self.symlink(f"/sys/class/block/{name}", device_dir)
+        return self
+
+    def _slave_link(self, device_dir: str, slave: str) -> None:
+        """slaves/<name> -> the slave's directory (a disk or a partition of one)."""
+        target = os.readlink(self._host(f"/sys/class/block/{slave}"))
+        resolved = posixpath.normpath(posixpath.join("/sys/class/block", target))
+        self.symlink(f"{device_dir}/slaves/{slave}", resolved)
+        self.directory(f"{resolved}/holders")
+
+    def dm(self, name: str, dm_name: str, slaves: list[str], uuid: str = "",
+           scheduler: str | None = None, read_ahead_kb: int | None = 128) -> RootBuilder:
+        """A device-mapper device. Bio-based (LVM) by default: no scheduler file.
+
+        Give ``scheduler`` for a request-based (multipath) device.
+        """
+        device_dir = f"/sys/devices/virtual/block/{name}"
+        self.file(f"{device_dir}/dm/name", dm_name + "\n")
+        self.file(f"{device_dir}/dm/uuid", (uuid or f"LVM-{dm_name}") + "\n")
+        self._queue(device_dir, scheduler, read_ahead_kb)
+        self.directory(f"{device_dir}/slaves")
+        for slave in slaves:
+            self._slave_link(device_dir, slave)
+        self._register(name, device_dir, f"253:{name.split('-')[-1]}")
+        self.symlink(f"/dev/mapper/{dm_name}", f"/dev/{name}")
+        self.file(f"/dev/{name}", "")
+        return self
+
+    def md(self, name: str, slaves: list[str], read_ahead_kb: int = 128) -> RootBuilder:
+        device_dir = f"/sys/devices/virtual/block/{name}"
+        self._queue(device_dir, "none", read_ahead_kb)
+        self.file(f"{device_dir}/md/level", "raid0\n")
+        for slave in slaves:
+            self._slave_link(device_dir, slave)
+        self._register(name, device_dir, f"9:{name[2:] or 0}")
+        return self
+
+    def multipath_lvm(self, lun: str, paths: list[str], vg: str, lvs: list[str],
+                      first_dm: int = 0, scheduler: str = DEFAULT_SCHEDULER,
+                      path_scheduler: str = DEFAULT_SCHEDULER,
+                      read_ahead_kb: int = 128) -> RootBuilder:
+        """A multipath LUN (request-based dm over SCSI paths) with LVM volumes on it."""
+        for path in paths:
+            self.disk(path, scheduler=path_scheduler, read_ahead_kb=read_ahead_kb)
+        mpath = f"dm-{first_dm}"
+        self.dm(mpath, lun, paths, uuid=f"mpath-3600{first_dm:028d}", scheduler=scheduler,
+                read_ahead_kb=read_ahead_kb)
+        for index, lv in enumerate(lvs, start=1):
+            dm_name = f"{vg.replace('-', '--')}-{lv.replace('-', '--')}"
+            self.dm(f"dm-{first_dm + index}", dm_name, [mpath], read_ahead_kb=read_ahead_kb)
+        return self
+
+    # -- mounts ------------------------------------------------------------------------
+    @staticmethod
+    def escape(text: str) -> str:
+        return "".join(f"\\{ord(c):03o}" if c in " \t\n\\" else c for c in text)
+
+    def mount(self, device: str, mountpoint: str, fstype: str = "xfs",
+              options: str = "rw,relatime,attr2,inode64,noquota") -> RootBuilder:
+        self.directory(mountpoint)
+        self._mounts.append(f"{self.escape(device)} {self.escape(mountpoint)} {fstype} "
+                            f"{options} 0 0")
+        return self
+
+    def write_mounts(self) -> RootBuilder:
+        base = ["proc /proc proc rw,nosuid,nodev,noexec,relatime 0 0",
+                "sysfs /sys sysfs rw,nosuid,nodev,noexec,relatime 0 0"]
+        self.file("/proc/mounts", "\n".join(base + self._mounts) + "\n")
+        return self
+
+    # -- kernel and services -----------------------------------------------------------
+    def thp(self, enabled: str = THP_DEFAULT, defrag: str = DEFRAG_DEFAULT,
+            rhel6: bool = False) -> RootBuilder:
+        base = "/sys/kernel/mm/" + ("redhat_transparent_hugepage" if rhel6
+                                    else "transparent_hugepage")
+        self.file(f"{base}/enabled", enabled + "\n").file(f"{base}/defrag", defrag + "\n")
+        return self
+
+    def cpus(self, count: int, governor: str | None = "performance",
+             flags: str = "fpu vme de pse tsc msr pae mce cx8 apic sep") -> RootBuilder:
+        blocks = []
+        for cpu in range(count):
+            blocks.append(f"processor\t: {cpu}\nvendor_id\t: GenuineIntel\n"
+                          f"model name\t: Intel(R) Xeon(R) CPU\nflags\t\t: {flags}\n")
+            self.directory(f"/sys/devices/system/cpu/cpu{cpu}")
+            if governor is not None:
+                policy = f"/sys/devices/system/cpu/cpufreq/policy{cpu}"
+                self.file(f"{policy}/scaling_governor", governor + "\n")
+                self.symlink(f"/sys/devices/system/cpu/cpu{cpu}/cpufreq", policy)
+        self.file("/proc/cpuinfo", "\n".join(blocks))
+        return self
+
+    def sysctl(self, key: str, value: str | int) -> RootBuilder:
+        return self.file("/proc/sys/" + key.replace(".", "/"), f"{value}\n")
+
+    def identity(self, hostname: str, kernel: str, pretty_name: str,
+                 memory_kib: int = 49283116) -> RootBuilder:
+        self.file("/etc/hostname", hostname + "\n")
+        self.file("/proc/sys/kernel/hostname", hostname + "\n")
+        self.file("/proc/sys/kernel/osrelease", kernel + "\n")
+        self.file("/etc/os-release", f'NAME="Red Hat Enterprise Linux"\n'
+                                     f'PRETTY_NAME="{pretty_name}"\nID="rhel"\n')
+        self.file("/etc/redhat-release", pretty_name + "\n")
+        self.file("/proc/meminfo", f"MemTotal:       {memory_kib} kB\n")
+        return self
+
+    def tuned(self, active: str | None, enabled: bool = True,
+              custom: dict[str, str] | None = None, stock: bool = True,
+              sysv: bool = False) -> RootBuilder:
+        """tuned 2.x (RHEL 7+) with the stock profiles; ``sysv`` for a RHEL 6 host."""
+        self.file("/usr/sbin/tuned", "#!/usr/bin/python3\n", mode=0o755)
+        if stock:
+            for name, text in STOCK_TUNED.items():
+                self.file(f"/usr/lib/tuned/{name}/tuned.conf", text)
+        for name, text in (custom or {}).items():
+            self.file(f"/etc/tuned/{name}/tuned.conf", text)
+        if active is not None:
+            self.file("/etc/tuned/active_profile", active + "\n")
+        if enabled:
+            if sysv:
+                self.symlink("/etc/rc.d/rc3.d/S28tuned", "/etc/rc.d/init.d/tuned")
+                self.file("/etc/rc.d/init.d/tuned", "#!/bin/sh\n", mode=0o755)
+            else:
+                self.file("/usr/lib/systemd/system/tuned.service", "[Service]\n")
+                self.symlink("/etc/systemd/system/multi-user.target.wants/tuned.service",
+                             "/usr/lib/systemd/system/tuned.service")
+        return self
+
+    def grub_defaults(self, cmdline: str) -> RootBuilder:
+        return self.file("/etc/default/grub", 'GRUB_TIMEOUT=5\nGRUB_DEFAULT=saved\n'
+                                              f'GRUB_CMDLINE_LINUX="{cmdline}"\n'
+                                              'GRUB_ENABLE_BLSCFG=true\n')
+
+    def bls_entry(self, kernel: str, options: str) -> RootBuilder:
+        return self.file(f"/boot/loader/entries/0123456789abcdef-{kernel}.conf",
+                         f"title Red Hat Enterprise Linux ({kernel})\nversion {kernel}\n"
+                         f"linux /vmlinuz-{kernel}\ninitrd /initramfs-{kernel}.img\n"
+                         f"options {options}\nid rhel-{kernel}\ngrub_users $grub_users\n")
+
+    def sas_install(self, sashome: str = "/opt/sas/SASHome", local: str | None = None,
+                    language_work: str = "/tmp") -> RootBuilder:
+        """A SAS 9.4 install: the shipped configs, and optionally a sasv9_local.cfg."""
+        sasroot = f"{sashome}/SASFoundation/9.4"
+        self.file(f"{sasroot}/sasv9.cfg",
+                  "/* Do not edit: this file is replaced when SAS is updated. */\n"
+                  f'-CONFIG "{sasroot}/nls/en/sasv9.cfg"\n')
+        self.file(f"{sasroot}/nls/en/sasv9.cfg",
+                  "/* English language configuration */\n"
+                  f"-WORK {language_work}\n-MEMSIZE 2G\n-SORTSIZE 256M\n")
+        if local is not None:
+            self.file(f"{sasroot}/sasv9_local.cfg", local)
+        return self
