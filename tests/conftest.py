@@ -1,0 +1,45 @@
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sascheck.rules import Catalogue, load_catalogue
+from sascheck.scanner.scan import run_scan
+
+from .hosts import BASELINE_SETS, sas_host
+
+
+@pytest.fixture(scope="session")
+def catalogue() -> Catalogue:
+    return load_catalogue()
+
+
+Scan = Callable[..., dict[str, Any]]
+
+
+@pytest.fixture
+def scan(catalogue: Catalogue) -> Scan:
+    """Scan a root; return the result dict with rules indexed by id under 'by_id'."""
+
+    def run(root: Path, *sets: str, profile: str = "default", role: str = "bare_metal",
+            baseline_sets: bool = True) -> dict[str, Any]:
+        assignments = [*BASELINE_SETS, *sets] if baseline_sets else list(sets)
+        result = run_scan(catalogue, profile, assignments, str(root), role).to_dict()
+        result["by_id"] = {rule["id"]: rule for rule in result["rules"]}
+        return result
+
+    return run
+
+
+@pytest.fixture
+def host(tmp_path: Path) -> Callable[..., Path]:
+    """Build the compliant baseline host with some changes: host(thp_enabled=...)."""
+    counter = iter(range(1000))
+
+    def build(**changes: Any) -> Path:
+        return sas_host(tmp_path / f"root{next(counter)}", **changes)
+
+    return build

@@ -1,0 +1,226 @@
+"""Every rule passes on the compliant baseline and fails (or is n/a) when one thing changes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from .hosts import SAS_PROFILE, SasFs
+
+ALL_RULES_EXCEPT_KVM_HOST = {
+    "thp_disabled", "thp_defrag_disabled", "io_scheduler", "read_ahead",
+    "barrier_requires_protected_cache", "sas_fs_noatime", "sas_dirs_separate", "sas_fs_type",
+    "tuned_profile", "cpu_governor_performance", "vm_dirty_ratio", "thp_disabled_at_boot",
+    "io_tuning_at_boot",
+}
+
+
+def test_baseline_passes_every_rule(host, scan):
+    result = scan(host())
+    verdicts = {rule_id: rule["result"] for rule_id, rule in result["by_id"].items()}
+    assert {r for r, v in verdicts.items() if v == "pass"} == ALL_RULES_EXCEPT_KVM_HOST
+    assert verdicts["thp_enabled_on_kvm_host"] == "notapplicable"
+
+
+def data_fs(fstype: str = "xfs", options: str = "rw,noatime,attr2,inode64,noquota") -> list[SasFs]:
+    """The baseline's three SAS file systems with DATA's type or options changed."""
+    return [SasFs("sasdata", "/sasdata", fstype, options), SasFs("saswork", "/saswork"),
+            SasFs("sasutil", "/sasutil")]
+
+
+CASES: list[tuple[str, str, dict[str, Any], list[str], str]] = [
+    # (case name, rule, host changes, extra --set, expected result)
+    ("thp always", "thp_disabled", {"thp_enabled": "[always] madvise never"}, [], "fail"),
+    ("thp madvise", "thp_disabled", {"thp_enabled": "always [madvise] never"}, [], "fail"),
+    ("thp rhel6 never", "thp_disabled",
+     {"thp_enabled": "always madvise [never]", "rhel6_thp": True}, [], "pass"),
+    ("thp rhel6 always", "thp_disabled",
+     {"thp_enabled": "[always] madvise never", "rhel6_thp": True}, [], "fail"),
+    ("no thp support", "thp_disabled", {"thp_enabled": None}, [], "notapplicable"),
+    ("thp no brackets", "thp_disabled", {"thp_enabled": "always madvise never"}, [], "error"),
+    ("defrag madvise", "thp_defrag_disabled",
+     {"thp_defrag": "always defer defer+madvise [madvise] never"}, [], "fail"),
+    ("bfq on one path", "io_scheduler", {"path_scheduler": "mq-deadline kyber [bfq] none"}, [],
+     "fail"),
+    ("rhel6 cfq", "io_scheduler", {"path_scheduler": "noop anticipatory deadline [cfq]",
+                                   "mpath_scheduler": "noop anticipatory deadline [cfq]"}, [],
+     "fail"),
+    ("rhel6 deadline", "io_scheduler", {"path_scheduler": "noop anticipatory [deadline] cfq",
+                                        "mpath_scheduler": "noop anticipatory [deadline] cfq"},
+     [], "pass"),
+    ("none allowed", "io_scheduler", {"path_scheduler": "[none] mq-deadline kyber bfq"}, [],
+     "pass"),
+    ("none not allowed by site", "io_scheduler", {"path_scheduler": "[none] mq-deadline"},
+     ["allowed_schedulers=mq-deadline"], "fail"),
+    ("read-ahead 128", "read_ahead", {"read_ahead_kb": 128}, [], "fail"),
+    ("read-ahead exactly 2048", "read_ahead", {"read_ahead_kb": 2048}, [], "pass"),
+    ("read-ahead site minimum", "read_ahead", {}, ["read_ahead_min_kb=8192"], "fail"),
+    ("barrier=0", "barrier_requires_protected_cache",
+     {"filesystems": data_fs("ext4", "rw,noatime,barrier=0")}, [],
+     "fail"),
+    ("nobarrier", "barrier_requires_protected_cache",
+     {"filesystems": data_fs("xfs", "rw,noatime,nobarrier")}, [],
+     "fail"),
+    ("nobarrier with protected cache", "barrier_requires_protected_cache",
+     {"filesystems": data_fs("xfs", "rw,noatime,nobarrier")},
+     ["storage_cache_protected=true"], "pass"),
+    ("barrier=1 is a different token", "barrier_requires_protected_cache",
+     {"filesystems": data_fs("ext4", "rw,noatime,barrier=1")}, [],
+     "pass"),
+    ("relatime", "sas_fs_noatime",
+     {"filesystems": data_fs(options="rw,relatime")}, [], "fail"),
+    ("nodiratime alone", "sas_fs_noatime",
+     {"filesystems": data_fs(options="rw,nodiratime,relatime")}, [],
+     "fail"),
+    # A token that merely contains the option (here an SELinux context) is not the option.
+    ("noatime only inside another token", "sas_fs_noatime",
+     {"filesystems": data_fs(
+         options="rw,relatime,context=system_u:object_r:noatime_t:s0")},
+     [], "fail"),
+    ("ext3", "sas_fs_type", {"filesystems": data_fs("ext3")}, [], "fail"),
+    ("ext4", "sas_fs_type", {"filesystems": data_fs("ext4")}, [], "pass"),
+    ("ext4 not allowed by site", "sas_fs_type",
+     {"filesystems": data_fs("ext4")}, ["allowed_fs_types=xfs"], "fail"),
+    ("work with data", "sas_dirs_separate", {"sas_local_cfg": "-WORK /sasdata/work\n"}, [],
+     "fail"),
+    ("work on root fs", "sas_dirs_separate", {"sas_local_cfg": None}, [], "fail"),
+    ("tuned missing", "tuned_profile", {"tuned_installed": False}, [], "fail"),
+    ("tuned disabled", "tuned_profile", {"tuned_enabled": False}, [], "fail"),
+    ("tuned balanced", "tuned_profile", {"tuned_active": "balanced"}, [], "fail"),
+    ("tuned two profiles", "tuned_profile", {"tuned_active": "balanced sas-performance"}, [],
+     "pass"),
+    ("tuned enterprise-storage", "tuned_profile", {"tuned_active": "enterprise-storage"}, [],
+     "pass"),
+    ("tuned no active profile", "tuned_profile", {"tuned_active": None}, [], "fail"),
+    ("tuned include cycle", "tuned_profile",
+     {"tuned_custom": {"a": "[main]\ninclude=b\n", "b": "[main]\ninclude=a\n"},
+      "tuned_active": "a"}, [], "fail"),
+    ("governor ondemand", "cpu_governor_performance", {"governor": "ondemand"}, [], "fail"),
+    ("no cpufreq", "cpu_governor_performance", {"governor": None}, [], "notapplicable"),
+    ("dirty ratio 20", "vm_dirty_ratio", {"dirty_ratio": 20}, [], "fail"),
+    ("dirty ratio site value", "vm_dirty_ratio", {"dirty_ratio": 20}, ["dirty_ratio=20"],
+     "pass"),
+    ("dirty ratio missing", "vm_dirty_ratio", {"dirty_ratio": None}, [], "error"),
+    ("thp boot: tuned only", "thp_disabled_at_boot",
+     {"bls_options": "root=/dev/sda ro", "grub_cmdline": ""}, [], "pass"),
+    ("thp boot: nothing", "thp_disabled_at_boot",
+     {"bls_options": "root=/dev/sda ro", "grub_cmdline": "", "tuned_active": "balanced"}, [],
+     "fail"),
+    ("thp boot: tuned turns it on", "thp_disabled_at_boot",
+     {"bls_options": "root=/dev/sda ro", "tuned_active": "throughput-performance"}, [], "fail"),
+    ("thp boot: cmdline wins over tuned", "thp_disabled_at_boot",
+     {"tuned_active": "throughput-performance"}, [], "pass"),
+    ("thp boot: grub defaults only (no BLS)", "thp_disabled_at_boot",
+     {"bls_options": None, "tuned_active": "balanced"}, [], "pass"),
+    ("thp boot: BLS entry lacks it though grub defaults have it", "thp_disabled_at_boot",
+     {"bls_options": "root=/dev/sda ro", "tuned_active": "balanced"}, [], "fail"),
+    ("thp boot: BLS via grubenv kernelopts", "thp_disabled_at_boot",
+     {"bls_options": "$kernelopts", "tuned_active": "balanced", "grub_cmdline": "",
+      "extra_files": {"/boot/grub2/grubenv": "# GRUB Environment Block\nkernelopts=root=/dev/sda"
+                                             " ro transparent_hugepage=never\n" + "#" * 900}},
+     [], "pass"),
+    ("thp boot: rc.local", "thp_disabled_at_boot",
+     {"bls_options": "ro", "tuned_active": "balanced",
+      "extra_files": {"/etc/rc.d/rc.local": "#!/bin/sh\necho never > "
+                                            "/sys/kernel/mm/transparent_hugepage/enabled\n"}},
+     [], "pass"),
+    ("thp boot: commented rc.local", "thp_disabled_at_boot",
+     {"bls_options": "ro", "tuned_active": "balanced",
+      "extra_files": {"/etc/rc.d/rc.local": "#echo never > "
+                                            "/sys/kernel/mm/transparent_hugepage/enabled\n"}},
+     [], "fail"),
+    ("io boot: balanced profile", "io_tuning_at_boot", {"tuned_active": "balanced"}, [], "fail"),
+    ("io boot: tuned readahead too small", "io_tuning_at_boot",
+     {"tuned_custom": {"sas-performance": SAS_PROFILE.replace(">4096", ">1024")}}, [], "fail"),
+    ("io boot: readahead in sectors", "io_tuning_at_boot",
+     {"tuned_custom": {"sas-performance": SAS_PROFILE.replace(">4096", "4096 s")}}, [], "pass"),
+    ("io boot: sectors below site minimum", "io_tuning_at_boot",
+     {"tuned_custom": {"sas-performance": SAS_PROFILE.replace(">4096", "4096 s")}},
+     ["read_ahead_min_kb=4096"], "fail"),
+    ("io boot: udev rule instead of tuned", "io_tuning_at_boot",
+     {"tuned_active": "balanced", "extra_files": {
+         "/etc/udev/rules.d/99-sas.rules":
+             'ACTION=="add|change", SUBSYSTEM=="block", ENV{ID_VENDOR}=="XtremIO", '
+             'ATTR{queue/scheduler}="noop", ATTR{bdi/read_ahead_kb}="16384"\n'}}, [], "pass"),
+    ("io boot: udev rule for another subsystem", "io_tuning_at_boot",
+     {"tuned_active": "balanced", "extra_files": {
+         "/etc/udev/rules.d/99-x.rules":
+             'SUBSYSTEM=="net", ATTR{queue/scheduler}="noop", ATTR{bdi/read_ahead_kb}="16384"'
+             '\n# block\n'}}, [], "fail"),
+    ("io boot: rhel6 elevator= and blockdev in rc.local", "io_tuning_at_boot",
+     {"kernel": "2.6.32-754.el6.x86_64", "tuned_active": "balanced", "bls_options": None,
+      "grub_cmdline": None, "extra_files": {
+          "/boot/grub/grub.conf": "title RHEL\n\tkernel /vmlinuz ro root=/dev/sda2 "
+                                  "elevator=deadline\n",
+          "/etc/rc.d/rc.local": "blockdev --setra 4096 /dev/mapper/sasvg-saswork\n"}}, [],
+     "pass"),
+    ("io boot: elevator= ignored on blk-mq kernels", "io_tuning_at_boot",
+     {"tuned_active": "balanced", "bls_options": "ro elevator=deadline", "extra_files": {
+         "/etc/rc.d/rc.local": "blockdev --setra 4096 /dev/sdb\n"}}, [], "fail"),
+]
+
+
+@pytest.mark.parametrize(("rule_id", "changes", "sets", "expected"),
+                         [case[1:] for case in CASES], ids=[case[0] for case in CASES])
+def test_rule_verdict(host, scan, rule_id, changes, sets, expected):
+    result = scan(host(**changes), *sets)
+    rule = result["by_id"][rule_id]
+    assert rule["result"] == expected, rule
+
+
+def test_failing_device_is_named_in_evidence(host, scan):
+    result = scan(host(path_scheduler="mq-deadline kyber [bfq] none"))
+    failing = [e for e in result["by_id"]["io_scheduler"]["evidence"] if e["result"] == "fail"]
+    # four paths, each under three file systems
+    assert {e["subject"].split(": ")[1] for e in failing} == {"sdb", "sdc", "sdd", "sde"}
+    assert all(e["source"].endswith("/queue/scheduler") for e in failing)
+    lvm = [e for e in result["by_id"]["io_scheduler"]["evidence"] if "sasvg-sasdata" in e["subject"]]
+    assert lvm and lvm[0]["result"] == "notapplicable"  # bio-based LV: no choice
+
+
+def test_read_ahead_of_a_partition_is_its_disks(tmp_path, scan):
+    from sascheck.scanner.rootbuilder import RootBuilder
+
+    root = RootBuilder(tmp_path)
+    root.disk("nvme0n1", scheduler="[none] mq-deadline", read_ahead_kb=4096)
+    root.partition("nvme0n1", "nvme0n1p1", 1)
+    root.mount("/dev/nvme0n1p1", "/sasdata", "xfs", "rw,noatime").write_mounts()
+    rule = scan(tmp_path)["by_id"]["read_ahead"]
+    assert rule["result"] == "pass"
+    assert "nvme0n1" in rule["evidence"][0]["subject"]
+    assert rule["evidence"][0]["actual"] == "4096 KiB"
+
+
+def test_md_raid_members_are_followed(tmp_path, scan):
+    from sascheck.scanner.rootbuilder import RootBuilder
+
+    root = RootBuilder(tmp_path)
+    root.disk("sdb", scheduler="[mq-deadline] none").disk("sdc", scheduler="[bfq] none")
+    root.md("md0", ["sdb", "sdc"], read_ahead_kb=4096)
+    root.mount("/dev/md0", "/sasdata", "xfs", "rw,noatime").write_mounts()
+    rule = scan(tmp_path)["by_id"]["io_scheduler"]
+    assert rule["result"] == "fail"
+    verdicts = {e["subject"]: e["result"] for e in rule["evidence"]}
+    assert verdicts == {"/sasdata: md0": "notapplicable", "/sasdata: sdb": "pass",
+                        "/sasdata: sdc": "fail"}
+
+
+def test_xtremio_profile_is_stricter(host, scan):
+    result = scan(host(path_scheduler="[mq-deadline] none", mpath_scheduler="[none] mq-deadline"),
+                  profile="xtremio")
+    assert result["values"]["read_ahead_min_kb"] == 16384
+    assert result["by_id"]["read_ahead"]["result"] == "fail"
+    assert result["by_id"]["io_scheduler"]["result"] == "fail"
+    flash = scan(host(read_ahead_kb=16384, path_scheduler="[none] mq-deadline",
+                      mpath_scheduler="[none] mq-deadline"), profile="xtremio")
+    assert flash["by_id"]["read_ahead"]["result"] == "pass"
+    assert flash["by_id"]["io_scheduler"]["result"] == "pass"
+
+
+def test_kvm_host_wants_thp_on(host, scan):
+    on = scan(host(thp_enabled="[always] madvise never"), role="kvm_host")
+    assert on["by_id"]["thp_enabled_on_kvm_host"]["result"] == "pass"
+    assert on["by_id"]["thp_disabled"]["result"] == "notapplicable"
+    off = scan(host(), role="kvm_host")
+    assert off["by_id"]["thp_enabled_on_kvm_host"]["result"] == "fail"
