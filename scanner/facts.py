@@ -285,7 +285,8 @@ def collect(root: HostRoot, values: Mapping[str, Any], value_origins: Mapping[st
     mount_problems: list[str] = []
     mounts: list[MountEntry] | Unavailable
     try:
-        mounts, mount_problems = parse_mounts(root.read_text("/proc/mounts", MOUNTS_LIMIT))
+        mounts, mount_problems = parse_mounts(
+            root.read_text("/proc/mounts", MOUNTS_LIMIT, allow_nul=True))
     except FactError as exc:
         mounts = Unavailable(str(exc))
     discovery = discover(root, values, value_origins)

@@ -128,10 +128,12 @@ class HostRoot:
             raise FactError(f"{path}: larger than {limit} bytes")
         return data
 
-    def read_text(self, path: str, limit: int = DEFAULT_READ_LIMIT) -> str:
-        """The file's text. Binary content is an error, not garbage passed on."""
+    def read_text(self, path: str, limit: int = DEFAULT_READ_LIMIT,
+                  allow_nul: bool = False) -> str:
+        """The file's text. Binary content is an error, not garbage passed on, unless
+        the caller's parser judges it line by line (``allow_nul``)."""
         data = self.read_bytes(path, limit)
-        if b"\0" in data:
+        if b"\0" in data and not allow_nul:
             raise FactError(f"{path}: binary content")
         try:
             return data.decode("utf-8")

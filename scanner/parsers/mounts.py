@@ -54,6 +54,9 @@ def parse_mounts(text: str) -> tuple[list[MountEntry], list[str]]:
         stripped = line.strip()
         if not stripped or stripped.startswith("#"):
             continue
+        if "\0" in stripped:
+            problems.append(f"line {number}: binary content")
+            continue
         fields = stripped.split()
         if len(fields) < 4:
             problems.append(f"line {number}: expected at least 4 fields, got {len(fields)}")

@@ -1,0 +1,175 @@
+"""Malformed rules and profiles name file, line and field; hostile roots give per-rule
+errors with reasons, never a traceback; a scan writes nothing."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from sascheck.rules import CatalogueError, load_catalogue
+from sascheck.rules.loader import RULES_DIR
+from sascheck.scanner.rootbuilder import RootBuilder
+
+
+@pytest.fixture
+def rules_copy(tmp_path: Path) -> Path:
+    target = tmp_path / "rules"
+    shutil.copytree(RULES_DIR, target, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+    return target
+
+
+def _error_for(rules_dir: Path) -> str:
+    with pytest.raises(CatalogueError) as info:
+        load_catalogue(rules_dir)
+    return str(info.value)
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new))
+
+
+def test_bad_severity_names_file_line_and_field(rules_copy):
+    _edit(rules_copy / "read_ahead.yml", "severity: high", "severity: urgent")
+    message = _error_for(rules_copy)
+    line = next(n for n, text in enumerate((rules_copy / "read_ahead.yml").read_text()
+                                           .splitlines(), 1) if text.startswith("severity"))
+    assert f"read_ahead.yml:{line}: field 'severity':" in message
+    assert "'urgent' is not one of" in message
+
+
+def test_unknown_check_parameter_is_named(rules_copy):
+    _edit(rules_copy / "thp_disabled.yml", "  setting: enabled", "  settting: enabled")
+    message = _error_for(rules_copy)
+    assert "thp_disabled.yml:" in message and "check" in message
+    assert "settting" in message or "'setting' is a required property" in message
+
+
+def test_yaml_syntax_error_has_a_line(rules_copy):
+    (rules_copy / "vm_dirty_ratio.yml").write_text("title: x\n  bad: [unclosed\n")
+    message = _error_for(rules_copy)
+    assert "vm_dirty_ratio.yml:2" in message and "invalid YAML" in message
+
+
+def test_rule_referring_to_a_missing_site_value(rules_copy):
+    _edit(rules_copy / "vm_dirty_ratio.yml", "value_from: dirty_ratio", "value_from: dirty")
+    assert "field 'check.value_from': 'dirty' is not a integer site value" in \
+        _error_for(rules_copy)
+
+
+def test_bad_file_name(rules_copy):
+    shutil.copy(rules_copy / "read_ahead.yml", rules_copy / "Read-Ahead.yml")
+    assert "Read-Ahead.yml: rule file names must be lower-case ids" in _error_for(rules_copy)
+
+
+def test_profile_errors(rules_copy):
+    profile = rules_copy / "profiles" / "xtremio.yml"
+    _edit(profile, "read_ahead_min_kb: 16384", "read_ahead_min_kb: fast")
+    assert "xtremio.yml:7: field 'values.read_ahead_min_kb'" in _error_for(rules_copy)
+    _edit(profile, "read_ahead_min_kb: fast", "read_ahead_kb: 1")
+    assert "unknown site value 'read_ahead_kb'" in _error_for(rules_copy)
+    _edit(profile, "extends: default", "extends: xtremio")
+    assert "extends itself" in _error_for(rules_copy)
+    _edit(profile, "extends: xtremio", "extends: default\nrules: [thp_disabled, nope]")
+    assert "field 'rules.1': unknown rule 'nope'" in _error_for(rules_copy)
+
+
+def test_several_errors_reported_together(rules_copy):
+    _edit(rules_copy / "read_ahead.yml", "severity: high", "severity: 3")
+    _edit(rules_copy / "sas_fs_type.yml", "severity: high", "severity: 4")
+    message = _error_for(rules_copy)
+    assert "read_ahead.yml" in message and "sas_fs_type.yml" in message
+
+
+# -- hostile roots -------------------------------------------------------------------------
+
+def _hostile_root(path: Path) -> Path:
+    root = RootBuilder(path)
+    root.disk("sdb", scheduler="\x00\x01\x02garbage", read_ahead_kb=None)
+    root.file("/sys/devices/pci0000:00/0000:00:1f.2/host0/target0:0:0/0:0:0:0/block/sdb/queue/"
+              "read_ahead_kb", "lots\n")
+    root.symlink("/sys/block/loopy", "/sys/block/loopy2").symlink("/sys/block/loopy2",
+                                                                  "/sys/block/loopy")
+    root.mount("/dev/sda", "/", "xfs", "rw")
+    root.mount("/dev/sdb", "/sas\nwork", "xfs", "rw,noatime")
+    root.mount("/dev/mapper/ghost", "/sasghost", "xfs", "rw,noatime")
+    root.mount("server:/export", "/sasnfs", "nfs4", "rw,noatime")
+    root.write_mounts()
+    with open(path / "proc/mounts", "a") as mounts:
+        mounts.write("short line\n\x00\x00\n")
+    root.file("/sys/kernel/mm/transparent_hugepage/enabled", b"\xff\xfe\x00")
+    root.directory("/sys/kernel/mm/transparent_hugepage/defrag")  # a directory, not a file
+    root.directory("/proc/sys/vm/dirty_ratio")
+    root.file("/etc/tuned/active_profile", "a\n")
+    root.file("/etc/tuned/a/tuned.conf", "[main]\ninclude=a\n")
+    root.file("/opt/sas/SASHome/SASFoundation/9.4/sasv9.cfg",
+              '-CONFIG "!SASROOT/sasv9.cfg"\n-WORK "/sas\nwork"\n-WORK\n-UTILLOC (\n')
+    root.directory("/etc/udev/rules.d/evil.rules")
+    root.file("/etc/default/grub", 'GRUB_CMDLINE_LINUX="unterminated\n')
+    os.mkfifo(path / "etc/rc.local")
+    return path
+
+
+def test_hostile_root_gives_reasons_not_tracebacks(tmp_path, scan, capsys):
+    from sascheck.cli import main
+
+    root = _hostile_root(tmp_path / "root")
+    result = scan(root, "sas_data_dirs=/sasghost,/sasnfs", "sas_utilloc_dirs=/sas\nwork",
+                  baseline_sets=False)
+    by_id = result["by_id"]
+    assert by_id["thp_disabled"]["result"] == "error"
+    assert "binary content" in by_id["thp_disabled"]["message"]
+    assert by_id["thp_defrag_disabled"]["result"] == "error"
+    assert by_id["vm_dirty_ratio"]["result"] == "error"
+    assert "not a regular file" in by_id["vm_dirty_ratio"]["message"]
+    read_ahead = {e["subject"]: e for e in by_id["read_ahead"]["evidence"]}
+    assert by_id["read_ahead"]["result"] == "error"
+    assert "not a number" in read_ahead["/sas\nwork (UTILLOC) on sdb"]["note"]
+    assert read_ahead["/sasghost (DATA)"]["note"].startswith("/dev/mapper/ghost: no matching")
+    assert read_ahead["/sasnfs (DATA)"]["result"] == "notapplicable"
+    assert by_id["tuned_profile"]["result"] == "fail"
+    assert "include cycle" in by_id["tuned_profile"]["evidence"][-1]["note"]
+    assert any("line" in p for p in result["problems"])
+    assert any("loop" in p for p in result["problems"])
+    # And through the command line: exit 2 (findings), no traceback.
+    status = main(["scan", "--root", str(root), "--quiet", "--set", "sas_data_dirs=/sasghost"])
+    assert status == 2
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_empty_root_is_all_errors_or_notapplicable(tmp_path, scan):
+    result = scan(tmp_path, baseline_sets=False)
+    allowed = {"error", "notapplicable", "notchecked", "fail"}
+    assert {rule["result"] for rule in result["rules"]} <= allowed
+    assert result["by_id"]["sas_fs_type"]["result"] == "error"  # no /proc/mounts
+    assert "/proc/mounts: missing" in result["by_id"]["sas_fs_type"]["message"]
+
+
+def _tree_digest(path: Path) -> str:
+    digest = hashlib.sha256()
+    for directory, dirs, files in os.walk(path):
+        dirs.sort()
+        for name in sorted(dirs + files):
+            full = Path(directory) / name
+            info = full.lstat()
+            digest.update(f"{full.relative_to(path)} {info.st_mode} {info.st_mtime_ns} "
+                          f"{info.st_size}".encode())
+            if full.is_symlink():
+                digest.update(os.readlink(full).encode())
+            elif full.is_file():
+                digest.update(full.read_bytes())
+    return digest.hexdigest()
+
+
+def test_scanning_is_read_only(host, scan, tmp_path):
+    root = host()
+    _hostile_root(tmp_path / "hostile")
+    before = (_tree_digest(root), _tree_digest(tmp_path / "hostile"))
+    scan(root)
+    scan(tmp_path / "hostile", "sas_data_dirs=/sasghost")
+    assert (_tree_digest(root), _tree_digest(tmp_path / "hostile")) == before

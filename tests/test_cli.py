@@ -1,0 +1,80 @@
+"""The command line: output formats, exit codes, clear one-line errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from sascheck.cli import main
+
+SCHEMA = json.loads((Path(__file__).parent.parent / "reports/result-schema.json").read_text())
+EXAMPLES = Path(__file__).parent.parent / "examples/roots"
+
+
+def test_scan_writes_valid_json_and_exits_2_on_failures(tmp_path, capsys):
+    out = tmp_path / "r.json"
+    status = main(["scan", "--root", str(EXAMPLES / "rhel6-defaults"), "--json", str(out),
+                   "--set", "sas_data_dirs=/sasdata"])
+    assert status == 2
+    data = json.loads(out.read_text())
+    jsonschema.validate(data, SCHEMA)
+    assert data["schema"] == "sascheck-result/1"
+    assert data["host"]["hostname"] == "sasprod01"
+    table = capsys.readouterr().out
+    assert "✘ fail" in table and "sas_fs_type" in table
+
+
+def test_compliant_example_exits_0_and_json_to_stdout(capsys):
+    status = main(["scan", "--root", str(EXAMPLES / "rhel8-tuned-sas"), "--json", "-",
+                   "--set", "sas_data_dirs=/sasdata"])
+    captured = capsys.readouterr()
+    data = json.loads(captured.out)  # the table went to stderr
+    assert status == 0
+    assert data["summary"]["pass"] == 13 and data["summary"]["fail"] == 0
+    assert "sascheck sasgrid07" in captured.err
+
+
+USAGE_ERRORS = [
+    (["scan", "--set", "no_such=1"], "unknown site value 'no_such'"),
+    (["scan", "--set", "read_ahead_min_kb=lots"], "read_ahead_min_kb must be a whole number"),
+    (["scan", "--set", "storage_cache_protected=maybe"], "must be true or false"),
+    (["scan", "--set", "sas_data_dirs=relative/path"], "needs absolute paths"),
+    (["scan", "--set", "justaname"], "expected NAME=VALUE"),
+    (["scan", "--profile", "nope"], "unknown profile 'nope'"),
+    (["scan", "--root", "/does/not/exist"], "is not a directory"),
+    (["scan", "--role", "mainframe"], "invalid choice"),
+    (["explain", "nope"], "unknown rule 'nope'"),
+]
+def _exit_code(argv: list[str]) -> int:
+    """main()'s status, whether it returns it or argparse raises SystemExit."""
+    try:
+        return main(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+
+
+@pytest.mark.parametrize(("argv", "message"), USAGE_ERRORS)
+def test_usage_errors_exit_1_with_one_clear_line(argv, message, capsys):
+    assert _exit_code(argv) == 1
+    err = capsys.readouterr().err
+    assert message in err
+    assert "Traceback" not in err
+
+
+def test_unwritable_json_destination(tmp_path, capsys):
+    status = main(["scan", "--root", str(EXAMPLES / "kvm-host"), "--quiet", "--json",
+                   str(tmp_path / "missing-dir" / "r.json")])
+    assert status == 1
+    assert "cannot write" in capsys.readouterr().err
+
+
+def test_rules_and_explain(capsys):
+    assert main(["rules"]) == 0
+    listing = capsys.readouterr().out
+    assert "thp_disabled_at_boot" in listing
+    assert main(["explain", "thp_disabled"]) == 0
+    text = capsys.readouterr().out
+    assert "25%" in text and "000_21dcb643f0e3de04.txt §5.3" in text

@@ -1,0 +1,123 @@
+"""Parsers on real-world samples of the kernel's and RHEL's formats, odd ones included."""
+
+from __future__ import annotations
+
+import pytest
+
+from sascheck.scanner.parsers.boot import (
+    arg_value,
+    bls_entry_args,
+    expand_grubenv,
+    grub_defaults_args,
+    grubenv_vars,
+    legacy_grub_args,
+)
+from sascheck.scanner.parsers.mounts import parse_mounts, unescape
+from sascheck.scanner.parsers.sas_config import parse_sas_config
+from sascheck.scanner.parsers.selection import parse_selection
+from sascheck.scanner.parsers.simple import cpuinfo_flags, meminfo_kib, shell_assignments
+from sascheck.scanner.parsers.tuned_conf import includes, parse_active_profile, parse_tuned_conf
+from sascheck.scanner.parsers.udev_rules import is_block_rule, parse_udev_rules
+
+
+@pytest.mark.parametrize(("text", "selected", "choice"), [
+    ("[mq-deadline] kyber bfq none\n", "mq-deadline", True),
+    ("noop anticipatory deadline [cfq]\n", "cfq", True),
+    ("[none] mq-deadline kyber bfq", "none", True),
+    ("none\n", None, False),  # zram, bio-based dm
+    ("always madvise [never]\n", "never", True),
+    ("always defer defer+madvise [madvise] never\n", "madvise", True),
+    ("", None, False),
+])
+def test_selection_files(text, selected, choice):
+    selection = parse_selection(text)
+    assert selection.selected == selected
+    assert selection.offers_choice is choice
+    if text.strip():
+        assert len(selection.options) == len(text.split())
+
+
+def test_mounts_decode_escapes_and_tokenise_options():
+    text = ("/dev/mapper/rhel-root / xfs rw,relatime,attr2,inode64,noquota 0 0\n"
+            "/dev/mapper/sasvg-saswork /sas\\040work xfs rw,noatime,nobarrier 0 0\n"
+            "/dev/sdb1 /odd\\011tab\\012newline\\134back ext4 rw,barrier=0 0 0\n"
+            "garbage\n")
+    entries, problems = parse_mounts(text)
+    assert [e.mountpoint for e in entries] == ["/", "/sas work", "/odd\ttab\nnewline\\back"]
+    assert entries[1].options == ("rw", "noatime", "nobarrier")
+    assert entries[1].has_option("noatime") and not entries[1].has_option("atime")
+    assert entries[2].option_value("barrier") == "0"
+    assert problems == ["line 4: expected at least 4 fields, got 1"]
+    assert unescape("\\040\\999") == " \\999"
+
+
+def test_tuned_conf_sections_includes_and_active_profiles():
+    sections = parse_tuned_conf(
+        "summary=before any section\n[main]\ninclude = throughput-performance, sap\n"
+        "# comment\n[disk]\nreadahead=>4096\n[my_disk]\ntype=disk\nelevator=none\n[vm]\n"
+        "transparent_hugepages=never\nbroken line without equals\n")
+    assert includes(sections) == ["throughput-performance", "sap"]
+    assert sections["disk"] == {"readahead": ">4096"}
+    assert sections["my_disk"]["type"] == "disk"
+    assert sections["main"]["summary"] == "before any section"
+    assert parse_active_profile("virtual-guest sas-performance\n") == ["virtual-guest",
+                                                                        "sas-performance"]
+
+
+def test_sas_config_options_quotes_lists_and_comments():
+    options = parse_sas_config(
+        "/* multi-line\n   comment -WORK /not/this */\n"
+        '-config "/opt/sas/SASHome/SASFoundation/9.4/nls/en/sasv9.cfg"\n'
+        "-WORK '/sas work'\n"
+        '-UTILLOC ("/sasutil1" "/sasutil2")\n'
+        "-MEMSIZE 2G -SORTSIZE=256M\n"
+        "-work /saswork   /* trailing */\n")
+    names = [(o.name, o.values, o.line) for o in options]
+    assert names == [
+        ("CONFIG", ("/opt/sas/SASHome/SASFoundation/9.4/nls/en/sasv9.cfg",), 3),
+        ("WORK", ("/sas work",), 4),
+        ("UTILLOC", ("/sasutil1", "/sasutil2"), 5),
+        ("MEMSIZE", ("2G",), 6),
+        ("SORTSIZE", ("256M",), 6),
+        ("WORK", ("/saswork",), 7),
+    ]
+
+
+def test_kernel_command_line_sources():
+    grub = ('GRUB_CMDLINE_LINUX="crashkernel=auto rd.lvm.lv=rhel/root '
+            'transparent_hugepage=never"\nGRUB_CMDLINE_LINUX_DEFAULT="quiet"\n')
+    args = grub_defaults_args(grub)
+    assert arg_value(args, "transparent_hugepage") == "never"
+    assert "quiet" in args
+    assert grub_defaults_args('GRUB_CMDLINE_LINUX="unbalanced\n') == ["unbalanced"]
+    assert bls_entry_args("title x\noptions root=/dev/sda ro elevator=deadline\n")[-1] == \
+        "elevator=deadline"
+    assert legacy_grub_args("title RHEL\n\tkernel /vmlinuz ro root=/dev/sda2 rhgb\n") == \
+        [["ro", "root=/dev/sda2", "rhgb"]]
+    env = grubenv_vars("# GRUB Environment Block\nkernelopts=root=/dev/sda ro "
+                       "transparent_hugepage=never\n#####")
+    assert expand_grubenv(["$kernelopts", "$tuned_params"], env) == \
+        ["root=/dev/sda", "ro", "transparent_hugepage=never", "$tuned_params"]
+    assert arg_value(["a=1", "a=2"], "a") == "2"  # the kernel takes the last
+
+
+def test_udev_rules_from_seed_003():
+    rules = parse_udev_rules(
+        'ACTION=="add|change", SUBSYSTEM=="block",ENV{ID_VENDOR}=="XtremIO",'
+        'ATTR{queue/scheduler}="noop"\n'
+        '# a comment\n'
+        'ACTION=="add|change", SUBSYSTEM=="block", \\\n'
+        '  ENV{ID_VENDOR}=="XtremIO", ATTR{bdi/read_ahead_kb}="16384"\n'
+        'SUBSYSTEM=="net", ACTION=="add", RUN+="/bin/true"\n')
+    assert len(rules) == 3
+    assert rules[0].assigned_attr("queue/scheduler") == "noop"
+    assert rules[1].assigned_attr("bdi/read_ahead_kb") == "16384"
+    assert rules[1].line == 3
+    assert [is_block_rule(r) for r in rules] == [True, True, False]
+
+
+def test_small_formats():
+    assert "hypervisor" in cpuinfo_flags("processor : 0\nflags : fpu hypervisor\n")
+    assert meminfo_kib("MemTotal:       49283116 kB\n") == 49283116
+    assert shell_assignments('PRETTY_NAME="Red Hat Enterprise Linux 8.9 (Ootpa)"\n') == \
+        {"PRETTY_NAME": "Red Hat Enterprise Linux 8.9 (Ootpa)"}
