@@ -13,7 +13,7 @@ SYMBOLS = {
     "fail": ("✘", "bold red"),
     "error": ("!", "bold magenta"),
     "unknown": ("?", "yellow"),
-    "notapplicable": ("–", "dim"),
+    "notapplicable": ("\u2013", "dim"),
     "notchecked": ("○", "yellow"),
     "informational": ("i", "cyan"),
 }

@@ -36,7 +36,7 @@ def _validator(schema_file: Path) -> jsonschema.protocols.Validator:
     schema = json.loads(schema_file.read_text(encoding="utf-8"))
     validator_class = jsonschema.validators.validator_for(schema)
     validator_class.check_schema(schema)
-    return validator_class(schema)  # type: ignore[no-any-return]
+    return validator_class(schema)
 
 
 def _schema_errors(document: LocatedDocument, schema_file: Path) -> list[SourceError]:

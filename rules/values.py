@@ -9,7 +9,7 @@ from typing import Any
 from .model import Variable
 
 
-class ValueError_(Exception):  # noqa: N801 - avoid shadowing the builtin
+class ValueError_(Exception):
     """A site value with an unknown name or the wrong type."""
 
 

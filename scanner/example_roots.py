@@ -75,8 +75,7 @@ def rhel8_tuned_sas(path: Path) -> RootBuilder:
                        path_scheduler="[mq-deadline] kyber bfq none", read_ahead_kb=4096)
     root.mount("/dev/mapper/rhel-root", "/", "xfs", "rw,relatime,attr2,inode64,noquota")
     root.mount("/dev/sda1", "/boot", "xfs", "rw,relatime,attr2,inode64,noquota")
-    for dm, lv, point in (("dm-2", "sasdata", "/sasdata"), ("dm-3", "saswork", "/saswork"),
-                          ("dm-4", "sasutil", "/sasutil")):
+    for lv, point in (("sasdata", "/sasdata"), ("saswork", "/saswork"), ("sasutil", "/sasutil")):
         root.mount(f"/dev/mapper/sasvg-{lv}", point, "xfs",
                    "rw,noatime,nodiratime,attr2,inode64,logbufs=8,logbsize=256k,noquota")
     root.write_mounts()

@@ -44,7 +44,7 @@ def test_set_work_overrides_discovery(host, scan):
 
 def test_config_cycle_and_includes_in_order(tmp_path, scan):
     root = RootBuilder(tmp_path)
-    root.file(f"{SASROOT}/sasv9.cfg", f'-CONFIG "!SASROOT/a.cfg"\n-WORK /first\n')
+    root.file(f"{SASROOT}/sasv9.cfg", '-CONFIG "!SASROOT/a.cfg"\n-WORK /first\n')
     root.file(f"{SASROOT}/a.cfg", f"-CONFIG {SASROOT}/sasv9.cfg\n-WORK /from_a\n")
     root.file(f"{SASROOT}/sasv9_local.cfg", "-utilloc '/u tl'\n")
     root.mount("/dev/sda", "/", "xfs", "rw").write_mounts()
