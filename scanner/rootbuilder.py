@@ -160,7 +160,6 @@ class RootBuilder:
         target = os.readlink(self._host(f"/sys/class/block/{slave}"))
         resolved = posixpath.normpath(posixpath.join("/sys/class/block", target))
         self.symlink(f"{device_dir}/slaves/{slave}", resolved)
-        self.directory(f"{resolved}/holders")
 
     def dm(self, name: str, dm_name: str, slaves: list[str], uuid: str = "",
            scheduler: str | None = None, read_ahead_kb: int | None = 128) -> RootBuilder:
@@ -211,7 +210,10 @@ class RootBuilder:
 
     def mount(self, device: str, mountpoint: str, fstype: str = "xfs",
               options: str = "rw,relatime,attr2,inode64,noquota") -> RootBuilder:
-        self.directory(mountpoint)
+        # Mount points must exist (oscap's partition probe stats them); the marker file
+        # keeps the directory when a root is committed to git, which drops empty ones.
+        if mountpoint != "/":
+            self.file(posixpath.join(mountpoint, ".mountpoint"), "")
         self._mounts.append(f"{self.escape(device)} {self.escape(mountpoint)} {fstype} "
                             f"{options} 0 0")
         return self

@@ -1,0 +1,153 @@
+"""Live scan of this machine's own kernel state, on loop devices the test makes itself.
+
+Needs root, losetup and mkfs.{xfs,ext4,ext3}. It changes only the loop devices and
+mounts it created (scheduler, read_ahead_kb) and removes them whatever happens; it
+never touches host-wide settings. In CI (CI=true) a missing prerequisite fails
+instead of skipping, so the live test cannot silently stop running.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from sascheck.cli import main
+
+pytestmark = pytest.mark.live
+
+TOOLS = ("losetup", "mount", "umount", "mkfs.xfs", "mkfs.ext4", "mkfs.ext3")
+
+
+def _prerequisites_missing() -> str | None:
+    if os.geteuid() != 0:
+        return "needs root"
+    missing = [tool for tool in TOOLS if shutil.which(tool) is None]
+    if missing:
+        return "missing " + ", ".join(missing)
+    if not Path("/dev/loop-control").exists():
+        return "no /dev/loop-control"
+    return None
+
+
+@pytest.fixture(autouse=True)
+def _require_lab() -> None:
+    reason = _prerequisites_missing()
+    if reason and os.environ.get("CI"):
+        pytest.fail(f"live test cannot run in CI: {reason}")
+    if reason:
+        pytest.skip(reason)
+
+
+@dataclass
+class LabFs:
+    name: str
+    mountpoint: Path
+    device: str  # /dev/loopN
+    fstype: str
+
+    @property
+    def queue(self) -> Path:
+        return Path("/sys/block") / Path(self.device).name / "queue"
+
+
+def _run(*argv: str) -> str:
+    return subprocess.run(argv, check=True, capture_output=True, text=True).stdout.strip()
+
+
+def _make_fs(stack: ExitStack, base: Path, name: str, fstype: str, options: str,
+             size_mb: int) -> LabFs:
+    image = base / f"{name}.img"
+    with open(image, "wb") as handle:
+        handle.truncate(size_mb * 1024 * 1024)
+    device = _run("losetup", "--find", "--show", str(image))
+    stack.callback(subprocess.run, ["losetup", "-d", device], check=False)
+    _run(f"mkfs.{fstype}", *(["-q", "-f"] if fstype == "xfs" else ["-q", "-F"]), device)
+    mountpoint = base / name
+    mountpoint.mkdir()
+    _run("mount", "-t", fstype, "-o", options, device, str(mountpoint))
+    stack.callback(subprocess.run, ["umount", "-l", str(mountpoint)], check=False)
+    return LabFs(name, mountpoint, device, fstype)
+
+
+def _set_queue(fs: LabFs, scheduler: str, read_ahead_kb: int) -> None:
+    available = (fs.queue / "scheduler").read_text()
+    if scheduler not in available.replace("[", " ").replace("]", " ").split():
+        pytest.skip(f"{fs.device} offers no {scheduler} scheduler: {available.strip()}")
+    (fs.queue / "scheduler").write_text(scheduler)
+    (fs.queue / "read_ahead_kb").write_text(str(read_ahead_kb))
+
+
+@pytest.fixture
+def lab(tmp_path: Path) -> Iterator[dict[str, LabFs]]:
+    with ExitStack() as stack:
+        filesystems = {
+            # DATA: xfs, noatime, deadline, big read-ahead -> compliant
+            "data": _make_fs(stack, tmp_path, "sasdata", "xfs", "noatime", 320),
+            # WORK: ext4, relatime, barriers off, bfq, small read-ahead -> fails several rules
+            "work": _make_fs(stack, tmp_path, "sas work", "ext4", "relatime,barrier=0", 64),
+            # UTILLOC: ext3 (unfit), noatime, none, big read-ahead
+            "utilloc": _make_fs(stack, tmp_path, "sasutil", "ext3", "noatime", 64),
+        }
+        _set_queue(filesystems["data"], "mq-deadline", 4096)
+        _set_queue(filesystems["work"], "bfq", 128)
+        _set_queue(filesystems["utilloc"], "none", 8192)
+        (filesystems["data"].mountpoint / "data").mkdir()
+        yield filesystems
+
+
+def _evidence_for(rule: dict, fs: LabFs) -> list[dict]:
+    prefix = str(fs.mountpoint)
+    return [e for e in rule["evidence"] if e["subject"].startswith(prefix)]
+
+
+def test_live_scan_judges_each_lab_device(lab, tmp_path, capsys):
+    config = tmp_path / "sasv9.cfg"
+    config.write_text(f'/* lab */\n-WORK "{lab["work"].mountpoint}"\n'
+                      f"-UTILLOC {lab['utilloc'].mountpoint}\n")
+    report = tmp_path / "live.json"
+    status = main(["scan", "--role", "bare_metal", "--quiet", "--json", str(report),
+                   "--set", f"sas_data_dirs={lab['data'].mountpoint}/data",
+                   "--set", f"sas_config_files={config}"])
+    import json
+    result = json.loads(report.read_text())
+    rules = {rule["id"]: rule for rule in result["rules"]}
+    assert status == 2
+    assert {(d["role"], d["source"]) for d in result["sas_dirs"]} == {
+        ("DATA", "--set"), ("WORK", f"{config}:2"), ("UTILLOC", f"{config}:3")}
+
+    expected = {
+        # rule: {lab fs: verdict}
+        "io_scheduler": {"data": "pass", "work": "fail", "utilloc": "pass"},
+        "read_ahead": {"data": "pass", "work": "fail", "utilloc": "pass"},
+        "barrier_requires_protected_cache": {"data": "pass", "work": "fail", "utilloc": "pass"},
+        "sas_fs_noatime": {"data": "pass", "work": "fail", "utilloc": "pass"},
+        "sas_fs_type": {"data": "pass", "work": "pass", "utilloc": "fail"},
+        "sas_dirs_separate": {"data": "pass", "work": "pass", "utilloc": "pass"},
+    }
+    for rule_id, per_fs in expected.items():
+        rule = rules[rule_id]
+        for key, verdict in per_fs.items():
+            items = _evidence_for(rule, lab[key])
+            assert items, f"{rule_id}: no evidence for {lab[key].mountpoint}"
+            assert {item["result"] for item in items} == {verdict}, (rule_id, key, items)
+        assert rule["result"] == ("pass" if set(per_fs.values()) == {"pass"} else "fail")
+
+    work = _evidence_for(rules["io_scheduler"], lab["work"])[0]
+    assert work["actual"] == "bfq"
+    assert work["source"].endswith("/queue/scheduler")
+    barrier = _evidence_for(rules["barrier_requires_protected_cache"], lab["work"])[0]
+    assert barrier["actual"] in ("nobarrier", "barrier=0")
+
+    # The site declares a protected cache: barriers off is then accepted.
+    status = main(["scan", "--role", "bare_metal", "--quiet", "--json", str(report),
+                   "--set", f"sas_data_dirs={lab['data'].mountpoint}/data",
+                   "--set", f"sas_config_files={config}", "--set", "storage_cache_protected=yes"])
+    rules = {rule["id"]: rule for rule in json.loads(report.read_text())["rules"]}
+    assert rules["barrier_requires_protected_cache"]["result"] == "pass"

@@ -1,0 +1,80 @@
+"""The distribution: one `sascheck` namespace, a working console script, current examples."""
+
+from __future__ import annotations
+
+import filecmp
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sascheck.scanner.example_roots import EXAMPLES
+
+PROJECT = Path(__file__).resolve().parent.parent
+
+
+def _is_empty_dir(path: Path) -> bool:
+    return path.is_dir() and not path.is_symlink() and not any(path.iterdir())
+
+
+def _tree_differences(left: Path, right: Path) -> list[str]:
+    """What differs between two trees; empty directories do not count (git drops them)."""
+    differences: list[str] = []
+    comparison = filecmp.dircmp(left, right)
+    differences += [f"only in committed: {left / n}" for n in comparison.left_only
+                    if not _is_empty_dir(left / n)]
+    differences += [f"only in regenerated: {right / n}" for n in comparison.right_only
+                    if not _is_empty_dir(right / n)]
+    for name in comparison.common_files:
+        a, b = left / name, right / name
+        if a.is_symlink() or b.is_symlink():
+            if not (a.is_symlink() and b.is_symlink() and os.readlink(a) == os.readlink(b)):
+                differences.append(f"link differs: {a}")
+        elif a.read_bytes() != b.read_bytes():
+            differences.append(f"content differs: {a}")
+    for name in comparison.common_dirs:
+        if (left / name).is_symlink() or (right / name).is_symlink():
+            if os.readlink(left / name) != os.readlink(right / name):
+                differences.append(f"link differs: {left / name}")
+            continue
+        differences += _tree_differences(left / name, right / name)
+    return differences
+
+
+@pytest.mark.parametrize("name", sorted(EXAMPLES))
+def test_committed_example_roots_are_current(name, tmp_path):
+    EXAMPLES[name](tmp_path / name)
+    assert _tree_differences(PROJECT / "examples/roots" / name, tmp_path / name) == [], \
+        "run scripts/make-example-roots"
+
+
+@pytest.mark.slow
+def test_wheel_installs_into_a_fresh_venv_and_scans(tmp_path):
+    dist = tmp_path / "dist"
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist),
+                    str(PROJECT)], check=True)
+    wheel = next(dist.glob("sascheck-*.whl"))
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    subprocess.run([venv / "bin/pip", "install", "-q", str(wheel)], check=True)
+    site = next((venv / "lib").glob("python3*/site-packages"))
+    ours = {p.name for p in site.iterdir() if not p.name.startswith(("_", "pip"))}
+    assert {"scanner", "rules", "reports", "sascheck.py"} & ours == set()
+    assert "sascheck" in ours
+    where = subprocess.run([venv / "bin/python", "-c",
+                            "import sascheck.scanner, sascheck.rules; "
+                            "print(sascheck.scanner.__file__)"],
+                           check=True, capture_output=True, text=True, cwd=tmp_path).stdout
+    assert where.startswith(str(venv))
+    scan = subprocess.run([venv / "bin/sascheck", "scan", "--root",
+                           str(PROJECT / "examples/roots/rhel8-tuned-sas"), "--set",
+                           "sas_data_dirs=/sasdata", "--json", "-", "--quiet"],
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert scan.returncode == 0, scan.stderr
+    result = json.loads(scan.stdout)
+    assert result["summary"]["pass"] == 13
+    assert subprocess.run([venv / "bin/sascheck", "explain", "read_ahead"], capture_output=True,
+                          text=True).stdout.count("Sources:") == 1
