@@ -44,7 +44,9 @@ def _parser() -> argparse.ArgumentParser:
     scan.add_argument("--json", metavar="FILE", help="write results as JSON ('-' for stdout)")
     scan.add_argument("--quiet", action="store_true", help="no table on the terminal")
 
-    commands.add_parser("rules", help="list the rule catalogue")
+    rules = commands.add_parser("rules", help="list the rule catalogue")
+    rules.add_argument("--format", choices=("table", "markdown"), default="table",
+                       help="markdown prints the catalogue as the README shows it")
     explain = commands.add_parser("explain", help="show one rule with rationale and sources")
     explain.add_argument("rule_id", metavar="ID")
     return parser
@@ -90,6 +92,10 @@ def _rules(args: argparse.Namespace) -> int:
     from rich.table import Table
 
     catalogue = _catalogue()
+    if args.format == "markdown":
+        from .reports.catalogue import markdown_catalogue
+        sys.stdout.write(markdown_catalogue(catalogue))
+        return EXIT_OK
     table = Table(title="sascheck rules")
     for column in ("id", "severity", "applies to", "title"):
         table.add_column(column)

@@ -78,3 +78,18 @@ def test_wheel_installs_into_a_fresh_venv_and_scans(tmp_path):
     assert result["summary"]["pass"] == 13
     assert subprocess.run([venv / "bin/sascheck", "explain", "read_ahead"], capture_output=True,
                           text=True).stdout.count("Sources:") == 1
+
+
+def test_readme_catalogue_is_generated_from_the_rules():
+    from sascheck.reports.catalogue import markdown_catalogue
+    from sascheck.rules import load_catalogue
+
+    readme = (PROJECT / "README.md").read_text()
+    section = readme.split("<!-- catalogue:start -->\n", 1)[1].split("<!-- catalogue:end -->")[0]
+    assert section == markdown_catalogue(load_catalogue()), "run scripts/update-readme"
+
+
+def test_ci_runs_the_readme_test_command():
+    readme = (PROJECT / "README.md").read_text()
+    assert "\nscripts/test\n" in readme
+    assert "exec scripts/test" in (PROJECT / ".ci/run").read_text()
