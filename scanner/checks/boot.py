@@ -53,7 +53,9 @@ def tuned_profile(params: Mapping[str, Any], facts: Facts, values: Mapping[str, 
         evidence.append(Evidence("active profile", "/etc/tuned/active_profile", "none",
                                  Verdict.FAIL, "no active tuned profile"))
     else:
-        chain = tuned.chain.names or active
+        # The active profiles count even when their files are missing; includes only
+        # when the including profile could be read.
+        chain = list(dict.fromkeys([*active, *tuned.chain.names]))
         matched = [name for name in chain if name in allowed]
         note = "chain: " + " -> ".join(chain)
         if tuned.chain.problems:
@@ -92,15 +94,12 @@ def _tuned_thp(facts: Facts) -> tuple[str, str] | None:
     tuned = _enabled_tuned(facts)
     if tuned is None:
         return None
+    # tuned's [bootloader] cmdline reaches the kernel through grubenv's $tuned_params,
+    # which the BLS entries expand: it is judged there, not here.
     for key in TUNED_THP_KEYS:
         setting = tuned.chain.setting("vm", key)
         if setting:
             return setting
-    bootloader = tuned.chain.setting("bootloader", "cmdline")
-    if bootloader:
-        value = arg_value(bootloader[0].split(), "transparent_hugepage")
-        if value:
-            return value, bootloader[1]
     return None
 
 
@@ -190,9 +189,10 @@ def io_tuning_at_boot(params: Mapping[str, Any], facts: Facts,
             judge(read_ahead, "read-ahead", path, f"blockdev --setra {match.group(1)}",
                   int(match.group(1)) // 2 >= minimum)
     if _kernel_honours_elevator(facts.host.kernel):
-        for item in _cmdline_evidence(facts, "elevator", lambda v: v in allowed):
-            if item.actual.startswith("elevator="):
-                scheduler.append(item)
+        for source in facts.boot_sources:
+            value = arg_value(list(source.args), "elevator")
+            if value is not None:
+                judge(scheduler, "scheduler", source.path, f"elevator={value}", value in allowed)
 
     evidence = []
     for subject, items in (("read-ahead", read_ahead), ("scheduler", scheduler)):
