@@ -41,8 +41,23 @@ def _parser() -> argparse.ArgumentParser:
                       help="set a site value; repeatable; lists are comma-separated")
     scan.add_argument("--role", default="auto", choices=ROLE_CHOICES,
                       help="what the host is (default: detect)")
+    scan.add_argument("--tailoring", metavar="FILE",
+                      help="take profile and values from an XCCDF tailoring file "
+                           "(as written by 'sascheck tailor'); --set still overrides")
     scan.add_argument("--json", metavar="FILE", help="write results as JSON ('-' for stdout)")
     scan.add_argument("--quiet", action="store_true", help="no table on the terminal")
+
+    build = commands.add_parser("build", help="compile the rules into the SCAP data stream")
+    build.add_argument("--output", default=None, metavar="DIR",
+                       help="where to write sascheck-ds.xml (default: the content folder)")
+
+    tailor = commands.add_parser(
+        "tailor", help="write an XCCDF tailoring file with this host's site values for oscap")
+    tailor.add_argument("--root", default="/", metavar="DIR",
+                        help="discover SAS directories under this root (default: this host)")
+    tailor.add_argument("--profile", default="default", metavar="NAME")
+    tailor.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
+    tailor.add_argument("-o", "--output", required=True, metavar="FILE")
 
     rules = commands.add_parser("rules", help="list the rule catalogue")
     rules.add_argument("--format", choices=("table", "markdown"), default="table",
@@ -69,8 +84,12 @@ def _scan(args: argparse.Namespace) -> int:
     from .scanner.scan import run_scan
 
     catalogue = _catalogue()
+    profile, assignments = args.profile, list(args.set)
+    if args.tailoring:
+        profile, tailored = _read_tailoring(catalogue, args.tailoring)
+        assignments = [*tailored, *assignments]
     try:
-        result = run_scan(catalogue, args.profile, args.set, args.root, args.role)
+        result = run_scan(catalogue, profile, assignments, args.root, args.role)
     except KeyError as exc:
         raise UsageError(str(exc.args[0])) from exc
     except (ValueError_, FactError) as exc:
@@ -85,6 +104,48 @@ def _scan(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise UsageError(f"cannot write {args.json}: {exc.strerror}") from exc
     return EXIT_FINDINGS if result.exit_status else EXIT_OK
+
+
+def _read_tailoring(catalogue: Any, path: str) -> tuple[str, list[str]]:
+    from .content.tailoring import TailoringError, read_tailoring
+    try:
+        tailoring = read_tailoring(catalogue, path)
+    except TailoringError as exc:
+        raise UsageError(str(exc)) from exc
+    return tailoring.profile, [f"{name}={value}" for name, value in tailoring.values.items()]
+
+
+def _build(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .content.build import CONTENT_DIR, build
+
+    target = build(_catalogue(), Path(args.output) if args.output else CONTENT_DIR)
+    print(target)
+    return EXIT_OK
+
+
+def _tailor(args: argparse.Namespace) -> int:
+    from .content.build import build_time
+    from .content.tailoring import write_tailoring
+    from .reports.json_output import write_atomic
+    from .rules import ValueError_
+    from .scanner.hostroot import FactError
+    from .scanner.scan import site_values
+
+    catalogue = _catalogue()
+    try:
+        values = site_values(catalogue, args.profile, args.set, args.root)
+    except KeyError as exc:
+        raise UsageError(str(exc.args[0])) from exc
+    except (ValueError_, FactError) as exc:
+        raise UsageError(str(exc)) from exc
+    data = write_tailoring(catalogue, args.profile, values, build_time())
+    try:
+        write_atomic(args.output, data.decode("utf-8"))
+    except OSError as exc:
+        raise UsageError(f"cannot write {args.output}: {exc.strerror}") from exc
+    return EXIT_OK
 
 
 def _rules(args: argparse.Namespace) -> int:
@@ -119,7 +180,8 @@ def _explain(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-COMMANDS = {"scan": _scan, "rules": _rules, "explain": _explain}
+COMMANDS = {"scan": _scan, "build": _build, "tailor": _tailor, "rules": _rules,
+            "explain": _explain}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

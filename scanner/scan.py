@@ -3,22 +3,50 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from ..rules import Catalogue, parse_assignment, resolve_values
 from .engine import ScanResult, evaluate
 from .facts import collect
-from .hostroot import HostRoot
+from .hostroot import FactError, HostRoot
+from .sasdirs import VALUE_FOR_ROLE, discover
 
 
-def run_scan(catalogue: Catalogue, profile_name: str = "default",
-             assignments: Sequence[str] = (), root: str = "/", role: str = "auto") -> ScanResult:
-    """Raises KeyError (unknown profile), rules.ValueError_ (bad --set) or FactError (bad root)."""
+def _values(catalogue: Catalogue, profile_name: str, assignments: Sequence[str]
+            ) -> tuple[dict[str, Any], dict[str, str]]:
     profile = catalogue.profile(profile_name)
     cli_values = dict(parse_assignment(text) for text in assignments)
     values = resolve_values(catalogue.variables, [(f"profile {profile.name}", profile.values),
                                                   ("--set", cli_values)])
     origins = {name: f"profile {profile.name}" for name in profile.values}
     origins.update({name: "--set" for name in cli_values})
+    return values, origins
+
+
+def site_values(catalogue: Catalogue, profile_name: str = "default",
+                assignments: Sequence[str] = (), root: str = "/") -> dict[str, Any]:
+    """The values a scan of ``root`` would use, with the SAS directories it would find
+    (resolved inside the root) written in: what a tailoring file for oscap needs."""
+    values, origins = _values(catalogue, profile_name, assignments)
+    host = HostRoot(root)
+    discovery = discover(host, values, origins)
+    for role, name in VALUE_FOR_ROLE.items():
+        paths = [d.path for d in discovery.dirs if d.role == role]
+        resolved = []
+        for path in paths:
+            try:
+                resolved.append(host.resolve(path))
+            except FactError:
+                resolved.append(path)
+        values[name] = list(dict.fromkeys(resolved))
+    return values
+
+
+def run_scan(catalogue: Catalogue, profile_name: str = "default",
+             assignments: Sequence[str] = (), root: str = "/", role: str = "auto") -> ScanResult:
+    """Raises KeyError (unknown profile), rules.ValueError_ (bad --set) or FactError (bad root)."""
+    profile = catalogue.profile(profile_name)
+    values, origins = _values(catalogue, profile_name, assignments)
     rules = catalogue.rules_of(profile)
     sysctl_keys = sorted({str(rule.params["key"]) for rule in rules
                           if rule.kind == "sysctl_value"})

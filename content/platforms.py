@@ -1,0 +1,94 @@
+"""Applicability as CPE platforms with OVAL checks: the host's role (same signals as
+scanner/role.py), THP support and cpufreq, so a rule is ``notapplicable`` where the
+scanner says so."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..rules import ROLES, Rule
+from .oval import Element, OvalDocument, all_of, any_of, criterion, entity, none_of
+
+CPE_PREFIX = "cpe:/a:sascheck:"
+VM_VENDORS = ("qemu", "kvm", "red hat", "vmware", "xen", "microsoft corporation", "innotek",
+              "virtualbox", "bochs", "amazon ec2", "google", "nutanix", "openstack")
+EXTRA_FACTS = {"thp_mode": ("thp_supported",), "cpu_governor": ("cpufreq",)}
+
+
+@dataclass(frozen=True)
+class Fact:
+    name: str  # the CPE name's product part
+    title: str
+    definition: str  # OVAL definition id in the CPE OVAL document
+
+    @property
+    def cpe(self) -> str:
+        return CPE_PREFIX + self.name
+
+
+def _exists(oval: OvalDocument, comment: str, paths: tuple[str, ...]) -> Element:
+    found = oval.obj("unix:file", comment,
+                     entity("unix:filepath", var=oval.paths(comment, paths),
+                            var_check="at least one"))
+    return criterion(oval.test("unix:file", comment, found))
+
+
+def _directory(oval: OvalDocument, comment: str, path: str, op: str = "equals") -> Element:
+    found = oval.obj("unix:file", comment, entity("unix:path", path, op=op),
+                     entity("unix:filename", nil=True))
+    return criterion(oval.test("unix:file", comment, found))
+
+
+def _contains(oval: OvalDocument, comment: str, paths: tuple[str, ...], pattern: str) -> Element:
+    found = oval.obj("ind:textfilecontent54", comment,
+                     entity("ind:filepath", var=oval.paths(comment, paths),
+                            var_check="at least one"),
+                     entity("ind:pattern", pattern, op="pattern match"),
+                     entity("ind:instance", "1", datatype="int"))
+    return criterion(oval.test("ind:textfilecontent54", comment, found))
+
+
+def build_facts(oval: OvalDocument) -> dict[str, Fact]:
+    container = any_of(
+        _exists(oval, "container marker files", ("/.dockerenv", "/run/.containerenv")),
+        _contains(oval, "init runs in a container", ("/proc/1/environ",), "container="))
+    vendors = "(?i)(" + "|".join(v.replace(" ", r"\s") for v in VM_VENDORS) + ")"
+    guest = any_of(
+        _contains(oval, "the hypervisor CPU flag", ("/proc/cpuinfo",),
+                  r"^(?:flags|Features)\s*:.*\shypervisor(?:\s|$)"),
+        _contains(oval, "a virtual machine vendor in DMI",
+                  ("/sys/class/dmi/id/sys_vendor", "/sys/class/dmi/id/product_name"), vendors))
+    kvm = all_of(
+        _contains(oval, "KVM modules loaded", ("/proc/modules",), r"^kvm(?:_intel|_amd)?\s"),
+        _exists(oval, "qemu or libvirt installed", (
+            "/usr/libexec/qemu-kvm", "/usr/bin/qemu-kvm", "/usr/bin/qemu-system-x86_64",
+            "/usr/sbin/libvirtd", "/etc/libvirt/qemu.conf")))
+    bodies = {
+        "role_container": ("The host is a container", container),
+        "role_kvm_guest": ("The host is a virtual machine", all_of(none_of(container), guest)),
+        "role_kvm_host": ("The host is a KVM host",
+                          all_of(none_of(container), none_of(guest), kvm)),
+        "role_bare_metal": ("The host is bare metal",
+                            all_of(none_of(container), none_of(guest), none_of(kvm))),
+        "thp_supported": ("The kernel supports Transparent Huge Pages", any_of(
+            _directory(oval, "THP directory", "/sys/kernel/mm/transparent_hugepage"),
+            _directory(oval, "RHEL 6 THP directory",
+                       "/sys/kernel/mm/redhat_transparent_hugepage"))),
+        "cpufreq": ("A CPU exposes cpufreq", _directory(
+            oval, "cpufreq directories", r"^/sys/devices/system/cpu/cpu[0-9]+/cpufreq$",
+            op="pattern match")),
+    }
+    facts = {}
+    for name, (title, body) in bodies.items():
+        # The XML bodies above were built once; definitions copy them.
+        definition = oval.definition(title, f"sascheck applicability: {title.lower()}.", body,
+                                     klass="inventory",
+                                     references=[("CPE", CPE_PREFIX + name)])
+        facts[name] = Fact(name, title, definition)
+    return facts
+
+
+def facts_for(rule: Rule) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(role facts any of which must hold, extra facts all of which must hold)."""
+    assert set(rule.applies_to) <= set(ROLES)
+    return tuple(f"role_{role}" for role in rule.applies_to), EXTRA_FACTS.get(rule.kind, ())

@@ -1,0 +1,301 @@
+"""OVAL machinery shared by several rules: site values, the SAS file systems, the block
+devices below them, the tuned profile chain and the boot configuration.
+
+The SAS file system of a directory is the mount with the longest mount point that is a
+prefix of it. OVAL has no "longest", so it is computed with strings:
+
+1. every (mount, dir) pair as ``M/|D/`` where ``M/`` is a prefix of ``D/`` (a regex with a
+   back-reference keeps only those);
+2. a pair is *shadowed* when another mount ``M2/`` lies between: ``M/`` a proper prefix of
+   ``M2/`` and ``M2/`` a prefix of ``D/`` (a regex with a look-ahead on ``M/|D/|M2/``);
+3. the deepest pairs are the pairs that are not shadowed. OVAL can subtract sets only by
+   filtering items, so each pair becomes one item: a textfilecontent54 search of
+   /proc/mounts whose pattern is the pair inside a regex comment ``^(?#M/|D/)``; a filter
+   drops the shadowed ones and the pattern field gives the survivors back.
+
+Paths containing ``|`` or ``)`` cannot be expressed this way (see the README).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from ..rules import Variable
+from .oval import (
+    Element,
+    OvalDocument,
+    all_of,
+    any_of,
+    arithmetic,
+    capture,
+    component,
+    concat,
+    criterion,
+    entity,
+    escape_regex,
+    literal,
+    split,
+    var,
+)
+
+ROLE_VALUES = {"DATA": "sas_data_dirs", "WORK": "sas_work_dirs", "UTILLOC": "sas_utilloc_dirs"}
+SAS_ROLES = tuple(ROLE_VALUES)
+STACK_DEPTH = 5  # mounted device + 4 layers below (e.g. LV -> mpath partition -> mpath -> path)
+CHAIN_DEPTH = 5  # active tuned profiles + 4 levels of include=
+TUNED_DIRS = ("/etc/tuned", "/usr/lib/tuned")
+TUNED_ACTIVE = ("/etc/tuned/active_profile", "/etc/tune-profiles/active-profile")
+TUNED_BINARIES = ("/usr/sbin/tuned", "/usr/bin/tuned-adm")
+WANTS_DIRS = ("/etc/systemd/system/multi-user.target.wants",
+              "/etc/systemd/system/graphical.target.wants")
+SYSV_DIRS = ("/etc/rc.d/rc3.d", "/etc/rc3.d", "/etc/rc.d/rc5.d", "/etc/rc5.d")
+PAIR_COMMENT = r"^\^\(\?#(.*)\)$"
+EXTERNAL_TYPES = {"paths": "string", "strings": "string", "integer": "int",
+                  "boolean": "boolean"}
+
+
+@dataclass
+class Shared:
+    oval: OvalDocument
+    variables: Mapping[str, Variable]
+    _cache: dict[str, object] = field(default_factory=dict)
+
+    def _once(self, key: str, build):  # type: ignore[no-untyped-def]
+        if key not in self._cache:
+            self._cache[key] = build()
+        return self._cache[key]
+
+    # -- site values -----------------------------------------------------------------
+    def external(self, name: str) -> str:
+        """The OVAL external variable bound to the XCCDF Value of the site value ``name``."""
+        variable = self.variables[name]
+        return self._once(f"ext:{name}", lambda: self.oval.external(
+            name, EXTERNAL_TYPES[variable.type]))  # type: ignore[no-any-return]
+
+    def listed(self, name: str) -> str:
+        """A list site value (comma-separated in XCCDF) as a multi-valued variable."""
+        return self._once(f"list:{name}", lambda: self.oval.local(  # type: ignore[no-any-return]
+            f"{name}, one value each", split(",", var(self.external(name)))))
+
+    def doubled(self, name: str) -> str:
+        """2 x an integer site value (read-ahead in 512-byte sectors from KiB)."""
+        return self._once(f"double:{name}", lambda: self.oval.local(  # type: ignore[no-any-return]
+            f"{name} x 2 (sectors)", arithmetic("multiply", var(self.external(name)),
+                                                literal("2", datatype="int")), datatype="int"))
+
+    # -- SAS file systems ------------------------------------------------------------
+    def _mounts_slashed(self) -> str:
+        def build() -> str:
+            partitions = self.oval.obj("linux:partition", "every mounted file system",
+                                       entity("linux:mount_point", "^/", op="pattern match"))
+            return self.oval.local(
+                "mount points ending in /",
+                concat(capture(r"^(.*?)/*$", concat(component(partitions, "mount_point"), "/")),
+                       "/"))
+        return self._once("mounts/", build)  # type: ignore[no-any-return]
+
+    def _pair_items(self, comment: str, pairs_var: str, exclude_var: str | None) -> str:
+        """One /proc/mounts item per pair value, minus the pairs in ``exclude_var``."""
+        empty = self.oval.state("ind:textfilecontent54", "the empty pair",
+                                entity("ind:pattern", "^(?#)"))
+        filters = [("exclude", empty)]
+        if exclude_var:
+            shadowed = self.oval.state(
+                "ind:textfilecontent54", f"{comment}: excluded",
+                entity("ind:pattern", var=self.oval.local(
+                    f"{comment}: excluded, as patterns", concat("^(?#", var(exclude_var), ")")),
+                    var_check="at least one"))
+            filters.append(("exclude", shadowed))
+        patterns = self.oval.local(f"{comment}: as patterns", concat("^(?#", var(pairs_var), ")"))
+        return self.oval.obj(
+            "ind:textfilecontent54", comment,
+            entity("ind:filepath", "/proc/mounts"),
+            entity("ind:pattern", op="pattern match", var=patterns, var_check="at least one"),
+            entity("ind:instance", "1", datatype="int"),
+            filters=filters)
+
+    def sas_mounts(self, role: str) -> str:
+        """The mount points of the file systems holding ``role``'s SAS directories."""
+        def build() -> str:
+            oval = self.oval
+            dirs = oval.local(f"SAS {role} directories ending in /",
+                              capture(r"^(/[^/]*.*/)$",
+                                      concat(var(self.listed(ROLE_VALUES[role])), "/")))
+            raw_pairs = oval.local(f"SAS {role}: mount|dir where the mount holds the dir",
+                                   capture(r"^(([^|]*)\|\2.*)$",
+                                           concat(var(self._mounts_slashed()), "|", var(dirs))))
+            pairs = oval.local(f"SAS {role}: holding pairs", capture(
+                PAIR_COMMENT, component(self._pair_items(f"SAS {role} pairs", raw_pairs, None),
+                                        "pattern")))
+            shadowed = oval.local(
+                f"SAS {role}: pairs with a deeper mount between",
+                capture(r"^(([^|]*)\|\2(?=([^|]+)[^|]*\|\2\3$)[^|]*)\|",
+                        concat(var(pairs), "|", var(self._mounts_slashed()))))
+            deepest = oval.local(f"SAS {role}: deepest pairs", capture(
+                PAIR_COMMENT, component(self._pair_items(f"SAS {role} deepest pairs", pairs,
+                                                         shadowed), "pattern")))
+            return oval.local(f"SAS {role} file systems (mount points)",
+                              capture(r"^(/|.*?[^/])/?\|", var(deepest)))
+        return self._once(f"sas:{role}", build)  # type: ignore[no-any-return]
+
+    def sas_partitions(self, role: str) -> str:
+        return self._once(f"parts:{role}", lambda: self.oval.obj(  # type: ignore[no-any-return]
+            "linux:partition", f"SAS {role} file systems",
+            entity("linux:mount_point", var=self.sas_mounts(role), var_check="at least one")))
+
+    def has_sas_role(self, role: str) -> str:
+        return self._once(f"has:{role}", lambda: self.oval.has_values(  # type: ignore[no-any-return]
+            f"SAS {role} directories are placed on a file system", self.sas_mounts(role), "^/"))
+
+    # -- block devices -----------------------------------------------------------------
+    def mounted_devices(self) -> str:
+        """/sys/block names of the devices the SAS file systems mount (level 0)."""
+        def build() -> str:
+            oval = self.oval
+            parts = oval.obj("linux:partition", "all SAS file systems",
+                             set_of=tuple(self.sas_partitions(r) for r in SAS_ROLES))
+            devices = oval.local("devices of SAS file systems", component(parts, "device"))
+            mapper = oval.local("/dev/mapper names", capture(r"^/dev/mapper/(.+)$", var(devices)))
+            plain = oval.local("/dev/NAME names", capture(r"^/dev/([^/]+)$", var(devices)))
+            named = oval.state("ind:textfilecontent54", "dm name of a SAS device",
+                               entity("ind:subexpression", var=mapper, var_check="at least one"))
+            dm_names = oval.obj("ind:textfilecontent54", "device-mapper names",
+                                entity("ind:path", r"^/sys/block/dm-[0-9]+/dm$",
+                                       op="pattern match"),
+                                entity("ind:filename", "name"),
+                                entity("ind:pattern", r"^(.+?)\s*$", op="pattern match"),
+                                entity("ind:instance", "1", datatype="int"),
+                                filters=[("include", named)])
+            dm = oval.local("dm devices named by /dev/mapper", capture(
+                r"^/sys/block/([^/]+)/dm$", component(dm_names, "path")))
+            return oval.union_values("block devices mounted by SAS file systems", [dm, plain])
+        return self._once("level0", build)  # type: ignore[no-any-return]
+
+    def parents(self, names: str, comment: str) -> str:
+        """Disks of the partitions among ``names``."""
+        oval = self.oval
+        patterns = oval.local(f"{comment}: partition directories", concat(
+            r"^/sys/block/[^/]+/", escape_regex(var(names)), "$"))
+        found = oval.obj("ind:textfilecontent54", f"{comment}: partitions",
+                         entity("ind:path", op="pattern match", var=patterns,
+                                var_check="at least one"),
+                         entity("ind:filename", "partition"),
+                         entity("ind:pattern", r"^(\d+)", op="pattern match"),
+                         entity("ind:instance", "1", datatype="int"))
+        return oval.local(f"{comment}: disks of partitions", capture(
+            r"^/sys/block/([^/]+)/", component(found, "path")))
+
+    def device_levels(self) -> list[str]:
+        """Level 0 (mounted) and each level below: slaves and the disks of partitions."""
+        def build() -> list[str]:
+            oval = self.oval
+            levels = [self.mounted_devices()]
+            for depth in range(1, STACK_DEPTH):
+                above = levels[-1]
+                slave_dirs = oval.local(f"level {depth}: slaves directories",
+                                        concat("/sys/block/", var(above), "/slaves"))
+                slaves = oval.obj("unix:file", f"level {depth}: slaves",
+                                  entity("unix:path", var=slave_dirs, var_check="at least one"),
+                                  entity("unix:filename", "^[^/]+$", op="pattern match"))
+                names = oval.local(f"level {depth}: slave names", component(slaves, "filename"))
+                levels.append(oval.union_values(
+                    f"level {depth} of the SAS storage stack",
+                    [names, self.parents(above, f"level {depth - 1}")]))
+            return levels
+        return self._once("levels", build)  # type: ignore[no-any-return]
+
+    def queue_files(self, names: str, filename: str, pattern: str, comment: str) -> str:
+        paths = self.oval.local(f"{comment}: queue directories",
+                                concat("/sys/block/", var(names), "/queue"))
+        return self.oval.obj("ind:textfilecontent54", comment,
+                             entity("ind:path", var=paths, var_check="at least one"),
+                             entity("ind:filename", filename),
+                             entity("ind:pattern", pattern, op="pattern match"),
+                             entity("ind:instance", "1", datatype="int"))
+
+    # -- tuned ---------------------------------------------------------------------------
+    def tuned_enabled(self) -> Element:
+        oval = self.oval
+        wants = oval.paths("systemd target wants directories", WANTS_DIRS)
+        unit = oval.obj("unix:file", "tuned.service wanted at boot",
+                        entity("unix:path", var=wants, var_check="at least one"),
+                        entity("unix:filename", "tuned.service"))
+        sysv = oval.obj("unix:file", "tuned SysV start link",
+                        entity("unix:path", var=oval.paths("SysV run-level directories",
+                                                           SYSV_DIRS), var_check="at least one"),
+                        entity("unix:filename", r"^S[0-9]{2}tuned$", op="pattern match"))
+        return any_of(criterion(oval.test("unix:file", "tuned starts at boot (systemd)", unit)),
+                      criterion(oval.test("unix:file", "tuned starts at boot (SysV)", sysv)),
+                      comment="tuned is enabled at boot")
+
+    def tuned_installed(self) -> Element:
+        oval = self.oval
+        files = oval.obj("unix:file", "tuned programs",
+                         entity("unix:filepath", var=oval.paths("tuned programs", TUNED_BINARIES),
+                                var_check="at least one"))
+        directory = oval.obj("unix:file", "tuned profile directory",
+                             entity("unix:path", "/usr/lib/tuned"),
+                             entity("unix:filename", nil=True))
+        return any_of(criterion(oval.test("unix:file", "tuned program exists", files)),
+                      criterion(oval.test("unix:file", "/usr/lib/tuned exists", directory)),
+                      comment="tuned is installed")
+
+    def tuned_levels(self) -> list[str]:
+        """Profile names: the active ones, then what they include, level by level."""
+        def build() -> list[str]:
+            oval = self.oval
+            active = oval.obj("ind:textfilecontent54", "active tuned profiles",
+                              entity("ind:filepath", var=oval.paths("active profile files",
+                                                                    TUNED_ACTIVE),
+                                     var_check="at least one"),
+                              entity("ind:pattern", r"(\S+)", op="pattern match"),
+                              entity("ind:instance", "1", datatype="int",
+                                     op="greater than or equal"))
+            levels = [oval.local("active tuned profiles", component(active, "subexpression"))]
+            for depth in range(1, CHAIN_DEPTH):
+                included = oval.obj(
+                    "ind:textfilecontent54", f"tuned include= at level {depth}",
+                    entity("ind:filepath", var=self.tuned_files(levels[-1]),
+                           var_check="at least one"),
+                    entity("ind:pattern", r"^[ \t]*include[ \t]*=[ \t]*(.*?)[ \t]*$",
+                           op="pattern match"),
+                    entity("ind:instance", "1", datatype="int", op="greater than or equal"))
+                levels.append(oval.local(f"tuned profiles at include level {depth}", capture(
+                    r"^\s*(\S+)\s*$", split(",", component(included, "subexpression")))))
+            return levels
+        return self._once("tuned", build)  # type: ignore[no-any-return]
+
+    def tuned_files(self, names: str) -> str:
+        return self.oval.union_values("tuned.conf files", [
+            self.oval.local(f"tuned.conf in {directory}",
+                            concat(f"{directory}/", var(names), "/tuned.conf"))
+            for directory in TUNED_DIRS])
+
+    def tuned_setting(self, key_pattern: str, acceptable: list[tuple[str, str | None]],
+                      comment: str) -> Element:
+        """The effective tuned setting is acceptable: the highest level of the chain that
+        sets the key decides (a profile overrides what it includes). ``acceptable`` lists
+        (value regex with one group, state on that group or None); any one may hold."""
+        oval = self.oval
+
+        def setting(level: int, value_pattern: str) -> str:
+            return oval.obj("ind:textfilecontent54", f"{comment}: level {level}",
+                            entity("ind:filepath", var=self.tuned_files(self.tuned_levels()[level]),
+                                   var_check="at least one"),
+                            entity("ind:pattern", rf"^[ \t]*{key_pattern}[ \t]*=[ \t]*"
+                                                  rf"{value_pattern}[ \t]*$", op="pattern match"),
+                            entity("ind:instance", "1", datatype="int",
+                                   op="greater than or equal"))
+
+        decision: Element | None = None
+        for level in reversed(range(CHAIN_DEPTH)):
+            sets_it = oval.test("ind:textfilecontent54", f"{comment}: set at level {level}",
+                                setting(level, "(.*?)"))
+            good = any_of(*(criterion(oval.test(
+                "ind:textfilecontent54", f"{comment}: acceptable at level {level}",
+                setting(level, pattern), state)) for pattern, state in acceptable))
+            here = all_of(criterion(sets_it), good)
+            decision = here if decision is None else any_of(
+                here, all_of(criterion(sets_it, negate=True), decision))
+        assert decision is not None
+        return all_of(self.tuned_enabled(), decision, comment=comment)

@@ -1,0 +1,89 @@
+"""XCCDF 1.2 tailoring files: one site configuration for both engines.
+
+``sascheck tailor`` writes the values the scanner would use on a host (profile, --set,
+and SAS directories discovered from sasv9.cfg) as a tailored profile; ``sascheck scan
+--tailoring`` reads the same file back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from lxml import etree
+
+from ..rules import Catalogue
+from .xccdf import ID_PREFIX, NS_XCCDF, OVAL_SELECTOR, profile_id, rule_id, value_id, value_text
+
+TAILORED_SUFFIX = "_tailored"
+
+
+class TailoringError(Exception):
+    """A tailoring file that cannot be used, with the reason."""
+
+
+def tailored_profile_id(profile: str) -> str:
+    return profile_id(profile + TAILORED_SUFFIX)
+
+
+def write_tailoring(catalogue: Catalogue, profile: str, values: Mapping[str, Any],
+                    when: datetime, benchmark_href: str | None = None) -> bytes:
+    def sub(parent: etree._Element, tag: str, text: str | None = None,
+            **attrs: str) -> etree._Element:
+        child = etree.SubElement(parent, f"{{{NS_XCCDF}}}{tag}", attrs)
+        if text is not None:
+            child.text = text
+        return child
+
+    root = etree.Element(f"{{{NS_XCCDF}}}Tailoring", nsmap={"xccdf": NS_XCCDF},
+                         id=f"{ID_PREFIX}tailoring_{profile}")
+    if benchmark_href:
+        sub(root, "benchmark", href=benchmark_href)
+    sub(root, "version", "1", time=when.strftime("%Y-%m-%dT%H:%M:%S"))
+    tailored = sub(root, "Profile", id=tailored_profile_id(profile),
+                   extends=profile_id(profile))
+    sub(tailored, "title", f"{catalogue.profile(profile).title}, tailored for this site")
+    sub(tailored, "description", "Written by sascheck tailor from the same values sascheck "
+                                 "scan uses, SAS directories included.")
+    for name, variable in catalogue.variables.items():
+        sub(tailored, "set-value", value_text(variable, values[name]), idref=value_id(name))
+    has_sas_dirs = any(values.get(name) for name in
+                       ("sas_data_dirs", "sas_work_dirs", "sas_utilloc_dirs"))
+    if has_sas_dirs:
+        for rule in catalogue.rules.values():
+            if rule.sas_filesystems:
+                sub(tailored, "refine-rule", idref=rule_id(rule.id), selector=OVAL_SELECTOR)
+    return etree.tostring(root, xml_declaration=True, encoding="UTF-8", pretty_print=True)
+
+
+@dataclass(frozen=True)
+class Tailoring:
+    profile: str  # the profile it extends
+    values: dict[str, str]  # site value name -> text, as --set takes it
+
+
+def read_tailoring(catalogue: Catalogue, path: str) -> Tailoring:
+    try:
+        tree = etree.parse(path, etree.XMLParser(resolve_entities=False, no_network=True))
+    except (OSError, etree.XMLSyntaxError) as exc:
+        raise TailoringError(f"{path}: cannot read tailoring: {exc}") from exc
+    profiles = tree.findall(f"{{{NS_XCCDF}}}Profile")
+    if len(profiles) != 1:
+        raise TailoringError(f"{path}: expected one tailored Profile, found {len(profiles)}")
+    profile = profiles[0]
+    extends = profile.get("extends", "")
+    prefix = profile_id("")
+    base = extends[len(prefix):] if extends.startswith(prefix) else ""
+    if base not in catalogue.profiles:
+        raise TailoringError(f"{path}:{profile.sourceline}: extends {extends!r}, "
+                             "not a sascheck profile")
+    values: dict[str, str] = {}
+    for element in profile.iterfind(f"{{{NS_XCCDF}}}set-value"):
+        idref = element.get("idref", "")
+        name = idref[len(value_id("")):] if idref.startswith(value_id("")) else ""
+        if name not in catalogue.variables:
+            raise TailoringError(f"{path}:{element.sourceline}: unknown value {idref!r}")
+        values[name] = element.text or ""
+    return Tailoring(base, values)

@@ -1,0 +1,157 @@
+"""The XCCDF 1.2 benchmark: values, profiles, rules with their OVAL checks and platforms."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from lxml import etree
+
+from ..rules import Catalogue, Rule, Variable
+from .platforms import CPE_PREFIX, facts_for
+
+NS_XCCDF = "http://checklists.nist.gov/xccdf/1.2"
+NS_CPE_LANG = "http://cpe.mitre.org/language/2.0"
+NS_DC = "http://purl.org/dc/elements/1.1/"
+NS_XHTML = "http://www.w3.org/1999/xhtml"
+OVAL_SYSTEM = "http://oval.mitre.org/XMLSchema/oval-definitions-5"
+NO_SAS_DIRS_SYSTEM = "urn:xccdf:check:sascheck:no-sas-directories"
+OVAL_SELECTOR = "oval"
+ID_PREFIX = "xccdf_org.sascheck.content_"
+OVAL_HREF = "sascheck-oval.xml"
+SEVERITY = {"low": "low", "medium": "medium", "high": "high"}
+VALUE_TYPES = {"paths": "string", "strings": "string", "integer": "number", "boolean": "boolean"}
+
+
+def rule_id(name: str) -> str:
+    return f"{ID_PREFIX}rule_{name}"
+
+
+def profile_id(name: str) -> str:
+    return f"{ID_PREFIX}profile_{name}"
+
+
+def value_id(name: str) -> str:
+    return f"{ID_PREFIX}value_{name}"
+
+
+def value_text(variable: Variable, value: object) -> str:
+    """A site value as XCCDF text: lists comma-separated, booleans lower-case."""
+    if isinstance(value, list):
+        return ",".join(str(v) for v in value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def x(tag: str, text: str | None = None, **attrs: str) -> etree._Element:
+    element = etree.Element(f"{{{NS_XCCDF}}}{tag}")
+    for key, value in attrs.items():
+        element.set(key, value)
+    if text is not None:
+        element.text = text
+    return element
+
+
+def _sub(parent: etree._Element, tag: str, text: str | None = None,
+         **attrs: str) -> etree._Element:
+    child = x(tag, text, **attrs)
+    parent.append(child)
+    return child
+
+
+def _platform_spec(catalogue: Catalogue) -> etree._Element:
+    spec = etree.Element(f"{{{NS_CPE_LANG}}}platform-specification",
+                         nsmap={"cpe-lang": NS_CPE_LANG})
+    for rule in catalogue.rules.values():
+        roles, extras = facts_for(rule)
+        platform = etree.SubElement(spec, f"{{{NS_CPE_LANG}}}platform",
+                                    id=f"sascheck_platform_{rule.id}")
+        etree.SubElement(platform, f"{{{NS_CPE_LANG}}}title").text = \
+            f"Where {rule.id} applies"
+        test = etree.SubElement(platform, f"{{{NS_CPE_LANG}}}logical-test",
+                                operator="AND", negate="false")
+        any_role = etree.SubElement(test, f"{{{NS_CPE_LANG}}}logical-test", operator="OR",
+                                    negate="false")
+        for role in roles:
+            etree.SubElement(any_role, f"{{{NS_CPE_LANG}}}fact-ref", name=CPE_PREFIX + role)
+        for extra in extras:
+            etree.SubElement(test, f"{{{NS_CPE_LANG}}}fact-ref", name=CPE_PREFIX + extra)
+    return spec
+
+
+def _check(definition: str, exports: list[tuple[str, str]], selector: str | None
+           ) -> etree._Element:
+    check = x("check", system=OVAL_SYSTEM)
+    if selector:
+        check.set("selector", selector)
+    for oval_variable, name in exports:
+        _sub(check, "check-export", **{"export-name": oval_variable, "value-id": value_id(name)})
+    _sub(check, "check-content-ref", href=OVAL_HREF, name=definition)
+    return check
+
+
+def _rule(rule: Rule, definition: str, exports: list[tuple[str, str]], fixes: list[etree._Element]
+          ) -> etree._Element:
+    element = x("Rule", id=rule_id(rule.id), selected="true", severity=SEVERITY[rule.severity],
+                weight="10.000000", role="full")
+    _sub(element, "title", rule.title)
+    _sub(element, "description", rule.description)
+    for reference in rule.references:
+        _sub(element, "reference", f"{reference.document} §{reference.section}")
+    _sub(element, "rationale", rule.rationale)
+    _sub(element, "platform", idref=f"#sascheck_platform_{rule.id}")
+    element.extend(fixes)
+    if rule.sas_filesystems:
+        # Without SAS directories in the values there is nothing to judge: the default
+        # check is one no engine supports, so oscap reports notchecked, as sascheck does.
+        # A tailoring that names directories selects the OVAL check.
+        placeholder = _sub(element, "check", system=NO_SAS_DIRS_SYSTEM)
+        _sub(placeholder, "check-content-ref", href="name-the-sas-directories-with-sascheck-tailor")
+        element.append(_check(definition, exports, OVAL_SELECTOR))
+    else:
+        element.append(_check(definition, exports, None))
+    return element
+
+
+def benchmark(catalogue: Catalogue, version: str, date: str,
+              definitions: Mapping[str, str], exports: Mapping[str, list[tuple[str, str]]],
+              fixes: Mapping[str, list[etree._Element]] | None = None) -> etree._Element:
+    """``exports[rule]`` lists the (OVAL external variable, site value) pairs its check needs."""
+    root = etree.Element(f"{{{NS_XCCDF}}}Benchmark", nsmap={
+        None: NS_XCCDF, "xhtml": NS_XHTML, "dc": NS_DC, "cpe-lang": NS_CPE_LANG})
+    root.set("id", f"{ID_PREFIX}benchmark_sascheck")
+    root.set("resolved", "1")
+    root.set("style", "SCAP_1.3")
+    root.set("{http://www.w3.org/XML/1998/namespace}lang", "en-US")
+    _sub(root, "status", "draft", date=date)
+    _sub(root, "title", "sascheck: Linux tuning for SAS analytics on RHEL")
+    _sub(root, "description", "Checks the operating-system tuning that Red Hat and SAS "
+                              "published for SAS on Red Hat Enterprise Linux: Transparent Huge "
+                              "Pages, I/O schedulers, read-ahead, write barriers, noatime, file "
+                              "systems, tuned, the CPU governor and persistence across reboots.")
+    root.append(_platform_spec(catalogue))
+    _sub(root, "version", version, time=f"{date}T00:00:00", update="https://sascheck.org/")
+    metadata = _sub(root, "metadata")
+    for tag, text in (("creator", "sascheck"), ("publisher", "sascheck"),
+                      ("contributor", "sascheck developers"),
+                      ("source", "https://sascheck.org/")):
+        etree.SubElement(metadata, f"{{{NS_DC}}}{tag}").text = text
+    for profile in catalogue.profiles.values():
+        element = _sub(root, "Profile", id=profile_id(profile.name))
+        _sub(element, "title", profile.title)
+        _sub(element, "description", profile.description)
+        for name in profile.rule_ids:
+            _sub(element, "select", idref=rule_id(name), selected="true")
+        for name, value in profile.values.items():
+            _sub(element, "set-value", value_text(catalogue.variables[name], value),
+                 idref=value_id(name))
+    for variable in catalogue.variables.values():
+        element = _sub(root, "Value", id=value_id(variable.name),
+                       type=VALUE_TYPES[variable.type])
+        _sub(element, "title", variable.name)
+        _sub(element, "description", variable.description)
+        _sub(element, "value", value_text(variable, variable.default))
+    for rule in catalogue.rules.values():
+        root.append(_rule(rule, definitions[rule.id], exports[rule.id],
+                          (fixes or {}).get(rule.id, [])))
+    return root
