@@ -22,6 +22,14 @@ DEFAULT_EPOCH = 1767225600  # 2026-01-01T00:00:00Z: fixed, so builds are reprodu
 CONTENT_DIR = Path(__file__).resolve().parent
 
 
+def default_output() -> Path:
+    """content/ in a source checkout (where the data stream is kept), else the current
+    directory: an installed package is no place to write."""
+    if (CONTENT_DIR.parent / "pyproject.toml").exists() and (CONTENT_DIR.parent / "rules").is_dir():
+        return CONTENT_DIR
+    return Path.cwd()
+
+
 def build_time() -> datetime:
     epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
     seconds = int(epoch) if epoch.isdigit() else DEFAULT_EPOCH
@@ -45,8 +53,9 @@ def _external_dependencies(oval: etree._Element, definition_id: str) -> list[tup
             continue
         for node in element.iter():
             for attribute in ("test_ref", "object_ref", "state_ref", "var_ref"):
-                if node.get(attribute):
-                    pending.append(node.get(attribute))
+                reference = node.get(attribute)
+                if reference:
+                    pending.append(reference)
             if node.text and node.text.startswith("oval:") and etree.QName(node).localname in (
                     "object_reference", "filter", "var_ref"):
                 pending.append(node.text)

@@ -18,8 +18,9 @@ Paths containing ``|`` or ``)`` cannot be expressed this way (see the README).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any, TypeVar, cast
 
 from ..rules import Variable
 from .oval import (
@@ -50,6 +51,7 @@ WANTS_DIRS = ("/etc/systemd/system/multi-user.target.wants",
               "/etc/systemd/system/graphical.target.wants")
 SYSV_DIRS = ("/etc/rc.d/rc3.d", "/etc/rc3.d", "/etc/rc.d/rc5.d", "/etc/rc5.d")
 PAIR_COMMENT = r"^\^\(\?#(.*)\)$"
+T = TypeVar("T")
 EXTERNAL_TYPES = {"paths": "string", "strings": "string", "integer": "int",
                   "boolean": "boolean"}
 
@@ -58,28 +60,29 @@ EXTERNAL_TYPES = {"paths": "string", "strings": "string", "integer": "int",
 class Shared:
     oval: OvalDocument
     variables: Mapping[str, Variable]
-    _cache: dict[str, object] = field(default_factory=dict)
+    _cache: dict[str, Any] = field(default_factory=dict)
 
-    def _once(self, key: str, build):  # type: ignore[no-untyped-def]
+    def _once(self, key: str, build: Callable[[], T]) -> T:
+        """Build a piece of shared machinery once; later rules reuse its ids."""
         if key not in self._cache:
             self._cache[key] = build()
-        return self._cache[key]
+        return cast(T, self._cache[key])
 
     # -- site values -----------------------------------------------------------------
     def external(self, name: str) -> str:
         """The OVAL external variable bound to the XCCDF Value of the site value ``name``."""
         variable = self.variables[name]
         return self._once(f"ext:{name}", lambda: self.oval.external(
-            name, EXTERNAL_TYPES[variable.type]))  # type: ignore[no-any-return]
+            name, EXTERNAL_TYPES[variable.type]))
 
     def listed(self, name: str) -> str:
         """A list site value (comma-separated in XCCDF) as a multi-valued variable."""
-        return self._once(f"list:{name}", lambda: self.oval.local(  # type: ignore[no-any-return]
+        return self._once(f"list:{name}", lambda: self.oval.local(
             f"{name}, one value each", split(",", var(self.external(name)))))
 
     def doubled(self, name: str) -> str:
         """2 x an integer site value (read-ahead in 512-byte sectors from KiB)."""
-        return self._once(f"double:{name}", lambda: self.oval.local(  # type: ignore[no-any-return]
+        return self._once(f"double:{name}", lambda: self.oval.local(
             f"{name} x 2 (sectors)", arithmetic("multiply", var(self.external(name)),
                                                 literal("2", datatype="int")), datatype="int"))
 
@@ -92,7 +95,7 @@ class Shared:
                 "mount points ending in /",
                 concat(capture(r"^(.*?)/*$", concat(component(partitions, "mount_point"), "/")),
                        "/"))
-        return self._once("mounts/", build)  # type: ignore[no-any-return]
+        return self._once("mounts/", build)
 
     def _pair_items(self, comment: str, pairs_var: str, exclude_var: str | None) -> str:
         """One /proc/mounts item per pair value, minus the pairs in ``exclude_var``."""
@@ -136,15 +139,15 @@ class Shared:
                                                          shadowed), "pattern")))
             return oval.local(f"SAS {role} file systems (mount points)",
                               capture(r"^(/|.*?[^/])/?\|", var(deepest)))
-        return self._once(f"sas:{role}", build)  # type: ignore[no-any-return]
+        return self._once(f"sas:{role}", build)
 
     def sas_partitions(self, role: str) -> str:
-        return self._once(f"parts:{role}", lambda: self.oval.obj(  # type: ignore[no-any-return]
+        return self._once(f"parts:{role}", lambda: self.oval.obj(
             "linux:partition", f"SAS {role} file systems",
             entity("linux:mount_point", var=self.sas_mounts(role), var_check="at least one")))
 
     def has_sas_role(self, role: str) -> str:
-        return self._once(f"has:{role}", lambda: self.oval.has_values(  # type: ignore[no-any-return]
+        return self._once(f"has:{role}", lambda: self.oval.has_values(
             f"SAS {role} directories are placed on a file system", self.sas_mounts(role), "^/"))
 
     # -- block devices -----------------------------------------------------------------
@@ -169,7 +172,7 @@ class Shared:
             dm = oval.local("dm devices named by /dev/mapper", capture(
                 r"^/sys/block/([^/]+)/dm$", component(dm_names, "path")))
             return oval.union_values("block devices mounted by SAS file systems", [dm, plain])
-        return self._once("level0", build)  # type: ignore[no-any-return]
+        return self._once("level0", build)
 
     def parents(self, names: str, comment: str) -> str:
         """Disks of the partitions among ``names``."""
@@ -202,7 +205,7 @@ class Shared:
                     f"level {depth} of the SAS storage stack",
                     [names, self.parents(above, f"level {depth - 1}")]))
             return levels
-        return self._once("levels", build)  # type: ignore[no-any-return]
+        return self._once("levels", build)
 
     def queue_files(self, names: str, filename: str, pattern: str, comment: str) -> str:
         paths = self.oval.local(f"{comment}: queue directories",
@@ -263,7 +266,7 @@ class Shared:
                 levels.append(oval.local(f"tuned profiles at include level {depth}", capture(
                     r"^\s*(\S+)\s*$", split(",", component(included, "subexpression")))))
             return levels
-        return self._once("tuned", build)  # type: ignore[no-any-return]
+        return self._once("tuned", build)
 
     def tuned_files(self, names: str) -> str:
         return self.oval.union_values("tuned.conf files", [

@@ -14,7 +14,9 @@ NS_CPE_LANG = "http://cpe.mitre.org/language/2.0"
 NS_DC = "http://purl.org/dc/elements/1.1/"
 NS_XHTML = "http://www.w3.org/1999/xhtml"
 OVAL_SYSTEM = "http://oval.mitre.org/XMLSchema/oval-definitions-5"
-NO_SAS_DIRS_SYSTEM = "urn:xccdf:check:sascheck:no-sas-directories"
+OCIL_SYSTEM = "http://scap.nist.gov/schema/ocil/2"
+OCIL_HREF = "sascheck-ocil.xml"
+NO_SAS_DIRS_QUESTIONNAIRE = "ocil:org.sascheck:questionnaire:1"
 OVAL_SELECTOR = "oval"
 ID_PREFIX = "xccdf_org.sascheck.content_"
 OVAL_HREF = "sascheck-oval.xml"
@@ -103,10 +105,10 @@ def _rule(rule: Rule, definition: str, exports: list[tuple[str, str]], fixes: li
     element.extend(fixes)
     if rule.sas_filesystems:
         # Without SAS directories in the values there is nothing to judge: the default
-        # check is one no engine supports, so oscap reports notchecked, as sascheck does.
-        # A tailoring that names directories selects the OVAL check.
-        placeholder = _sub(element, "check", system=NO_SAS_DIRS_SYSTEM)
-        _sub(placeholder, "check-content-ref", href="name-the-sas-directories-with-sascheck-tailor")
+        # check is an OCIL question (name the directories), which oscap reports as
+        # notchecked, as sascheck does. A tailoring that names them selects the OVAL check.
+        placeholder = _sub(element, "check", system=OCIL_SYSTEM)
+        _sub(placeholder, "check-content-ref", href=OCIL_HREF, name=NO_SAS_DIRS_QUESTIONNAIRE)
         element.append(_check(definition, exports, OVAL_SELECTOR))
     else:
         element.append(_check(definition, exports, None))
@@ -117,8 +119,8 @@ def benchmark(catalogue: Catalogue, version: str, date: str,
               definitions: Mapping[str, str], exports: Mapping[str, list[tuple[str, str]]],
               fixes: Mapping[str, list[etree._Element]] | None = None) -> etree._Element:
     """``exports[rule]`` lists the (OVAL external variable, site value) pairs its check needs."""
-    root = etree.Element(f"{{{NS_XCCDF}}}Benchmark", nsmap={
-        None: NS_XCCDF, "xhtml": NS_XHTML, "dc": NS_DC, "cpe-lang": NS_CPE_LANG})
+    namespaces = {None: NS_XCCDF, "xhtml": NS_XHTML, "dc": NS_DC, "cpe-lang": NS_CPE_LANG}
+    root = etree.Element(f"{{{NS_XCCDF}}}Benchmark", nsmap=namespaces)  # type: ignore[arg-type]
     root.set("id", f"{ID_PREFIX}benchmark_sascheck")
     root.set("resolved", "1")
     root.set("style", "SCAP_1.3")

@@ -49,7 +49,8 @@ def _parser() -> argparse.ArgumentParser:
 
     build = commands.add_parser("build", help="compile the rules into the SCAP data stream")
     build.add_argument("--output", default=None, metavar="DIR",
-                       help="where to write sascheck-ds.xml (default: the content folder)")
+                       help="where to write sascheck-ds.xml (default: content/ in a source "
+                            "checkout, else the current directory)")
 
     tailor = commands.add_parser(
         "tailor", help="write an XCCDF tailoring file with this host's site values for oscap")
@@ -118,9 +119,9 @@ def _read_tailoring(catalogue: Any, path: str) -> tuple[str, list[str]]:
 def _build(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from .content.build import CONTENT_DIR, build
+    from .content.build import build, default_output
 
-    target = build(_catalogue(), Path(args.output) if args.output else CONTENT_DIR)
+    target = build(_catalogue(), Path(args.output) if args.output else default_output())
     print(target)
     return EXIT_OK
 

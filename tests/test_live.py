@@ -151,3 +151,26 @@ def test_live_scan_judges_each_lab_device(lab, tmp_path, capsys):
                    "--set", f"sas_config_files={config}", "--set", "storage_cache_protected=yes"])
     rules = {rule["id"]: rule for rule in json.loads(report.read_text())["rules"]}
     assert rules["barrier_requires_protected_cache"]["result"] == "pass"
+
+
+def test_live_oscap_agrees_with_sascheck(lab, tmp_path):
+    import json
+
+    from .oscap import oscap_available, oscap_eval, tailor
+
+    if not oscap_available():
+        pytest.fail("oscap is not installed (scripts/setup --test installs it)")
+    config = tmp_path / "sasv9.cfg"
+    config.write_text(f"-WORK '{lab['work'].mountpoint}'\n-UTILLOC {lab['utilloc'].mountpoint}\n")
+    sets = [f"sas_data_dirs={lab['data'].mountpoint}/data", f"sas_config_files={config}"]
+    tailoring = tailor(Path("/"), sets, tmp_path / "tailoring.xml")
+    report = tmp_path / "live.json"
+    main(["scan", "--tailoring", str(tailoring), "--quiet", "--json", str(report)])
+    ours = {rule["id"]: rule["result"] for rule in json.loads(report.read_text())["rules"]}
+    theirs = oscap_eval(Path("/"), tailoring, tmp_path)
+    # Auto-detected role: the device rules may not apply (in a container, say), the
+    # file-system rules always do, and both engines must see the lab the same way.
+    assert ours["sas_fs_type"] == "fail" and ours["sas_fs_noatime"] == "fail"
+    differences = {rule: (ours[rule], theirs.get(rule)) for rule in ours
+                   if ours[rule] != theirs.get(rule)}
+    assert differences == {}, differences

@@ -65,7 +65,9 @@ def test_wheel_installs_into_a_fresh_venv_and_scans(tmp_path):
     assert {"scanner", "rules", "reports", "sascheck.py"} & ours == set()
     assert "sascheck" in ours
     where = subprocess.run([venv / "bin/python", "-c",
-                            "import sascheck.scanner, sascheck.rules; "
+                            "import pathlib, sascheck.scanner, sascheck.content; "
+                            "ds = pathlib.Path(sascheck.content.__file__).with_name("
+                            "'sascheck-ds.xml'); assert ds.stat().st_size > 10000, ds; "
                             "print(sascheck.scanner.__file__)"],
                            check=True, capture_output=True, text=True, cwd=tmp_path).stdout
     assert where.startswith(str(venv))

@@ -189,10 +189,11 @@ def io_tuning_at_boot(params: Mapping[str, Any], facts: Facts,
             judge(read_ahead, "read-ahead", path, f"blockdev --setra {match.group(1)}",
                   int(match.group(1)) // 2 >= minimum)
     if _kernel_honours_elevator(facts.host.kernel):
-        for source in facts.boot_sources:
-            value = arg_value(list(source.args), "elevator")
+        for boot_source in facts.boot_sources:
+            value = arg_value(list(boot_source.args), "elevator")
             if value is not None:
-                judge(scheduler, "scheduler", source.path, f"elevator={value}", value in allowed)
+                judge(scheduler, "scheduler", boot_source.path, f"elevator={value}",
+                      value in allowed)
 
     evidence = []
     for subject, items in (("read-ahead", read_ahead), ("scheduler", scheduler)):

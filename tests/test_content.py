@@ -1,0 +1,107 @@
+"""The built SCAP content: valid for oscap, current, reproducible, named as documented."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from datetime import datetime, timezone
+
+import pytest
+from lxml import etree
+
+from sascheck.cli import main
+from sascheck.content.build import compile_catalogue
+from sascheck.content.tailoring import read_tailoring
+from sascheck.rules import load_catalogue
+
+from .oscap import DATASTREAM, oscap_available
+
+needs_oscap = pytest.mark.skipif(not oscap_available(), reason="oscap is not installed")
+NS = {"x": "http://checklists.nist.gov/xccdf/1.2",
+      "o": "http://oval.mitre.org/XMLSchema/oval-definitions-5"}
+
+
+@pytest.fixture(scope="module")
+def catalogue():
+    return load_catalogue()
+
+
+def test_committed_datastream_is_current(catalogue):
+    assert DATASTREAM.read_bytes() == compile_catalogue(catalogue), "run sascheck build"
+
+
+def test_build_is_deterministic_and_honours_source_date_epoch(catalogue, monkeypatch, tmp_path):
+    assert compile_catalogue(catalogue) == compile_catalogue(catalogue)
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    assert main(["build", "--output", str(tmp_path)]) == 0
+    text = (tmp_path / "sascheck-ds.xml").read_text()
+    stamp = datetime.fromtimestamp(1700000000, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
+    assert f'timestamp="{stamp}"' in text
+    assert (tmp_path / "sascheck-ds.xml").read_bytes() != DATASTREAM.read_bytes()
+
+
+@needs_oscap
+@pytest.mark.parametrize("command", [["ds", "sds-validate"], ["xccdf", "validate", "--schematron"]])
+def test_oscap_validates_the_datastream(command):
+    completed = subprocess.run(["oscap", *command, str(DATASTREAM)], capture_output=True,
+                               text=True)
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert "FAIL" not in completed.stdout
+
+
+@needs_oscap
+def test_oscap_info_lists_the_profiles():
+    info = subprocess.run(["oscap", "info", str(DATASTREAM)], capture_output=True, text=True,
+                          check=True).stdout
+    assert "xccdf_org.sascheck.content_profile_default" in info
+    assert "xccdf_org.sascheck.content_profile_xtremio" in info
+
+
+def test_ids_follow_the_documented_scheme(catalogue):
+    tree = etree.parse(str(DATASTREAM))
+    rules = {r.get("id") for r in tree.iterfind(".//x:Rule", NS)}
+    assert rules == {f"xccdf_org.sascheck.content_rule_{name}" for name in catalogue.rules}
+    values = {v.get("id") for v in tree.iterfind(".//x:Value", NS)}
+    assert values == {f"xccdf_org.sascheck.content_value_{n}" for n in catalogue.variables}
+    for element in tree.iter():
+        identifier = element.get("id", "")
+        if identifier.startswith("oval:"):
+            assert re.fullmatch(r"oval:org\.sascheck(\.cpe)?:(def|tst|obj|ste|var):\d+",
+                                identifier), identifier
+    # Every site value used by a check is exported to OVAL from its XCCDF Value.
+    exported = {e.get("value-id") for e in tree.iterfind(".//x:check-export", NS)}
+    assert "xccdf_org.sascheck.content_value_read_ahead_min_kb" in exported
+    assert "xccdf_org.sascheck.content_value_sas_work_dirs" in exported
+    externals = {e.get("comment") for e in tree.iter(
+        "{http://oval.mitre.org/XMLSchema/oval-definitions-5}external_variable")}
+    assert externals == {v[len("xccdf_org.sascheck.content_value_"):] for v in exported}
+
+
+def test_tailoring_round_trip(catalogue, host, tmp_path):
+    root = host()
+    out = tmp_path / "t.xml"
+    assert main(["tailor", "--root", str(root), "--profile", "xtremio", "--set",
+                 "sas_data_dirs=/sasdata", "--set", "dirty_ratio=30", "-o", str(out)]) == 0
+    tailoring = read_tailoring(catalogue, str(out))
+    assert tailoring.profile == "xtremio"
+    assert tailoring.values["sas_work_dirs"] == "/saswork"  # discovered from sasv9_local.cfg
+    assert tailoring.values["read_ahead_min_kb"] == "16384"  # from the profile
+    assert tailoring.values["dirty_ratio"] == "30"
+    assert "selector=\"oval\"" in out.read_text()
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("not xml", "cannot read tailoring"),
+    ('<Tailoring xmlns="http://checklists.nist.gov/xccdf/1.2"/>', "expected one tailored Profile"),
+    ('<Tailoring xmlns="http://checklists.nist.gov/xccdf/1.2"><Profile id="p" extends="x"/>'
+     "</Tailoring>", "not a sascheck profile"),
+    ('<Tailoring xmlns="http://checklists.nist.gov/xccdf/1.2"><Profile id="p" '
+     'extends="xccdf_org.sascheck.content_profile_default"><set-value idref="v">1</set-value>'
+     "</Profile></Tailoring>", "unknown value 'v'"),
+])
+def test_bad_tailoring_files(tmp_path, capsys, text, message):
+    path = tmp_path / "t.xml"
+    path.write_text(text)
+    assert main(["scan", "--root", str(tmp_path), "--tailoring", str(path), "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
