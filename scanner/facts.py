@@ -149,15 +149,21 @@ def collect_sysctl(root: HostRoot, keys: list[str]) -> dict[str, str | Unavailab
     return values
 
 
+def _read_noting(root: HostRoot, path: str, problems: list[str],
+                 limit: int = 1024 * 1024) -> str | None:
+    """An optional file's text; a file that exists but cannot be read is noted, not fatal."""
+    try:
+        return root.read_optional(path, limit)
+    except FactError as exc:
+        problems.append(str(exc))
+        return None
+
+
 def collect_boot_sources(root: HostRoot, problems: list[str]) -> list[BootSource]:
     sources: list[BootSource] = []
 
     def add(path: str, parse: Callable[[str], list[str]]) -> None:
-        try:
-            text = root.read_optional(path, 1024 * 1024)
-        except FactError as exc:
-            problems.append(str(exc))
-            return
+        text = _read_noting(root, path, problems)
         if text is not None:
             sources.append(BootSource(path, tuple(parse(text))))
 
@@ -170,18 +176,12 @@ def collect_boot_sources(root: HostRoot, problems: list[str]) -> list[BootSource
         entries = []
     grubenv: dict[str, str] = {}
     if entries:
-        try:
-            grubenv = boot.grubenv_vars(root.read_optional("/boot/grub2/grubenv", 64 * 1024) or "")
-        except FactError as exc:
-            problems.append(str(exc))
+        grubenv = boot.grubenv_vars(
+            _read_noting(root, "/boot/grub2/grubenv", problems, 64 * 1024) or "")
     for entry in entries:
         add(entry, lambda text: boot.expand_grubenv(boot.bls_entry_args(text), grubenv))
     for legacy in ("/boot/grub/grub.conf", "/etc/grub.conf"):
-        try:
-            text = root.read_optional(legacy, 1024 * 1024)
-        except FactError as exc:
-            problems.append(str(exc))
-            continue
+        text = _read_noting(root, legacy, problems)
         if text is not None:
             for index, args in enumerate(boot.legacy_grub_args(text), start=1):
                 sources.append(BootSource(f"{legacy} (kernel line {index})", tuple(args)))
@@ -192,11 +192,7 @@ def collect_boot_sources(root: HostRoot, problems: list[str]) -> list[BootSource
 def collect_init_scripts(root: HostRoot, problems: list[str]) -> dict[str, str]:
     scripts: dict[str, str] = {}
     for path in INIT_SCRIPTS:
-        try:
-            text = root.read_optional(path, 1024 * 1024)
-        except FactError as exc:
-            problems.append(str(exc))
-            continue
+        text = _read_noting(root, path, problems)
         if text is not None:
             scripts[path] = text
     return scripts

@@ -11,20 +11,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from sascheck.scanner.example_roots import SAS_TUNED_PROFILE
 from sascheck.scanner.rootbuilder import RootBuilder
 
-SAS_PROFILE = """\
-[main]
-summary=SAS tuning
-include=throughput-performance
-
-[vm]
-transparent_hugepages=never
-
-[disk]
-elevator=mq-deadline
-readahead=>4096
-"""
+SAS_PROFILE = SAS_TUNED_PROFILE
 
 
 @dataclass
