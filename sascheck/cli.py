@@ -4,6 +4,7 @@ that ``sascheck --help`` stays fast."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -59,6 +60,22 @@ def _parser() -> argparse.ArgumentParser:
     tailor.add_argument("--profile", default="default", metavar="NAME")
     tailor.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
     tailor.add_argument("-o", "--output", required=True, metavar="FILE")
+
+    fix = commands.add_parser("fix", help="generate remediations for the rules that failed")
+    fix.add_argument("--format", required=True, choices=("bash", "ansible", "tuned", "udev"))
+    source = fix.add_mutually_exclusive_group()
+    source.add_argument("--from", dest="from_json", metavar="RESULTS.json",
+                        help="results of an earlier 'sascheck scan --json'")
+    source.add_argument("--root", default=None, metavar="DIR",
+                        help="scan this root now (default: this host)")
+    fix.add_argument("--profile", default=None, metavar="NAME")
+    fix.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
+    fix.add_argument("--role", default="auto", choices=ROLE_CHOICES)
+    fix.add_argument("--all", action="store_true", help="every rule of the profile, not only "
+                                                       "those that failed")
+    fix.add_argument("--rule", action="append", default=[], metavar="ID",
+                     help="only these rules (repeatable)")
+    fix.add_argument("-o", "--output", required=True, metavar="FILE")
 
     rules = commands.add_parser("rules", help="list the rule catalogue")
     rules.add_argument("--format", choices=("table", "markdown"), default="table",
@@ -149,6 +166,67 @@ def _tailor(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _fix_input(catalogue: Any, args: argparse.Namespace) -> Any:
+    import json
+
+    from .remediations.generate import FixInput, select_rules
+    from .rules import ValueError_, resolve_values
+    from .scanner.hostroot import FactError
+    from .scanner.sasdirs import VALUE_FOR_ROLE
+    from .scanner.scan import run_scan, site_values
+
+    try:
+        if args.from_json:
+            try:
+                result = json.loads(open(args.from_json, encoding="utf-8").read())
+            except (OSError, ValueError) as exc:
+                raise UsageError(f"cannot read {args.from_json}: {exc}") from exc
+            if not isinstance(result, dict) or result.get("schema") != "sascheck-result/1":
+                raise UsageError(f"{args.from_json}: not a sascheck-result/1 file")
+            profile = args.profile or result["profile"]
+            values = resolve_values(catalogue.variables, [("results", result["values"])])
+            values = resolve_values(catalogue.variables, [
+                ("results", {**result["values"], **{
+                    VALUE_FOR_ROLE[role]: [d["path"] for d in result["sas_dirs"]
+                                           if d["role"] == role] for role in VALUE_FOR_ROLE}}),
+                ("--set", dict(a.split("=", 1) for a in args.set if "=" in a))])
+        else:
+            root = args.root or "/"
+            profile = args.profile or "default"
+            result = run_scan(catalogue, profile, args.set, root, args.role).to_dict()
+            values = site_values(catalogue, profile, args.set, root)
+        rule_ids = select_rules(result, catalogue, args.all, args.rule)
+    except KeyError as exc:
+        raise UsageError(f"{exc.args[0]}") from exc
+    except (ValueError_, FactError) as exc:
+        raise UsageError(str(exc)) from exc
+    role = args.role if args.role != "auto" else result["role"]["name"]
+    return FixInput(host=result["host"].get("hostname") or "this host", role=role,
+                    profile=profile, kernel=result["host"].get("kernel", ""), values=values,
+                    rule_ids=rule_ids)
+
+
+def _fix(args: argparse.Namespace) -> int:
+    from .remediations.generate import FixError, generate
+    from .reports.json_output import write_atomic
+
+    catalogue = _catalogue()
+    fix_input = _fix_input(catalogue, args)
+    try:
+        text = generate(args.format, catalogue, fix_input)
+    except FixError as exc:
+        raise UsageError(str(exc)) from exc
+    try:
+        write_atomic(args.output, text)
+        if args.format == "bash":
+            os.chmod(args.output, 0o755)
+    except OSError as exc:
+        raise UsageError(f"cannot write {args.output}: {exc.strerror}") from exc
+    if not fix_input.rule_ids:
+        print("sascheck: nothing failed; the remediation changes nothing", file=sys.stderr)
+    return EXIT_OK
+
+
 def _rules(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
@@ -181,7 +259,7 @@ def _explain(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-COMMANDS = {"scan": _scan, "build": _build, "tailor": _tailor, "rules": _rules,
+COMMANDS = {"scan": _scan, "build": _build, "tailor": _tailor, "fix": _fix, "rules": _rules,
             "explain": _explain}
 
 

@@ -1,0 +1,1 @@
+"""Remediations generated from the rules and a scan: bash, Ansible, a tuned profile, udev rules."""

@@ -1,0 +1,134 @@
+"""Render remediations with jinja2: one template per check kind and format.
+
+Values that came from a host (mount points, device names, paths) are quoted for the
+shell with ``sh`` and for YAML with ``yaml`` (a ``!unsafe`` JSON string, which Ansible
+never templates), so a mount point named ``/x$(reboot)`` stays data.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from .. import __version__
+from ..rules import Catalogue, Rule
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+FORMATS = ("bash", "ansible", "tuned", "udev")
+MANUAL = {
+    "sas_fs_type": "the file system type cannot be changed in place: plan a migration of the "
+                   "SAS data to xfs (or ext4)",
+    "sas_dirs_separate": "moving SAS directories onto their own file systems is storage "
+                         "planning: give DATA, WORK and UTILLOC separate file systems",
+}
+LEGACY_SCHEDULERS = ("deadline", "noop", "cfq", "anticipatory")
+
+
+class FixError(Exception):
+    """Nothing to generate, or an unusable input."""
+
+
+def _sh(value: object) -> str:
+    return shlex.quote(str(value))
+
+
+def _sh_comment(value: object) -> str:
+    return " ".join(str(value).split()).replace("\n", " ")
+
+
+def _yaml(value: object) -> str:
+    """A YAML scalar Ansible will not template: !unsafe with a JSON string."""
+    return "!unsafe " + json.dumps(str(value))
+
+
+def environment() -> jinja2.Environment:
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+                             undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
+                             trim_blocks=True, lstrip_blocks=True, autoescape=False)
+    env.filters["sh"] = _sh
+    env.filters["sh_comment"] = _sh_comment
+    env.filters["yaml"] = _yaml
+    env.filters["json"] = json.dumps
+    return env
+
+
+@dataclass(frozen=True)
+class FixInput:
+    """What a remediation needs from a scan: the host, its role, values, failing rules."""
+    host: str
+    role: str
+    profile: str
+    kernel: str
+    values: Mapping[str, Any]
+    rule_ids: tuple[str, ...]
+
+    @property
+    def sas_dirs(self) -> list[str]:
+        return [*self.values["sas_data_dirs"], *self.values["sas_work_dirs"],
+                *self.values["sas_utilloc_dirs"]]
+
+
+def select_rules(result: Mapping[str, Any], catalogue: Catalogue, everything: bool,
+                 only: Iterable[str] = ()) -> tuple[str, ...]:
+    """The rules to remediate: those that failed (or all of the profile with --all)."""
+    chosen = [rule["id"] for rule in result["rules"]
+              if everything or rule["result"] in ("fail", "error")]
+    wanted = set(only)
+    unknown = wanted - set(catalogue.rules)
+    if unknown:
+        raise FixError(f"unknown rule(s): {', '.join(sorted(unknown))}")
+    return tuple(r for r in chosen if not wanted or r in wanted)
+
+
+def elevator(fix: FixInput) -> str:
+    """The scheduler to ask tuned for: an allowed one in the kernel's own vocabulary."""
+    legacy = fix.kernel.startswith(("2.", "3."))
+    allowed = list(fix.values["allowed_schedulers"])
+    for name in allowed:
+        if (name in LEGACY_SCHEDULERS) == legacy:
+            return name
+    return allowed[0]
+
+
+def tuned_profile(fix: FixInput, env: jinja2.Environment | None = None) -> str:
+    env = env or environment()
+    return env.get_template("tuned/tuned.conf.j2").render(
+        name="sas-performance", version=__version__, profile=fix.profile, role=fix.role,
+        values=fix.values, elevator=elevator(fix))
+
+
+def _rule_context(rule: Rule) -> dict[str, Any]:
+    return {"rule": rule, "params": rule.params, "manual_reason": MANUAL.get(rule.id, "")}
+
+
+def _template_for(rule: Rule, fmt: str) -> str:
+    extension = "sh" if fmt == "bash" else "yml"
+    return f"{fmt}/manual.{extension}.j2" if rule.id in MANUAL else f"{fmt}/{rule.kind}.{extension}.j2"
+
+
+def bash_script(catalogue: Catalogue, fix: FixInput) -> str:
+    env = environment()
+    blocks = []
+    for rule_id in fix.rule_ids:
+        rule = catalogue.rules[rule_id]
+        body = env.get_template(_template_for(rule, "bash")).render(**_rule_context(rule))
+        blocks.append({"rule": rule, "body": body.rstrip("\n")})
+    library = (TEMPLATES / "bash" / "lib.sh").read_text(encoding="utf-8")  # plain bash
+    return env.get_template("bash/script.sh.j2").render(
+        host=fix.host, profile=fix.profile, role=fix.role, version=__version__,
+        sas_dirs=fix.sas_dirs, values=fix.values, tuned_profile=tuned_profile(fix, env),
+        library=library.rstrip("\n"), blocks=blocks)
+
+
+def generate(fmt: str, catalogue: Catalogue, fix: FixInput) -> str:
+    if fmt == "bash":
+        return bash_script(catalogue, fix)
+    if fmt == "tuned":
+        return tuned_profile(fix)
+    raise FixError(f"format {fmt!r} is not available yet")

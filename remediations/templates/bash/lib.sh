@@ -1,0 +1,388 @@
+# ---- sascheck remediation library -------------------------------------------------------
+# ROOT: where the system lives ("" = this host, live). An offline image gets only its
+# persistent configuration changed; runtime writes to /proc and /sys are skipped there.
+ROOT="${SASCHECK_ROOT:-}"
+ROOT="${ROOT%/}"
+DRY_RUN=0
+# Plan mode (SASCHECK_PLAN=1): change nothing, print the changes as JSON for a caller
+# (the Ansible playbook) that carries them out with its own modules.
+PLAN="${SASCHECK_PLAN:-0}"
+INSTALL_TUNED="${SASCHECK_INSTALL_TUNED:-no}"
+CHANGES=0
+CURRENT_RULE=""
+PLAN_ITEMS=()
+STAMP="$(date +%Y%m%d%H%M%S)"
+declare -A BACKED_UP=()
+
+usage() {
+    echo "usage: $0 [--dry-run]   (env: SASCHECK_ROOT=DIR, SASCHECK_ROLE=ROLE, SASCHECK_INSTALL_TUNED=yes)"
+}
+
+for argument in "$@"; do
+    case "$argument" in
+        --dry-run) DRY_RUN=1 ;;
+        -h|--help) usage; exit 0 ;;
+        *) usage >&2; exit 1 ;;
+    esac
+done
+
+live() { [[ -z "$ROOT" ]]; }
+say() { if (( PLAN )); then printf '%s\n' "$*" >&2; else printf '%s\n' "$*"; fi; }
+warn() { printf 'sascheck-fix: %s\n' "$*" >&2; }
+
+# A JSON string (control characters other than tab and newline are dropped).
+json() {
+    local text
+    text="$(printf '%s' "$1" | tr -d '\000-\010\013\014\016-\037')"
+    text="${text//\\/\\\\}"
+    text="${text//\"/\\\"}"
+    text="${text//$'\n'/\\n}"
+    text="${text//$'\t'/\\t}"
+    printf '"%s"' "$text"
+}
+
+# Account for a change. Returns 0 when the caller should make it now; in dry-run mode
+# it only says what would happen, in plan mode it records it (KIND, then JSON fields).
+act() {
+    local kind="$1" description="$2" fields="$3"
+    CHANGES=$((CHANGES + 1))
+    if (( PLAN )); then
+        PLAN_ITEMS+=("{\"rule\":$(json "$CURRENT_RULE"),\"kind\":$(json "$kind"),\"description\":$(json "$description")${fields:+,$fields}}")
+        return 1
+    fi
+    if (( DRY_RUN )); then
+        say "would: $description"
+        return 1
+    fi
+    say "changed: $description"
+}
+
+# Write a runtime value (sysfs, procfs) when it differs. Live only.
+set_runtime() {
+    local file="$1" value="$2" current
+    live || return 0
+    [[ -w "$file" ]] || { warn "cannot write $file"; return 0; }
+    current="$(<"$file")"
+    if [[ "$current" == *"[$value]"* || "$current" == "$value" ]]; then
+        return 0
+    fi
+    if act runtime "$file: $current -> $value" "\"path\":$(json "$file"),\"value\":$(json "$value")"; then
+        printf '%s' "$value" > "$file"
+    fi
+}
+
+# Back a file up once per run, beside it, keeping owner and mode.
+backup() {
+    local file="$1"
+    [[ -e "$file" && -z "${BACKED_UP[$file]:-}" ]] || return 0
+    cp -p -- "$file" "$file.sascheck-$STAMP.bak"
+    BACKED_UP[$file]=1
+}
+
+# Replace a file's content atomically when it differs (temporary file + rename).
+write_file() {
+    local file="$1" content="$2" temporary
+    if [[ -e "$file" ]] && [[ "$(cat -- "$file"; printf x)" == "${content}x" ]]; then
+        return 0
+    fi
+    act file "write $file" "\"path\":$(json "$file"),\"content\":$(json "$content")" || return 0
+    mkdir -p -- "$(dirname -- "$file")"
+    backup "$file"
+    temporary="$(mktemp -- "$file.sascheck.XXXXXX")"
+    printf '%s' "$content" > "$temporary"
+    if [[ -e "$file" ]]; then
+        chmod --reference="$file" -- "$temporary"
+        chown --reference="$file" -- "$temporary" 2>/dev/null || true
+    else
+        chmod 0644 -- "$temporary"
+    fi
+    mv -f -- "$temporary" "$file"
+}
+
+# A symbolic link, created when missing.
+make_link() {
+    local link="$1" target="$2"
+    [[ -e "$link" || -L "$link" ]] && return 0
+    if act link "link $link -> $target" "\"path\":$(json "$link"),\"target\":$(json "$target")"; then
+        mkdir -p -- "$(dirname -- "$link")"
+        ln -s -- "$target" "$link"
+    fi
+}
+
+# A command that changes the live system (systemctl, tuned-adm, grubby, dnf).
+run_command() {
+    local argv="" word
+    for word in "$@"; do argv+="${argv:+,}$(json "$word")"; done
+    if act command "$*" "\"argv\":[$argv]"; then "$@"; fi
+}
+
+# Rewrite a file through awk; the awk program reads its parameters from ENVIRON so that
+# host values (mount points with backslashes) are never reinterpreted.
+edit_file() {
+    local file="$1" program="$2" content
+    [[ -f "$file" ]] || return 0
+    content="$(awk "$program" "$file"; printf x)"
+    write_file "$file" "${content%x}"
+}
+
+in_list() {
+    local needle="$1" item
+    shift
+    for item in "$@"; do
+        if [[ "$item" == "$needle" ]]; then return 0; fi
+    done
+    return 1
+}
+
+# ---- the host's role: the same signals as sascheck's scanner -----------------------------
+detect_role() {
+    local vendor file
+    if [[ -n "${SASCHECK_ROLE:-}" ]]; then printf '%s' "$SASCHECK_ROLE"; return; fi
+    if [[ -e "$ROOT/.dockerenv" || -e "$ROOT/run/.containerenv" ]] \
+        || grep -qa 'container=' "$ROOT/proc/1/environ" 2>/dev/null; then
+        printf container; return
+    fi
+    if grep -Eqs '^(flags|Features)[[:space:]]*:.*[[:space:]]hypervisor([[:space:]]|$)' "$ROOT/proc/cpuinfo"; then
+        printf kvm_guest; return
+    fi
+    for file in "$ROOT/sys/class/dmi/id/sys_vendor" "$ROOT/sys/class/dmi/id/product_name"; do
+        [[ -r "$file" ]] || continue
+        vendor="$(tr '[:upper:]' '[:lower:]' < "$file")"
+        if [[ "$vendor" =~ (qemu|kvm|red\ hat|vmware|xen|microsoft\ corporation|innotek|virtualbox|bochs|amazon\ ec2|google|nutanix|openstack) ]]; then
+            printf kvm_guest; return
+        fi
+    done
+    if grep -Eqs '^kvm(_intel|_amd)?[[:space:]]' "$ROOT/proc/modules"; then
+        for file in /usr/libexec/qemu-kvm /usr/bin/qemu-kvm /usr/bin/qemu-system-x86_64 /usr/sbin/libvirtd /etc/libvirt/qemu.conf; do
+            if [[ -e "$ROOT$file" ]]; then printf kvm_host; return; fi
+        done
+    fi
+    printf bare_metal
+}
+
+# ---- SAS storage: file systems and the block devices below them ------------------------
+# /proc/mounts escapes space, tab, newline and backslash as \NNN octal.
+unescape() { printf '%b' "${1//\\/\\0}"; }
+
+# The mount point holding a directory: the longest prefix; the last such mount wins.
+mount_of() {
+    local dir="$1" best="" device point rest decoded
+    while read -r device point rest; do
+        decoded="$(unescape "$point")"
+        if [[ "$decoded" == / || "$dir" == "$decoded" || "$dir" == "$decoded"/* ]]; then
+            if (( ${#decoded} >= ${#best} )); then best="$decoded"; fi
+        fi
+    done < "$ROOT/proc/mounts"
+    printf '%s' "$best"
+}
+
+# The device field of the last /proc/mounts entry for a mount point.
+device_of() {
+    local wanted="$1" found="" device point rest
+    while read -r device point rest; do
+        if [[ "$(unescape "$point")" == "$wanted" ]]; then found="$(unescape "$device")"; fi
+    done < "$ROOT/proc/mounts"
+    printf '%s' "$found"
+}
+
+# /sys/block name of a mounted device (/dev/mapper/NAME, /dev/NAME), or nothing.
+block_name() {
+    local device="$1" dm
+    if [[ "$device" == /dev/mapper/* ]]; then
+        for dm in "$ROOT"/sys/block/dm-*; do
+            if [[ -r "$dm/dm/name" && "$(<"$dm/dm/name")" == "${device#/dev/mapper/}" ]]; then
+                basename -- "$dm"; return
+            fi
+        done
+    elif [[ "$device" == /dev/* && "${device#/dev/}" != */* ]]; then
+        if [[ -e "$ROOT/sys/class/block/${device#/dev/}" || -e "$ROOT/sys/block/${device#/dev/}" ]]; then
+            printf '%s' "${device#/dev/}"
+        fi
+    fi
+}
+
+# The sysfs directory of a block device or partition, resolved inside the root.
+sys_dir() {
+    local name="$1" link
+    for link in "$ROOT/sys/class/block/$name" "$ROOT/sys/block/$name"; do
+        if [[ -e "$link" ]]; then readlink -f -- "$link"; return; fi
+    done
+}
+
+# Every device carrying a device's I/O: itself, a partition's disk, slaves, recursively.
+stack_of() {
+    local name="$1" dir slave
+    [[ -n "$name" ]] || return 0
+    printf '%s\n' "$name"
+    dir="$(sys_dir "$name")"
+    [[ -n "$dir" ]] || return 0
+    if [[ -e "$dir/partition" ]]; then stack_of "$(basename -- "$(dirname -- "$dir")")"; fi
+    for slave in "$dir"/slaves/*; do
+        if [[ -e "$slave" || -L "$slave" ]]; then stack_of "$(basename -- "$slave")"; fi
+    done
+}
+
+# Mount points of the SAS file systems, one per line, each once.
+sas_mounts() {
+    local dir
+    [[ -r "$ROOT/proc/mounts" ]] || return 0
+    for dir in "${SAS_DIRS[@]}"; do mount_of "$dir"; printf '\n'; done | awk 'NF && !seen[$0]++'
+}
+
+# Devices below the SAS file systems ("stack"), or the devices they mount, with a
+# partition replaced by its disk ("queue"), each once.
+sas_devices() {
+    local which="$1" point name dir
+    while IFS= read -r point; do
+        name="$(block_name "$(device_of "$point")")"
+        [[ -n "$name" ]] || continue
+        if [[ "$which" == stack ]]; then
+            stack_of "$name"
+        else
+            dir="$(sys_dir "$name")"
+            if [[ -e "$dir/partition" ]]; then basename -- "$(dirname -- "$dir")"; else printf '%s\n' "$name"; fi
+        fi
+    done < <(sas_mounts) | awk 'NF && !seen[$0]++'
+}
+
+# A udev match for a device that survives renaming where the kernel offers one.
+udev_match() {
+    local name="$1" dir value
+    dir="$(sys_dir "$name")"
+    if [[ -r "$dir/dm/name" ]]; then
+        printf 'ENV{DM_NAME}=="%s"' "$(<"$dir/dm/name")"
+    elif [[ -r "$dir/device/wwid" ]]; then
+        value="$(<"$dir/device/wwid")"
+        printf 'KERNEL=="sd*", ATTRS{wwid}=="%s"' "$value"
+    else
+        printf 'KERNEL=="%s"' "$name"
+    fi
+}
+
+# The first allowed scheduler a device offers.
+preferred_scheduler() {
+    local offered wanted
+    offered=" $(tr -d '[]' < "$1") "
+    for wanted in "${ALLOWED_SCHEDULERS[@]}"; do
+        if [[ "$offered" == *" $wanted "* ]]; then printf '%s' "$wanted"; return; fi
+    done
+}
+
+# Add or replace a kernel argument in the lines of a boot file that carry arguments.
+set_kernel_arg() {
+    local file="$1" pattern="$2" argument="$3"
+    # shellcheck disable=SC2016  # the awk program is single-quoted on purpose
+    KARG_PATTERN="$pattern" KARG_NAME="${argument%%=*}" KARG="$argument" edit_file "$file" '
+        function fix(text,    n, words, i, out) {
+            n = split(text, words, /[ \t]+/); out = ""
+            for (i = 1; i <= n; i++) {
+                if (words[i] == "" || index(words[i], ENVIRON["KARG_NAME"] "=") == 1) continue
+                out = out (out == "" ? "" : " ") words[i]
+            }
+            return out (out == "" ? "" : " ") ENVIRON["KARG"]
+        }
+        $0 ~ ENVIRON["KARG_PATTERN"] {
+            if (match($0, /"[^"]*"/) || match($0, /\047[^\047]*\047/)) {
+                $0 = substr($0, 1, RSTART) fix(substr($0, RSTART + 1, RLENGTH - 2)) substr($0, RSTART + RLENGTH - 1)
+            } else if (match($0, /^[ \t]*GRUB_CMDLINE_LINUX=/)) {
+                $0 = substr($0, 1, RLENGTH) "\"" fix(substr($0, RLENGTH + 1)) "\""
+            } else if (match($0, /^[ \t]*options[ \t]+/)) {
+                $0 = substr($0, 1, RLENGTH) fix(substr($0, RLENGTH + 1))
+            } else if (match($0, /^[ \t]*kernel[ \t]+[^ \t]+[ \t]*/)) {
+                $0 = substr($0, 1, RLENGTH) fix(substr($0, RLENGTH + 1))
+            } else {
+                $0 = fix($0)
+            }
+        }
+        { print }'
+}
+
+# Make a kernel argument part of every boot entry and of the defaults new kernels get.
+persist_kernel_arg() {
+    local argument="$1" entry
+    if live && command -v grubby >/dev/null 2>&1; then
+        if grubby --info=ALL 2>/dev/null | grep -E '^args=' | grep -vq -- "$argument"; then
+            run_command grubby --update-kernel=ALL --args="$argument"
+        fi
+    else
+        for entry in "$ROOT"/boot/loader/entries/*.conf; do
+            if [[ -f "$entry" ]]; then set_kernel_arg "$entry" '^[ \t]*options[ \t]' "$argument"; fi
+        done
+        set_kernel_arg "$ROOT/boot/grub/grub.conf" '^[ \t]*kernel[ \t]' "$argument"
+    fi
+    set_kernel_arg "$ROOT/etc/default/grub" '^[ \t]*GRUB_CMDLINE_LINUX=' "$argument"
+    set_kernel_arg "$ROOT/etc/kernel/cmdline" '.' "$argument"
+}
+
+# Rewrite the options of fstab entries for a mount point (fstab escapes like /proc/mounts).
+fstab_options() {
+    local point="$1" remove="$2" add="$3"
+    # shellcheck disable=SC2016  # the awk program is single-quoted on purpose
+    FSTAB_POINT="$point" FSTAB_REMOVE="$remove" FSTAB_ADD="$add" edit_file "$ROOT/etc/fstab" '
+        function unescape(text,    out, code) {
+            out = ""
+            while (match(text, /\\[0-7][0-7][0-7]/)) {
+                code = (substr(text, RSTART + 1, 1) * 64) + (substr(text, RSTART + 2, 1) * 8) + substr(text, RSTART + 3, 1)
+                out = out substr(text, 1, RSTART - 1) sprintf("%c", code)
+                text = substr(text, RSTART + 4)
+            }
+            return out text
+        }
+        !/^[ \t]*#/ && NF >= 4 && unescape($2) == ENVIRON["FSTAB_POINT"] {
+            n = split($4, options, ","); out = ""; have = 0
+            split(ENVIRON["FSTAB_REMOVE"], gone, ",")
+            for (i = 1; i <= n; i++) {
+                drop = 0
+                for (g in gone) if (options[i] == gone[g]) drop = 1
+                if (options[i] == ENVIRON["FSTAB_ADD"]) have = 1
+                if (!drop) out = out (out == "" ? "" : ",") options[i]
+            }
+            if (!have && ENVIRON["FSTAB_ADD"] != "") out = out (out == "" ? "" : ",") ENVIRON["FSTAB_ADD"]
+            if (out == "") out = "defaults"
+            $4 = out
+        }
+        { print }'
+}
+
+remount() {
+    local point="$1" options="$2"
+    live || return 0
+    if act remount "mount -o remount,$options $point" "\"path\":$(json "$point"),\"options\":$(json "remount,$options")"; then
+        mount -o "remount,$options" -- "$point"
+    fi
+}
+
+# The end of a run: a summary, or in plan mode the plan as JSON.
+finish() {
+    local item body=""
+    if (( PLAN )); then
+        for item in "${PLAN_ITEMS[@]}"; do body+="${body:+,}$item"; done
+        printf '{"role":%s,"actions":[%s]}\n' "$(json "$ROLE")" "$body"
+    elif (( CHANGES == 0 )); then
+        say "no changes"
+    elif (( DRY_RUN )); then
+        say "$CHANGES changes would be made"
+    else
+        say "$CHANGES changes made"
+    fi
+}
+
+# Whether the last /proc/mounts entry for a mount point has an option (whole tokens).
+mount_has_option() {
+    local wanted="$1" option="$2" found=1 device point type options rest
+    while read -r device point type options rest; do
+        if [[ "$(unescape "$point")" == "$wanted" ]]; then
+            found=1
+            if [[ ",$options," == *",$option,"* ]]; then found=0; fi
+        fi
+    done < "$ROOT/proc/mounts"
+    return "$found"
+}
+
+mount_type() {
+    local wanted="$1" found="" device point type rest
+    while read -r device point type rest; do
+        if [[ "$(unescape "$point")" == "$wanted" ]]; then found="$type"; fi
+    done < "$ROOT/proc/mounts"
+    printf '%s' "$found"
+}
