@@ -67,6 +67,7 @@ class FixInput:
     kernel: str
     values: Mapping[str, Any]
     rule_ids: tuple[str, ...]
+    storage: tuple[Mapping[str, Any], ...] = ()
 
     @property
     def sas_dirs(self) -> list[str]:
@@ -126,9 +127,52 @@ def bash_script(catalogue: Catalogue, fix: FixInput) -> str:
         library=library.rstrip("\n"), blocks=blocks)
 
 
+def ansible_playbook(catalogue: Catalogue, fix: FixInput) -> str:
+    env = environment()
+    return env.get_template("ansible/playbook.yml.j2").render(
+        host=fix.host, profile=fix.profile, role=fix.role, version=__version__,
+        planner=bash_script(catalogue, fix).rstrip("\n"),
+        rules=[catalogue.rules[rule_id] for rule_id in fix.rule_ids])
+
+
+def _udev_safe(match: str) -> bool:
+    return "\\" not in match and match.count('"') % 2 == 0
+
+
+def udev_rules(fix: FixInput) -> str:
+    """Rules for the devices the scan found under the SAS file systems (the same ones the
+    bash script's io_tuning_at_boot block writes at run time)."""
+    allowed = list(fix.values["allowed_schedulers"])
+    scheduler_rules: dict[str, str] = {}
+    read_ahead_rules: dict[str, str] = {}
+    minimum = str(fix.values["read_ahead_min_kb"])
+    for filesystem in fix.storage:
+        for layer in filesystem["layers"]:
+            if not _udev_safe(layer["udev_match"]):
+                continue
+            scheduler = layer.get("scheduler")
+            if scheduler and scheduler.get("selected"):
+                wanted = next((n for n in allowed if n in scheduler["options"]), None)
+                if wanted:
+                    scheduler_rules.setdefault(layer["udev_match"], wanted)
+            if layer["device"] == filesystem.get("queue_device"):
+                read_ahead_rules.setdefault(layer["udev_match"], minimum)
+    if not scheduler_rules and not read_ahead_rules:
+        raise FixError("no device found under the SAS file systems: name the SAS directories "
+                       "(--set sas_data_dirs=...) on a host whose storage the scan can see")
+    return environment().get_template("udev/rules.j2").render(
+        version=__version__, host=fix.host,
+        scheduler_rules=[{"match": m, "value": v} for m, v in scheduler_rules.items()],
+        read_ahead_rules=[{"match": m, "value": v} for m, v in read_ahead_rules.items()])
+
+
 def generate(fmt: str, catalogue: Catalogue, fix: FixInput) -> str:
     if fmt == "bash":
         return bash_script(catalogue, fix)
+    if fmt == "ansible":
+        return ansible_playbook(catalogue, fix)
     if fmt == "tuned":
         return tuned_profile(fix)
+    if fmt == "udev":
+        return udev_rules(fix)
     raise FixError(f"format {fmt!r} is not available yet")

@@ -203,7 +203,7 @@ def _fix_input(catalogue: Any, args: argparse.Namespace) -> Any:
     role = args.role if args.role != "auto" else result["role"]["name"]
     return FixInput(host=result["host"].get("hostname") or "this host", role=role,
                     profile=profile, kernel=result["host"].get("kernel", ""), values=values,
-                    rule_ids=rule_ids)
+                    rule_ids=rule_ids, storage=tuple(result.get("storage", [])))
 
 
 def _fix(args: argparse.Namespace) -> int:

@@ -32,6 +32,15 @@ class BlockDevice:
     slaves: tuple[str, ...] = ()
     scheduler: Selection | Unavailable | None = None  # None: no scheduler file
     read_ahead_kb: int | Unavailable | None = None
+    wwid: str | None = None  # SCSI world-wide id: a name that survives reboots
+
+    def udev_match(self) -> str:
+        """A udev match for this device that does not depend on kernel naming order."""
+        if self.dm_name:
+            return f'ENV{{DM_NAME}}=="{self.dm_name}"'
+        if self.wwid:
+            return f'KERNEL=="sd*", ATTRS{{wwid}}=="{self.wwid}"'
+        return f'KERNEL=="{self.name}"'
 
     @property
     def label(self) -> str:
@@ -148,6 +157,12 @@ def read_queue(root: HostRoot, device: BlockDevice) -> None:
     """Fill in scheduler and read-ahead for one device (partitions have no queue)."""
     if device.kind == "partition":
         return
+    if device.kind == "disk":
+        try:
+            wwid = root.read_optional(f"{device.sysfs}/device/wwid", 4096)
+        except FactError:
+            wwid = None
+        device.wwid = wwid.strip() if wwid and wwid.strip() else None
     queue = f"{device.sysfs}/queue"
     try:
         text = root.read_optional(f"{queue}/scheduler", 4096)

@@ -10,7 +10,9 @@ from typing import Any
 
 from ..rules import Catalogue, Profile, Rule
 from .checks import CHECKS
+from .blockdev import StackLayer
 from .facts import Facts
+from .parsers.selection import Selection
 from .results import Outcome, RuleResult, Verdict
 
 RESULT_SCHEMA = "sascheck-result/1"
@@ -61,9 +63,36 @@ class ScanResult:
                          for d in facts.discovery.dirs],
             "sas_discovery_notes": facts.discovery.notes,
             "problems": facts.problems + facts.mount_problems + facts.block.problems,
+            "storage": storage(facts),
             "summary": self.counts(),
             "rules": [result.to_dict() for result in self.results],
         }
+
+
+def _layer(facts: Facts, layer: StackLayer) -> dict[str, Any]:
+    device = facts.block.devices[layer.device]
+    scheduler = device.scheduler
+    read_ahead = device.read_ahead_kb
+    return {
+        "device": device.name, "kind": device.kind, "dm_name": device.dm_name,
+        "depth": layer.depth, "relation": layer.relation, "udev_match": device.udev_match(),
+        "scheduler": ({"options": list(scheduler.options), "selected": scheduler.selected}
+                      if isinstance(scheduler, Selection) else None),
+        "read_ahead_kb": read_ahead if isinstance(read_ahead, int) else None,
+    }
+
+
+def storage(facts: Facts) -> list[dict[str, Any]]:
+    """Each SAS file system and the devices below it, for reports and remediations."""
+    if not isinstance(facts.sas_filesystems, list):
+        return []
+    return [{
+        "mountpoint": fs.mount.mountpoint, "device": fs.mount.device, "fstype": fs.mount.fstype,
+        "options": list(fs.mount.options), "roles": sorted(fs.roles),
+        "queue_device": (facts.block.queue_device(fs.device)
+                         if isinstance(fs.device, str) else None),
+        "layers": [_layer(facts, layer) for layer in fs.stack],
+    } for fs in facts.sas_filesystems]
 
 
 def _gate(rule: Rule, facts: Facts) -> Outcome | None:
