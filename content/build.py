@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from datetime import datetime, timezone
+from collections.abc import Mapping
 from pathlib import Path
 
 from lxml import etree
@@ -62,7 +63,12 @@ def _external_dependencies(oval: etree._Element, definition_id: str) -> list[tup
     return sorted(externals)
 
 
-def compile_catalogue(catalogue: Catalogue, when: datetime | None = None) -> bytes:
+Fixes = Mapping[str, list[tuple[str, str]]]
+
+
+def compile_catalogue(catalogue: Catalogue, when: datetime | None = None,
+                      fixes: Fixes | None = None) -> bytes:
+    """The data stream; ``fixes`` (rule id -> [(fix system, text)]) become <fix> elements."""
     when = when or build_time()
     timestamp = when.strftime("%Y-%m-%dT%H:%M:%S")
     oval = OvalDocument()
@@ -78,16 +84,17 @@ def compile_catalogue(catalogue: Catalogue, when: datetime | None = None) -> byt
                for rule_id, definition in definitions.items()}
     cpe_oval = OvalDocument(namespace="org.sascheck.cpe")
     facts = build_facts(cpe_oval)
-    xccdf = benchmark(catalogue, __version__, when.strftime("%Y-%m-%d"), definitions, exports)
+    xccdf = benchmark(catalogue, __version__, when.strftime("%Y-%m-%d"), definitions, exports,
+                      fixes)
     stream = data_stream(xccdf, oval_root, cpe_dictionary(facts, timestamp),
                          cpe_oval.root(timestamp), timestamp)
     return etree.tostring(stream, xml_declaration=True, encoding="UTF-8", pretty_print=True)
 
 
-def build(catalogue: Catalogue, output: Path) -> Path:
+def build(catalogue: Catalogue, output: Path, fixes: Fixes | None = None) -> Path:
     output.mkdir(parents=True, exist_ok=True)
     target = output / DATASTREAM_FILE
-    data = compile_catalogue(catalogue)
+    data = compile_catalogue(catalogue, fixes=fixes)
     temporary = target.with_suffix(".xml.tmp")
     temporary.write_bytes(data)
     temporary.replace(target)

@@ -37,9 +37,10 @@ def value_id(name: str) -> str:
 
 
 def value_text(variable: Variable, value: object) -> str:
-    """A site value as XCCDF text: lists comma-separated, booleans lower-case."""
+    """A site value as XCCDF text: lists comma-separated, booleans lower-case. An empty
+    list is a lone comma: oscap cannot substitute an empty Value into a fix."""
     if isinstance(value, list):
-        return ",".join(str(v) for v in value)
+        return ",".join(str(v) for v in value) or ","
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
@@ -92,8 +93,24 @@ def _check(definition: str, exports: list[tuple[str, str]], selector: str | None
     return check
 
 
-def _rule(rule: Rule, definition: str, exports: list[tuple[str, str]], fixes: list[etree._Element]
-          ) -> etree._Element:
+SUB_MARK = "\x00"  # text between two marks names the site value of an XCCDF <sub>
+
+
+def fix_element(rule: Rule, system: str, text: str) -> etree._Element:
+    """An XCCDF <fix>; marked site values become <sub idref=...> elements."""
+    kind = system.rsplit(":", 1)[-1]
+    element = x("fix", system=system, id=f"{rule.id}_{kind}", complexity="low",
+                disruption="medium", reboot="false", strategy="configure")
+    parts = text.split(SUB_MARK)
+    element.text = parts[0]
+    for index in range(1, len(parts), 2):
+        sub = _sub(element, "sub", idref=value_id(parts[index]), use="value")
+        sub.tail = parts[index + 1] if index + 1 < len(parts) else ""
+    return element
+
+
+def _rule(rule: Rule, definition: str, exports: list[tuple[str, str]],
+          fixes: list[tuple[str, str]]) -> etree._Element:
     element = x("Rule", id=rule_id(rule.id), selected="true", severity=SEVERITY[rule.severity],
                 weight="10.000000", role="full")
     _sub(element, "title", rule.title)
@@ -102,7 +119,7 @@ def _rule(rule: Rule, definition: str, exports: list[tuple[str, str]], fixes: li
         _sub(element, "reference", f"{reference.document} §{reference.section}")
     _sub(element, "rationale", rule.rationale)
     _sub(element, "platform", idref=f"#sascheck_platform_{rule.id}")
-    element.extend(fixes)
+    element.extend(fix_element(rule, system, text) for system, text in fixes)
     if rule.sas_filesystems:
         # Without SAS directories in the values there is nothing to judge: the default
         # check is an OCIL question (name the directories), which oscap reports as
@@ -117,7 +134,7 @@ def _rule(rule: Rule, definition: str, exports: list[tuple[str, str]], fixes: li
 
 def benchmark(catalogue: Catalogue, version: str, date: str,
               definitions: Mapping[str, str], exports: Mapping[str, list[tuple[str, str]]],
-              fixes: Mapping[str, list[etree._Element]] | None = None) -> etree._Element:
+              fixes: Mapping[str, list[tuple[str, str]]] | None = None) -> etree._Element:
     """``exports[rule]`` lists the (OVAL external variable, site value) pairs its check needs."""
     namespaces = {None: NS_XCCDF, "xhtml": NS_XHTML, "dc": NS_DC, "cpe-lang": NS_CPE_LANG}
     root = etree.Element(f"{{{NS_XCCDF}}}Benchmark", nsmap=namespaces)  # type: ignore[arg-type]

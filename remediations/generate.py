@@ -97,11 +97,52 @@ def elevator(fix: FixInput) -> str:
     return allowed[0]
 
 
-def tuned_profile(fix: FixInput, env: jinja2.Environment | None = None) -> str:
+def tuned_profile(fix: FixInput, env: jinja2.Environment | None = None, *,
+                  role: str | None = None, elevator_name: str | None = None,
+                  values: Mapping[str, str] | None = None) -> str:
+    """The sas-performance profile. ``values`` may hold placeholders (XCCDF subs)."""
     env = env or environment()
+    shown = values or {name: str(fix.values[name]) for name in ("read_ahead_min_kb",
+                                                                  "dirty_ratio")}
     return env.get_template("tuned/tuned.conf.j2").render(
-        name="sas-performance", version=__version__, profile=fix.profile, role=fix.role,
-        values=fix.values, elevator=elevator(fix))
+        name="sas-performance", version=__version__, profile=fix.profile,
+        role=role or fix.role, elevator=elevator_name or elevator(fix), **shown)
+
+
+SUB = "\x00{}\x00"  # marks where an XCCDF <sub> for a site value goes
+
+
+ENV_VALUES = {"read_ahead_min_kb": "SASCHECK_READ_AHEAD_MIN_KB",
+              "dirty_ratio": "SASCHECK_DIRTY_RATIO",
+              "storage_cache_protected": "SASCHECK_STORAGE_CACHE_PROTECTED",
+              "allowed_schedulers": "SASCHECK_ALLOWED_SCHEDULERS",
+              "sas_dirs": "SASCHECK_SAS_DIRS"}
+
+
+def _value_lines(fix: FixInput, mode: str) -> list[str]:
+    """Shell assignments of the site values: literal ('bash'), from the environment the
+    playbook sets from its variables ('env'), or XCCDF <sub> markers ('xccdf')."""
+    if mode == "xccdf":
+        def sub(name: str) -> str:
+            return SUB.format(name)
+        dirs = ",".join(sub(n) for n in ("sas_data_dirs", "sas_work_dirs", "sas_utilloc_dirs"))
+        return [f"IFS=, read -r -a SAS_DIRS <<< '{dirs}'",
+                f"IFS=, read -r -a ALLOWED_SCHEDULERS <<< '{sub('allowed_schedulers')}'",
+                f"READ_AHEAD_MIN_KB='{sub('read_ahead_min_kb')}'",
+                f"DIRTY_RATIO='{sub('dirty_ratio')}'",
+                f"STORAGE_CACHE_PROTECTED='{sub('storage_cache_protected')}'"]
+    if mode == "env":
+        return [f'IFS=, read -r -a SAS_DIRS <<< "${{{ENV_VALUES["sas_dirs"]}:-}}"',
+                f'IFS=, read -r -a ALLOWED_SCHEDULERS <<< "${ENV_VALUES["allowed_schedulers"]}"',
+                f'READ_AHEAD_MIN_KB="${ENV_VALUES["read_ahead_min_kb"]}"',
+                f'DIRTY_RATIO="${ENV_VALUES["dirty_ratio"]}"',
+                f'STORAGE_CACHE_PROTECTED="${ENV_VALUES["storage_cache_protected"]}"']
+    values = fix.values
+    return [f"SAS_DIRS=({' '.join(_sh(p) for p in fix.sas_dirs)})",
+            f"ALLOWED_SCHEDULERS=({' '.join(_sh(n) for n in values['allowed_schedulers'])})",
+            f"READ_AHEAD_MIN_KB={int(values['read_ahead_min_kb'])}",
+            f"DIRTY_RATIO={int(values['dirty_ratio'])}",
+            f"STORAGE_CACHE_PROTECTED={'true' if values['storage_cache_protected'] else 'false'}"]
 
 
 def _rule_context(rule: Rule) -> dict[str, Any]:
@@ -113,8 +154,10 @@ def _template_for(rule: Rule, fmt: str) -> str:
     return f"{fmt}/manual.{extension}.j2" if rule.id in MANUAL else f"{fmt}/{rule.kind}.{extension}.j2"
 
 
-def bash_script(catalogue: Catalogue, fix: FixInput) -> str:
+def bash_script(catalogue: Catalogue, fix: FixInput, mode: str = "bash") -> str:
     env = environment()
+    # The tuned profile takes its numbers from the shell variables at run time.
+    shown = {"read_ahead_min_kb": "@READ_AHEAD_MIN_KB@", "dirty_ratio": "@DIRTY_RATIO@"}
     blocks = []
     for rule_id in fix.rule_ids:
         rule = catalogue.rules[rule_id]
@@ -123,15 +166,19 @@ def bash_script(catalogue: Catalogue, fix: FixInput) -> str:
     library = (TEMPLATES / "bash" / "lib.sh").read_text(encoding="utf-8")  # plain bash
     return env.get_template("bash/script.sh.j2").render(
         host=fix.host, profile=fix.profile, role=fix.role, version=__version__,
-        sas_dirs=fix.sas_dirs, values=fix.values, tuned_profile=tuned_profile(fix, env),
-        library=library.rstrip("\n"), blocks=blocks)
+        value_lines=_value_lines(fix, mode), library=library.rstrip("\n"), blocks=blocks,
+        tuned_thp_off=tuned_profile(fix, env, role="bare_metal", elevator_name="@ELEVATOR@",
+                                    values=shown),
+        tuned_kvm_host=tuned_profile(fix, env, role="kvm_host", elevator_name="@ELEVATOR@",
+                                     values=shown))
 
 
 def ansible_playbook(catalogue: Catalogue, fix: FixInput) -> str:
     env = environment()
     return env.get_template("ansible/playbook.yml.j2").render(
         host=fix.host, profile=fix.profile, role=fix.role, version=__version__,
-        planner=bash_script(catalogue, fix).rstrip("\n"),
+        planner=bash_script(catalogue, fix, "env").rstrip("\n"), values=fix.values,
+        sas_dirs=fix.sas_dirs, env_values=ENV_VALUES,
         rules=[catalogue.rules[rule_id] for rule_id in fix.rule_ids])
 
 
@@ -166,11 +213,28 @@ def udev_rules(fix: FixInput) -> str:
         read_ahead_rules=[{"match": m, "value": v} for m, v in read_ahead_rules.items()])
 
 
+def xccdf_fixes(catalogue: Catalogue) -> dict[str, list[tuple[str, str]]]:
+    """Each rule's bash and Ansible fix for the data stream: values come from XCCDF
+    <sub> elements (marked with SUB), so `oscap xccdf generate fix` fills them in."""
+    env = environment()
+    defaults = {name: variable.default for name, variable in catalogue.variables.items()}
+    fixes: dict[str, list[tuple[str, str]]] = {}
+    for rule in catalogue.rules.values():
+        fix = FixInput(host="the host being remediated", role="detected", profile="(XCCDF)",
+                       kernel="", values=defaults, rule_ids=(rule.id,))
+        tasks = env.get_template("ansible/rule_tasks.yml.j2").render(
+            rule=rule, planner=bash_script(catalogue, fix, "env").rstrip("\n"),
+            env_values=ENV_VALUES, sub=SUB)
+        fixes[rule.id] = [("urn:xccdf:fix:script:sh", bash_script(catalogue, fix, "xccdf")),
+                          ("urn:xccdf:fix:script:ansible", tasks.rstrip("\n") + "\n")]
+    return fixes
+
+
 def generate(fmt: str, catalogue: Catalogue, fix: FixInput) -> str:
     if fmt == "bash":
         return bash_script(catalogue, fix)
     if fmt == "ansible":
-        return ansible_playbook(catalogue, fix)
+        return ansible_playbook(catalogue, fix).rstrip("\n") + "\n"
     if fmt == "tuned":
         return tuned_profile(fix)
     if fmt == "udev":

@@ -137,8 +137,11 @@ def _build(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from .content.build import build, default_output
+    from .remediations.generate import xccdf_fixes
 
-    target = build(_catalogue(), Path(args.output) if args.output else default_output())
+    catalogue = _catalogue()
+    target = build(catalogue, Path(args.output) if args.output else default_output(),
+                   xccdf_fixes(catalogue))
     print(target)
     return EXIT_OK
 

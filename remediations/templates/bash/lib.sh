@@ -226,7 +226,9 @@ stack_of() {
 sas_mounts() {
     local dir
     [[ -r "$ROOT/proc/mounts" ]] || return 0
-    for dir in "${SAS_DIRS[@]}"; do mount_of "$dir"; printf '\n'; done | awk 'NF && !seen[$0]++'
+    for dir in "${SAS_DIRS[@]}"; do
+        if [[ "$dir" == /* ]]; then mount_of "$dir"; printf '\n'; fi
+    done | awk 'NF && !seen[$0]++'
 }
 
 # Devices below the SAS file systems ("stack"), or the devices they mount, with a
@@ -257,6 +259,21 @@ udev_match() {
     else
         printf 'KERNEL=="%s"' "$name"
     fi
+}
+
+# The scheduler for tuned's [disk] elevator: the first allowed one in the kernel's own
+# vocabulary (deadline/noop before blk-mq, mq-deadline/none after).
+tuned_elevator() {
+    local release legacy=0 name
+    release="$(cat "$ROOT/proc/sys/kernel/osrelease" 2>/dev/null || uname -r)"
+    if [[ "$release" == 2.* || "$release" == 3.* ]]; then legacy=1; fi
+    for name in "${ALLOWED_SCHEDULERS[@]}"; do
+        case "$name" in
+            deadline|noop|cfq|anticipatory) (( legacy )) && { printf '%s' "$name"; return; } ;;
+            *) (( legacy )) || { printf '%s' "$name"; return; } ;;
+        esac
+    done
+    printf '%s' "${ALLOWED_SCHEDULERS[0]}"
 }
 
 # The first allowed scheduler a device offers.
