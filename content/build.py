@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import os
-from datetime import datetime, timezone
 from collections.abc import Mapping
+from datetime import datetime, timezone
 from pathlib import Path
 
 from lxml import etree

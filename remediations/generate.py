@@ -22,10 +22,8 @@ from ..rules import Catalogue, Rule
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 FORMATS = ("bash", "ansible", "tuned", "udev")
 MANUAL = {
-    "sas_fs_type": "the file system type cannot be changed in place: plan a migration of the "
-                   "SAS data to xfs (or ext4)",
-    "sas_dirs_separate": "moving SAS directories onto their own file systems is storage "
-                         "planning: give DATA, WORK and UTILLOC separate file systems",
+    "sas_fs_type": "a file system type cannot change in place: migrate SAS data to xfs",
+    "sas_dirs_separate": "give DATA, WORK and UTILLOC file systems of their own (planning)",
 }
 LEGACY_SCHEDULERS = ("deadline", "noop", "cfq", "anticipatory")
 
@@ -68,6 +66,7 @@ class FixInput:
     values: Mapping[str, Any]
     rule_ids: tuple[str, ...]
     storage: tuple[Mapping[str, Any], ...] = ()
+    forced_role: str = ""  # --role given to sascheck fix
 
     @property
     def sas_dirs(self) -> list[str]:
@@ -90,7 +89,7 @@ def select_rules(result: Mapping[str, Any], catalogue: Catalogue, everything: bo
 def elevator(fix: FixInput) -> str:
     """The scheduler to ask tuned for: an allowed one in the kernel's own vocabulary."""
     legacy = fix.kernel.startswith(("2.", "3."))
-    allowed = list(fix.values["allowed_schedulers"])
+    allowed = [str(name) for name in fix.values["allowed_schedulers"]]
     for name in allowed:
         if (name in LEGACY_SCHEDULERS) == legacy:
             return name
@@ -166,7 +165,7 @@ def bash_script(catalogue: Catalogue, fix: FixInput, mode: str = "bash") -> str:
     library = (TEMPLATES / "bash" / "lib.sh").read_text(encoding="utf-8")  # plain bash
     return env.get_template("bash/script.sh.j2").render(
         host=fix.host, profile=fix.profile, role=fix.role, version=__version__,
-        value_lines=_value_lines(fix, mode), library=library.rstrip("\n"), blocks=blocks,
+        forced_role=fix.forced_role, value_lines=_value_lines(fix, mode), library=library.rstrip("\n"), blocks=blocks,
         tuned_thp_off=tuned_profile(fix, env, role="bare_metal", elevator_name="@ELEVATOR@",
                                     values=shown),
         tuned_kvm_host=tuned_profile(fix, env, role="kvm_host", elevator_name="@ELEVATOR@",

@@ -171,8 +171,9 @@ def _tailor(args: argparse.Namespace) -> int:
 
 def _fix_input(catalogue: Any, args: argparse.Namespace) -> Any:
     import json
+    from pathlib import Path
 
-    from .remediations.generate import FixInput, select_rules
+    from .remediations.generate import FixError, FixInput, select_rules
     from .rules import ValueError_, resolve_values
     from .scanner.hostroot import FactError
     from .scanner.sasdirs import VALUE_FOR_ROLE
@@ -181,13 +182,12 @@ def _fix_input(catalogue: Any, args: argparse.Namespace) -> Any:
     try:
         if args.from_json:
             try:
-                result = json.loads(open(args.from_json, encoding="utf-8").read())
+                result = json.loads(Path(args.from_json).read_text(encoding="utf-8"))
             except (OSError, ValueError) as exc:
                 raise UsageError(f"cannot read {args.from_json}: {exc}") from exc
             if not isinstance(result, dict) or result.get("schema") != "sascheck-result/1":
                 raise UsageError(f"{args.from_json}: not a sascheck-result/1 file")
             profile = args.profile or result["profile"]
-            values = resolve_values(catalogue.variables, [("results", result["values"])])
             values = resolve_values(catalogue.variables, [
                 ("results", {**result["values"], **{
                     VALUE_FOR_ROLE[role]: [d["path"] for d in result["sas_dirs"]
@@ -201,12 +201,13 @@ def _fix_input(catalogue: Any, args: argparse.Namespace) -> Any:
         rule_ids = select_rules(result, catalogue, args.all, args.rule)
     except KeyError as exc:
         raise UsageError(f"{exc.args[0]}") from exc
-    except (ValueError_, FactError) as exc:
+    except (ValueError_, FactError, FixError) as exc:
         raise UsageError(str(exc)) from exc
     role = args.role if args.role != "auto" else result["role"]["name"]
     return FixInput(host=result["host"].get("hostname") or "this host", role=role,
                     profile=profile, kernel=result["host"].get("kernel", ""), values=values,
-                    rule_ids=rule_ids, storage=tuple(result.get("storage", [])))
+                    rule_ids=rule_ids, storage=tuple(result.get("storage", [])),
+                    forced_role="" if args.role == "auto" else args.role)
 
 
 def _fix(args: argparse.Namespace) -> int:

@@ -9,8 +9,8 @@ from datetime import datetime, timezone
 from typing import Any
 
 from ..rules import Catalogue, Profile, Rule
-from .checks import CHECKS
 from .blockdev import StackLayer
+from .checks import CHECKS
 from .facts import Facts
 from .parsers.selection import Selection
 from .results import Outcome, RuleResult, Verdict

@@ -174,3 +174,56 @@ def test_live_oscap_agrees_with_sascheck(lab, tmp_path):
     differences = {rule: (ours[rule], theirs.get(rule)) for rule in ours
                    if ours[rule] != theirs.get(rule)}
     assert differences == {}, differences
+
+
+LAB_RULES = ("io_scheduler", "read_ahead", "sas_fs_noatime")
+
+
+def _lab_sets(lab, tmp_path: Path) -> list[str]:
+    config = tmp_path / "sasv9.cfg"
+    config.write_text(f"-WORK '{lab['work'].mountpoint}'\n-UTILLOC {lab['utilloc'].mountpoint}\n")
+    return [f"sas_data_dirs={lab['data'].mountpoint}/data", f"sas_config_files={config}"]
+
+
+def _lab_verdicts(sets: list[str]) -> dict[str, str]:
+    from sascheck.rules import load_catalogue
+    from sascheck.scanner.scan import run_scan
+
+    result = run_scan(load_catalogue(), "default", sets, "/", "bare_metal").to_dict()
+    return {rule["id"]: rule["result"] for rule in result["rules"]}
+
+
+def _lab_fix(fmt: str, sets: list[str], output: Path) -> Path:
+    from .remedy import generate
+
+    # Only the rules whose fixes touch nothing but the lab's own devices and mounts.
+    extra = ["--role", "bare_metal", "--all"]
+    for rule in LAB_RULES:
+        extra += ["--rule", rule]
+    return generate(fmt, output, Path("/"), sets, extra)
+
+
+@pytest.mark.parametrize("fmt", ["bash", "ansible"])
+def test_live_remediation_of_the_lab(lab, tmp_path, fmt):
+    from .remedy import ansible_available, run_bash, run_playbook
+
+    if fmt == "ansible" and not ansible_available():
+        pytest.fail("ansible-core is not installed (scripts/setup --test installs it)")
+    sets = _lab_sets(lab, tmp_path)
+    before = _lab_verdicts(sets)
+    assert all(before[rule] == "fail" for rule in LAB_RULES), before
+    fstab = Path("/etc/fstab").read_bytes() if Path("/etc/fstab").exists() else None
+    fix = _lab_fix(fmt, sets, tmp_path / f"fix.{fmt}")
+    if fmt == "bash":
+        first = run_bash(fix, None).stdout
+        assert "changed:" in first
+        assert run_bash(fix, None).stdout.rstrip().endswith("no changes")
+    else:
+        assert run_playbook(fix, None)["changed"] > 0
+        assert run_playbook(fix, None)["changed"] == 0
+    after = _lab_verdicts(sets)
+    assert {rule: after[rule] for rule in LAB_RULES} == dict.fromkeys(LAB_RULES, "pass")
+    assert (lab["work"].queue / "read_ahead_kb").read_text().strip() == "2048"
+    assert "[mq-deadline]" in (lab["work"].queue / "scheduler").read_text()
+    # Nothing outside the lab: the host's fstab is as it was.
+    assert (Path("/etc/fstab").read_bytes() if Path("/etc/fstab").exists() else None) == fstab

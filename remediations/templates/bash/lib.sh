@@ -44,10 +44,12 @@ json() {
 # Account for a change. Returns 0 when the caller should make it now; in dry-run mode
 # it only says what would happen, in plan mode it records it (KIND, then JSON fields).
 act() {
-    local kind="$1" description="$2" fields="$3"
+    local kind="$1" description="$2" fields="$3" item
     CHANGES=$((CHANGES + 1))
     if (( PLAN )); then
-        PLAN_ITEMS+=("{\"rule\":$(json "$CURRENT_RULE"),\"kind\":$(json "$kind"),\"description\":$(json "$description")${fields:+,$fields}}")
+        item="{\"rule\":$(json "$CURRENT_RULE"),\"kind\":$(json "$kind")"
+        item+=",\"description\":$(json "$description")${fields:+,$fields}}"
+        PLAN_ITEMS+=("$item")
         return 1
     fi
     if (( DRY_RUN )); then
@@ -79,13 +81,37 @@ backup() {
     BACKED_UP[$file]=1
 }
 
+# In plan mode files are not written: later edits must see earlier ones, so the content
+# planned for each file is kept here, and every rule that touched it is remembered.
+declare -A PENDING=() PENDING_RULES=()
+PENDING_ORDER=()
+
+# A file's content as this run sees it (planned content first), with an "x" appended so
+# that trailing newlines survive command substitution.
+current_content() {
+    local file="$1"
+    if [[ -n "${PENDING[$file]+set}" ]]; then
+        printf '%sx' "${PENDING[$file]}"
+    elif [[ -e "$file" ]]; then
+        cat -- "$file"
+        printf x
+    fi
+}
+
 # Replace a file's content atomically when it differs (temporary file + rename).
 write_file() {
     local file="$1" content="$2" temporary
-    if [[ -e "$file" ]] && [[ "$(cat -- "$file"; printf x)" == "${content}x" ]]; then
+    if [[ -e "$file" || -n "${PENDING[$file]+set}" ]] && [[ "$(current_content "$file")" == "${content}x" ]]; then
         return 0
     fi
-    act file "write $file" "\"path\":$(json "$file"),\"content\":$(json "$content")" || return 0
+    if (( PLAN )); then
+        CHANGES=$((CHANGES + 1))
+        [[ -n "${PENDING[$file]+set}" ]] || PENDING_ORDER+=("$file")
+        PENDING[$file]="$content"
+        PENDING_RULES[$file]+=" $CURRENT_RULE"
+        return 0
+    fi
+    act file "write $file" "" || return 0
     mkdir -p -- "$(dirname -- "$file")"
     backup "$file"
     temporary="$(mktemp -- "$file.sascheck.XXXXXX")"
@@ -120,8 +146,8 @@ run_command() {
 # host values (mount points with backslashes) are never reinterpreted.
 edit_file() {
     local file="$1" program="$2" content
-    [[ -f "$file" ]] || return 0
-    content="$(awk "$program" "$file"; printf x)"
+    [[ -f "$file" || -n "${PENDING[$file]+set}" ]] || return 0
+    content="$(current_content "$file" | sed '$ s/x$//' | awk "$program"; printf x)"
     write_file "$file" "${content%x}"
 }
 
@@ -135,9 +161,12 @@ in_list() {
 }
 
 # ---- the host's role: the same signals as sascheck's scanner -----------------------------
+VM_VENDORS='(qemu|kvm|red hat|vmware|xen|microsoft corporation|innotek|virtualbox|bochs'
+VM_VENDORS+='|amazon ec2|google|nutanix|openstack)'
 detect_role() {
     local vendor file
     if [[ -n "${SASCHECK_ROLE:-}" ]]; then printf '%s' "$SASCHECK_ROLE"; return; fi
+    if [[ -n "$FORCED_ROLE" ]]; then printf '%s' "$FORCED_ROLE"; return; fi
     if [[ -e "$ROOT/.dockerenv" || -e "$ROOT/run/.containerenv" ]] \
         || grep -qa 'container=' "$ROOT/proc/1/environ" 2>/dev/null; then
         printf container; return
@@ -148,7 +177,7 @@ detect_role() {
     for file in "$ROOT/sys/class/dmi/id/sys_vendor" "$ROOT/sys/class/dmi/id/product_name"; do
         [[ -r "$file" ]] || continue
         vendor="$(tr '[:upper:]' '[:lower:]' < "$file")"
-        if [[ "$vendor" =~ (qemu|kvm|red\ hat|vmware|xen|microsoft\ corporation|innotek|virtualbox|bochs|amazon\ ec2|google|nutanix|openstack) ]]; then
+        if [[ "$vendor" =~ $VM_VENDORS ]]; then
             printf kvm_guest; return
         fi
     done
@@ -371,8 +400,15 @@ remount() {
 
 # The end of a run: a summary, or in plan mode the plan as JSON.
 finish() {
-    local item body=""
+    local item rule entry body=""
     if (( PLAN )); then
+        for item in "${PENDING_ORDER[@]}"; do
+            for rule in ${PENDING_RULES[$item]}; do
+                entry="{\"rule\":$(json "$rule"),\"kind\":\"file\",\"path\":$(json "$item"),"
+                entry+="\"description\":$(json "write $item"),\"content\":$(json "${PENDING[$item]}")}"
+                PLAN_ITEMS+=("$entry")
+            done
+        done
         for item in "${PLAN_ITEMS[@]}"; do body+="${body:+,}$item"; done
         printf '{"role":%s,"actions":[%s]}\n' "$(json "$ROLE")" "$body"
     elif (( CHANGES == 0 )); then
@@ -402,4 +438,34 @@ mount_type() {
         if [[ "$(unescape "$point")" == "$wanted" ]]; then found="$type"; fi
     done < "$ROOT/proc/mounts"
     printf '%s' "$found"
+}
+
+# Install the sas-performance tuned profile, enable tuned at boot and activate it.
+apply_tuned_profile() {
+    local tuned_ready=1 wants
+    if [[ ! -e "$ROOT/usr/sbin/tuned" && ! -e "$ROOT/usr/bin/tuned-adm" ]]; then
+        if [[ "$INSTALL_TUNED" == yes ]] && live; then
+            if command -v dnf >/dev/null 2>&1; then run_command dnf -y install tuned; else run_command yum -y install tuned; fi
+        else
+            warn "$CURRENT_RULE: tuned is not installed; install it, or run with SASCHECK_INSTALL_TUNED=yes"
+            tuned_ready=0
+        fi
+    fi
+    if (( tuned_ready )); then
+        write_file "$ROOT/etc/tuned/$TUNED_PROFILE_NAME/tuned.conf" "$TUNED_PROFILE"
+        if live; then
+            if ! systemctl is-enabled --quiet tuned 2>/dev/null; then
+                run_command systemctl enable --now tuned
+            fi
+            if [[ "$(tuned-adm active 2>/dev/null)" != *": $TUNED_PROFILE_NAME"* ]]; then
+                run_command tuned-adm profile "$TUNED_PROFILE_NAME"
+            fi
+        else
+            wants="$ROOT/etc/systemd/system/multi-user.target.wants/tuned.service"
+            make_link "$wants" /usr/lib/systemd/system/tuned.service
+            # What tuned-adm profile would write, so the image boots with the profile.
+            write_file "$ROOT/etc/tuned/active_profile" "$TUNED_PROFILE_NAME"$'\n'
+            write_file "$ROOT/etc/tuned/profile_mode" "manual"$'\n'
+        fi
+    fi
 }

@@ -1,0 +1,67 @@
+"""Generating and running remediations the way a user would: bash, ansible-playbook."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from sascheck.cli import main
+
+ANSIBLE_BIN = Path(sys.executable).parent
+
+
+def generate(fmt: str, output: Path, root: Path | None = None, sets: list[str] = (),
+             extra: list[str] = ()) -> Path:
+    argv = ["fix", "--format", fmt, "-o", str(output), *extra]
+    if root is not None:
+        argv += ["--root", str(root)]
+    for assignment in sets:
+        argv += ["--set", assignment]
+    assert main(argv) == 0
+    return output
+
+
+def run_bash(script: Path, root: Path | None, *args: str, env: dict[str, str] | None = None
+             ) -> subprocess.CompletedProcess[str]:
+    environment = {**os.environ, **(env or {})}
+    if root is not None:
+        environment["SASCHECK_ROOT"] = str(root)
+    completed = subprocess.run(["bash", str(script), *args], env=environment,
+                               capture_output=True, text=True, timeout=120)
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    return completed
+
+
+def ansible_available() -> bool:
+    return (ANSIBLE_BIN / "ansible-playbook").exists() or shutil.which("ansible-playbook") is not None
+
+
+def _ansible(tool: str) -> str:
+    local = ANSIBLE_BIN / tool
+    return str(local) if local.exists() else tool
+
+
+def run_playbook(playbook: Path, root: Path | None, *args: str) -> dict[str, int]:
+    """ansible-playbook against this machine (connection local); the recap's counters."""
+    argv = [_ansible("ansible-playbook"), "-i", "localhost,", "-c", "local",
+            "-e", f"ansible_python_interpreter={sys.executable}", str(playbook), *args]
+    if root is not None:
+        argv += ["-e", f"sascheck_root={root}"]
+    env = {**os.environ, "ANSIBLE_NOCOLOR": "1", "ANSIBLE_LOCALHOST_WARNING": "0",
+           "ANSIBLE_HOST_KEY_CHECKING": "0", "PATH": f"{ANSIBLE_BIN}:{os.environ['PATH']}"}
+    completed = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=600)
+    assert completed.returncode == 0, completed.stdout[-4000:] + completed.stderr[-2000:]
+    recap = re.search(r"localhost\s+:\s+(.*)$", completed.stdout, re.MULTILINE)
+    assert recap, completed.stdout
+    return {key: int(value) for key, value in re.findall(r"(\w+)=(\d+)", recap.group(1))}
+
+
+def lint_playbook(playbook: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PATH": f"{ANSIBLE_BIN}:{os.environ['PATH']}", "NO_COLOR": "1"}
+    return subprocess.run([_ansible("ansible-lint"), "--offline", "-f", "pep8", str(playbook)],
+                          cwd=playbook.parent, env=env, capture_output=True, text=True,
+                          timeout=600)

@@ -1,0 +1,250 @@
+"""Remediations: generated from a scan, checked by shellcheck / ansible-lint, run for real
+on built roots (offline, SASCHECK_ROOT) and proven by a re-scan."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from sascheck.rules import load_catalogue
+from sascheck.scanner.example_roots import EXAMPLE_VALUES, EXAMPLES
+from sascheck.scanner.scan import run_scan
+
+from .hosts import BASELINE_SETS, SasFs, sas_host
+from .oscap import DATASTREAM, oscap_available
+from .remedy import ansible_available, generate, lint_playbook, run_bash, run_playbook
+from .test_verdicts import CASES
+
+PERSISTENCE_RULES = ("thp_disabled_at_boot", "io_tuning_at_boot", "tuned_profile")
+BAD = {"fail", "error"}
+needs_ansible = pytest.mark.skipif(not ansible_available(), reason="ansible-core not installed")
+CATALOGUE = load_catalogue()
+
+
+def verdicts(root: Path, sets: list[str]) -> dict[str, str]:
+    result = run_scan(CATALOGUE, "default", sets, str(root), "auto").to_dict()
+    return {rule["id"]: rule["result"] for rule in result["rules"]}
+
+
+def tree_digest(path: Path) -> str:
+    digest = hashlib.sha256()
+    for directory, dirs, files in os.walk(path):
+        dirs.sort()
+        for name in sorted(dirs + files):
+            full = Path(directory) / name
+            digest.update(str(full.relative_to(path)).encode())
+            if full.is_symlink():
+                digest.update(os.readlink(full).encode())
+            elif full.is_file():
+                digest.update(full.read_bytes())
+    return digest.hexdigest()
+
+
+def _fixable(rule_id: str, root: Path) -> bool:
+    """Offline, tuned cannot be installed: its rule stays failing without it."""
+    return not (rule_id == "tuned_profile" and not (root / "usr/sbin/tuned").exists())
+
+
+def _assert_fixed(before: dict[str, str], after: dict[str, str], root: Path) -> None:
+    for rule_id in PERSISTENCE_RULES:
+        if before[rule_id] in BAD and _fixable(rule_id, root):
+            assert after[rule_id] == "pass", (rule_id, before[rule_id], after[rule_id])
+    worse = {r: (before[r], after[r]) for r in before
+             if after[r] in BAD and before[r] not in BAD}
+    assert worse == {}
+
+
+ROOTS = [(case[0], case[2], case[3]) for case in CASES] + \
+    [(f"example {name}", None, EXAMPLE_VALUES[name]) for name in sorted(EXAMPLES)]
+
+
+def _build(tmp_path: Path, name: str, changes: dict | None) -> Path:
+    root = tmp_path / "root"
+    if name.startswith("example "):
+        EXAMPLES[name.split(" ", 1)[1]](root)
+    else:
+        sas_host(root, **(changes or {}))
+    return root
+
+
+@pytest.mark.parametrize(("name", "changes", "sets"), ROOTS, ids=[r[0] for r in ROOTS])
+def test_bash_fixes_offline_and_is_idempotent(tmp_path, name, changes, sets):
+    root = _build(tmp_path, name, changes)
+    sets = [*BASELINE_SETS, *sets] if changes is not None else list(sets)
+    script = generate("bash", tmp_path / "fix.sh", root, sets)
+    shellcheck = subprocess.run(["shellcheck", str(script)], capture_output=True, text=True)
+    assert shellcheck.returncode == 0, shellcheck.stdout
+    before = verdicts(root, sets)
+    untouched = tree_digest(root)
+    dry = run_bash(script, root, "--dry-run")
+    assert tree_digest(root) == untouched, "--dry-run changed the root"
+    first = run_bash(script, root)
+    assert first.stdout.count("changed:") == dry.stdout.count("would:")
+    _assert_fixed(before, verdicts(root, sets), root)
+    second = run_bash(script, root)
+    assert second.stdout.rstrip().endswith("no changes"), second.stdout
+
+
+ANSIBLE_ROOTS = [r for r in ROOTS if r[0] in (
+    "example rhel6-defaults", "example kvm-host", "tuned disabled", "thp boot: nothing",
+    "io boot: balanced profile", "relatime")]
+
+
+@needs_ansible
+@pytest.mark.parametrize(("name", "changes", "sets"), ANSIBLE_ROOTS,
+                         ids=[r[0] for r in ANSIBLE_ROOTS])
+def test_playbook_fixes_offline_and_is_idempotent(tmp_path, name, changes, sets):
+    root = _build(tmp_path, name, changes)
+    sets = [*BASELINE_SETS, *sets] if changes is not None else list(sets)
+    playbook = generate("ansible", tmp_path / "fix.yml", root, sets)
+    before = verdicts(root, sets)
+    untouched = tree_digest(root)
+    check = run_playbook(playbook, root, "--check")
+    assert tree_digest(root) == untouched, "--check changed the root"
+    first = run_playbook(playbook, root)
+    assert first["failed"] == 0 and first["changed"] == check["changed"]
+    _assert_fixed(before, verdicts(root, sets), root)
+    assert run_playbook(playbook, root)["changed"] == 0
+
+
+@needs_ansible
+def test_playbook_passes_syntax_check_and_ansible_lint(tmp_path):
+    EXAMPLES["rhel6-defaults"](tmp_path / "root")
+    playbook = generate("ansible", tmp_path / "fix.yml", tmp_path / "root",
+                        EXAMPLE_VALUES["rhel6-defaults"], ["--all"])
+    lint = lint_playbook(playbook)
+    assert lint.returncode == 0, lint.stdout + lint.stderr
+    text = playbook.read_text()
+    assert "ansible.builtin." in text
+    modules = {line.split(":")[0].strip() for line in text.splitlines()
+               if line.strip().startswith("ansible.")}
+    assert all(module.startswith("ansible.builtin.") for module in modules), modules
+
+
+def test_barriers_are_only_ever_turned_on(tmp_path):
+    fs = [SasFs("sasdata", "/sasdata", "ext4", "rw,noatime,nobarrier"),
+          SasFs("saswork", "/saswork"), SasFs("sasutil", "/sasutil")]
+    fstab = ("/dev/mapper/sasvg-sasdata /sasdata ext4 defaults,noatime,nobarrier 0 0\n"
+             "/dev/mapper/sasvg-saswork /saswork xfs defaults,noatime 0 0\n")
+    for protected, expected in (("false", "defaults,noatime 0 0"),
+                                ("true", "defaults,noatime,nobarrier 0 0")):
+        root = sas_host(tmp_path / protected, filesystems=fs,
+                        extra_files={"/etc/fstab": fstab})
+        sets = [*BASELINE_SETS, f"storage_cache_protected={protected}"]
+        script = generate("bash", tmp_path / f"fix-{protected}.sh", root, sets,
+                          ["--all", "--rule", "barrier_requires_protected_cache"])
+        run_bash(script, root)
+        lines = (root / "etc/fstab").read_text().splitlines()
+        assert lines[0].endswith(expected), lines
+        assert "nobarrier" not in lines[1] and "barrier=0" not in lines[1]
+
+
+HOSTILE_MOUNTS = ["/sas work", "/x$(touch PWNED)", "/q'uote\"d", "/b`touch PWNED2`"]
+
+
+def _hostile_root(path: Path) -> Path:
+    filesystems = [SasFs(f"lv{index}", point) for index, point in enumerate(HOSTILE_MOUNTS)]
+    filesystems = [SasFs(f.lv, f.mountpoint, "xfs", "rw,relatime") for f in filesystems]
+    fstab = "".join(f"/dev/mapper/sasvg-{f.lv} {f.mountpoint.replace(' ', chr(92) + '040')} "
+                    f"xfs defaults,relatime 0 0\n" for f in filesystems)
+    return sas_host(path, filesystems=filesystems, sas_local_cfg=None,
+                    extra_files={"/etc/fstab": fstab}, tuned_active="balanced")
+
+
+@pytest.mark.parametrize("fmt", ["bash", "ansible"])
+def test_hostile_mount_names_stay_data(tmp_path, fmt, monkeypatch):
+    if fmt == "ansible" and not ansible_available():
+        pytest.skip("ansible-core not installed")
+    root = _hostile_root(tmp_path / "root")
+    sets = ["sas_data_dirs=" + ",".join(HOSTILE_MOUNTS)]
+    output = generate(fmt, tmp_path / f"fix.{fmt}", root, sets)
+    monkeypatch.chdir(tmp_path)
+    if fmt == "bash":
+        assert subprocess.run(["shellcheck", str(output)]).returncode == 0
+        run_bash(output, root)
+    else:
+        assert lint_playbook(output).returncode == 0
+        run_playbook(output, root)
+    assert not list(tmp_path.rglob("PWNED*")) and not Path("/PWNED").exists()
+    fstab = (root / "etc/fstab").read_text()
+    assert fstab.count("defaults,noatime 0 0") == len(HOSTILE_MOUNTS), fstab
+    assert "/sas\\040work" in fstab  # escapes kept as the kernel writes them
+    rules = (root / "etc/udev/rules.d/99-sascheck-io.rules").read_text()
+    assert "sasvg-lv1" in rules
+
+
+def test_tuned_format_keeps_thp_on_a_kvm_host(tmp_path):
+    EXAMPLES["kvm-host"](tmp_path / "kvm")
+    text = generate("tuned", tmp_path / "kvm.conf", tmp_path / "kvm", [], ["--all"]).read_text()
+    assert "transparent_hugepages=always" in text and "=never" not in text
+    EXAMPLES["rhel6-defaults"](tmp_path / "rhel6")
+    text = generate("tuned", tmp_path / "r6.conf", tmp_path / "rhel6",
+                    EXAMPLE_VALUES["rhel6-defaults"], ["--all"]).read_text()
+    assert "transparent_hugepages=never" in text
+    assert "elevator=deadline" in text  # a RHEL 6 kernel has no mq-deadline
+    assert "readahead=>2048" in text and "vm.dirty_ratio=40" in text
+
+
+def test_udev_format_matches_what_the_script_writes(tmp_path):
+    root = sas_host(tmp_path / "root", read_ahead_kb=128, tuned_active="balanced")
+    rules = generate("udev", tmp_path / "99.rules", root, BASELINE_SETS).read_text()
+    script = generate("bash", tmp_path / "fix.sh", root, BASELINE_SETS)
+    run_bash(script, root)
+    written = (root / "etc/udev/rules.d/99-sascheck-io.rules").read_text()
+
+    def body(text: str) -> list[str]:
+        return [line for line in text.splitlines() if line.startswith("ACTION")]
+
+    assert body(rules) == body(written) and len(body(rules)) == 8
+
+
+def test_fix_from_results_json(tmp_path):
+    root = sas_host(tmp_path / "root", tuned_active="balanced")
+    from sascheck.cli import main
+    assert main(["scan", "--root", str(root), "--set", "sas_data_dirs=/sasdata", "--quiet",
+                 "--json", str(tmp_path / "r.json")]) == 2
+    script = generate("bash", tmp_path / "fix.sh", None, [],
+                      ["--from", str(tmp_path / "r.json")])
+    text = script.read_text()
+    assert "CURRENT_RULE=tuned_profile" in text and "CURRENT_RULE=read_ahead" not in text
+    assert "SAS_DIRS=(/sasdata /saswork /sasutil)" in text
+
+
+@pytest.mark.skipif(not oscap_available(), reason="oscap is not installed")
+def test_oscap_generate_fix_from_the_datastream(tmp_path):
+    profile = "xccdf_org.sascheck.content_profile_default"
+    for fix_type, name in (("bash", "fix.sh"), ("ansible", "fix.yml")):
+        completed = subprocess.run(["oscap", "xccdf", "generate", "fix", "--fix-type", fix_type,
+                                    "--profile", profile, "--output", str(tmp_path / name),
+                                    str(DATASTREAM)], capture_output=True, text=True)
+        assert completed.returncode == 0, completed.stderr
+        assert "skipped" not in completed.stderr
+    text = (tmp_path / "fix.sh").read_text()
+    assert len(re.findall(r"^CURRENT_RULE=[a-z]", text, re.MULTILINE)) == len(CATALOGUE.rules)
+    assert "READ_AHEAD_MIN_KB='2048'" in text  # the XCCDF value, substituted
+    assert subprocess.run(["bash", "-n", str(tmp_path / "fix.sh")]).returncode == 0
+    if ansible_available():
+        from .remedy import ANSIBLE_BIN
+        check = subprocess.run([str(ANSIBLE_BIN / "ansible-playbook"), "--syntax-check", "-i",
+                                "localhost,", str(tmp_path / "fix.yml")],
+                               capture_output=True, text=True)
+        assert check.returncode == 0, check.stdout + check.stderr
+
+
+def test_fix_bad_inputs(tmp_path, capsys):
+    from sascheck.cli import main
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"schema": "other"}')
+    assert main(["fix", "--format", "bash", "--from", str(bad), "-o", str(tmp_path / "x")]) == 1
+    assert "not a sascheck-result/1 file" in capsys.readouterr().err
+    assert main(["fix", "--format", "bash", "--root", str(tmp_path), "--rule", "nope",
+                 "-o", str(tmp_path / "x")]) == 1
+    assert "unknown rule(s): nope" in capsys.readouterr().err
+    assert not (tmp_path / "x").exists()
+    shutil.rmtree(tmp_path)
