@@ -212,6 +212,21 @@ def udev_rules(fix: FixInput) -> str:
         read_ahead_rules=[{"match": m, "value": v} for m, v in read_ahead_rules.items()])
 
 
+def rule_snippets(catalogue: Catalogue) -> dict[str, dict[str, str]]:
+    """Per rule, what a report shows: the bash block and how to run the Ansible fix."""
+    env = environment()
+    snippets = {}
+    for rule in catalogue.rules.values():
+        body = env.get_template(_template_for(rule, "bash")).render(**_rule_context(rule))
+        snippets[rule.id] = {
+            "bash": f"# sascheck fix --format bash --rule {rule.id} -o fix.sh writes the whole "
+                    f"script;\n# its block for this rule:\n{body.rstrip()}",
+            "ansible": f"sascheck fix --format ansible --rule {rule.id} -o sascheck-fix.yml\n"
+                       f"ansible-playbook -i HOST, sascheck-fix.yml --tags {rule.id} --check\n"
+                       f"ansible-playbook -i HOST, sascheck-fix.yml --tags {rule.id}"}
+    return snippets
+
+
 def xccdf_fixes(catalogue: Catalogue) -> dict[str, list[tuple[str, str]]]:
     """Each rule's bash and Ansible fix for the data stream: values come from XCCDF
     <sub> elements (marked with SUB), so `oscap xccdf generate fix` fills them in."""

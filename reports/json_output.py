@@ -20,6 +20,10 @@ def write_atomic(path: str | Path, text: str) -> None:
     directory = target.parent if str(target.parent) else Path(".")
     fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=directory)
     try:
+        # mkstemp makes the file private; a report is meant to be shared: honour the umask.
+        umask = os.umask(0)
+        os.umask(umask)
+        os.fchmod(fd, 0o666 & ~umask)
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
         os.replace(temporary, target)

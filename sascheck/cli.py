@@ -46,6 +46,8 @@ def _parser() -> argparse.ArgumentParser:
                       help="take profile and values from an XCCDF tailoring file "
                            "(as written by 'sascheck tailor'); --set still overrides")
     scan.add_argument("--json", metavar="FILE", help="write results as JSON ('-' for stdout)")
+    scan.add_argument("--html", metavar="FILE", help="write a self-contained HTML report")
+    scan.add_argument("--junit", metavar="FILE", help="write JUnit XML (a test case per rule)")
     scan.add_argument("--quiet", action="store_true", help="no table on the terminal")
 
     build = commands.add_parser("build", help="compile the rules into the SCAP data stream")
@@ -76,6 +78,16 @@ def _parser() -> argparse.ArgumentParser:
     fix.add_argument("--rule", action="append", default=[], metavar="ID",
                      help="only these rules (repeatable)")
     fix.add_argument("-o", "--output", required=True, metavar="FILE")
+
+    report = commands.add_parser(
+        "report", help="HTML report from results: one host, or a fleet (sascheck JSON and "
+                       "oscap ARF, mixed)")
+    report.add_argument("results", nargs="+", metavar="RESULT",
+                        help="sascheck JSON (scan --json) or oscap ARF (--results-arf) files")
+    report.add_argument("-o", "--output", required=True, metavar="FILE.html")
+    report.add_argument("--junit", metavar="FILE", help="also write JUnit XML")
+    report.add_argument("--fleet", action="store_true",
+                        help="a fleet report even for a single host")
 
     rules = commands.add_parser("rules", help="list the rule catalogue")
     rules.add_argument("--format", choices=("table", "markdown"), default="table",
@@ -116,12 +128,64 @@ def _scan(args: argparse.Namespace) -> int:
     to_stdout = args.json == "-"
     if not args.quiet:
         terminal.render(data, Console(stderr=to_stdout))
+    outputs: list[tuple[str, Any]] = []
     if args.json:
+        outputs.append((args.json, lambda: json_output.dumps(data)))
+    if args.html or args.junit:
+        from .reports.model import from_json
+        host = from_json(data, args.root if args.root != "/" else "this host", catalogue)
+        if args.html:
+            outputs.append((args.html, lambda: _html([host], catalogue, fleet=False)))
+        if args.junit:
+            from .reports.junit import render_junit
+            outputs.append((args.junit, lambda: render_junit([host])))
+    for destination, render in outputs:
+        text = render()
         try:
-            json_output.write_json(data, args.json)
+            if destination == "-":
+                sys.stdout.write(text)
+            else:
+                json_output.write_atomic(destination, text)
         except OSError as exc:
-            raise UsageError(f"cannot write {args.json}: {exc.strerror}") from exc
+            raise UsageError(f"cannot write {destination}: {exc.strerror}") from exc
     return EXIT_FINDINGS if result.exit_status else EXIT_OK
+
+
+def _html(hosts: list[Any], catalogue: Any, fleet: bool) -> str:
+    from .remediations.generate import rule_snippets
+    from .reports.html import render_fleet, render_host
+
+    snippets = rule_snippets(catalogue)
+    if fleet or len(hosts) != 1:
+        return render_fleet(hosts, snippets)
+    return render_host(hosts[0], snippets)
+
+
+def _report(args: argparse.Namespace) -> int:
+    from rich.progress import Progress
+
+    from .reports.json_output import write_atomic
+    from .reports.model import ReportInputError, load
+
+    catalogue = _catalogue()
+    hosts = []
+    show_progress = len(args.results) > 20 and sys.stderr.isatty()
+    with Progress(transient=True, disable=not show_progress) as progress:
+        task = progress.add_task("reading results", total=len(args.results))
+        for path in args.results:
+            try:
+                hosts.append(load(path, catalogue))
+            except ReportInputError as exc:
+                raise UsageError(str(exc)) from exc
+            progress.advance(task)
+    try:
+        write_atomic(args.output, _html(hosts, catalogue, args.fleet))
+        if args.junit:
+            from .reports.junit import render_junit
+            write_atomic(args.junit, render_junit(hosts))
+    except OSError as exc:
+        raise UsageError(f"cannot write {args.output}: {exc.strerror}") from exc
+    return EXIT_OK
 
 
 def _read_tailoring(catalogue: Any, path: str) -> tuple[str, list[str]]:
@@ -263,7 +327,8 @@ def _explain(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-COMMANDS = {"scan": _scan, "build": _build, "tailor": _tailor, "fix": _fix, "rules": _rules,
+COMMANDS = {"scan": _scan, "build": _build, "tailor": _tailor, "fix": _fix, "report": _report,
+            "rules": _rules,
             "explain": _explain}
 
 

@@ -61,6 +61,7 @@ class StackLayer:
     device: str
     depth: int
     relation: str  # mounted | disk of partition | below
+    parent: str | None = None  # the device above it in the stack
 
 
 @dataclass
@@ -74,18 +75,18 @@ class BlockGraph:
         layers: list[StackLayer] = []
         seen: set[str] = set()
 
-        def visit(device_name: str, depth: int, relation: str) -> None:
+        def visit(device_name: str, depth: int, relation: str, above: str | None) -> None:
             if device_name in seen or device_name not in self.devices:
                 return
             seen.add(device_name)
-            layers.append(StackLayer(device_name, depth, relation))
+            layers.append(StackLayer(device_name, depth, relation, above))
             device = self.devices[device_name]
             if device.parent:
-                visit(device.parent, depth + 1, "disk of partition")
+                visit(device.parent, depth + 1, "disk of partition", device_name)
             for slave in device.slaves:
-                visit(slave, depth + 1, "below")
+                visit(slave, depth + 1, "below", device_name)
 
-        visit(name, 0, "mounted")
+        visit(name, 0, "mounted", None)
         return layers
 
     def queue_device(self, name: str) -> str:

@@ -28,12 +28,15 @@ class Evidence:
     actual: str
     verdict: Verdict
     note: str = ""
+    device: str = ""  # the block device judged, where there is one
 
     def to_dict(self) -> dict[str, str]:
         data = {"subject": self.subject, "source": self.source, "actual": self.actual,
                 "result": self.verdict.value}
         if self.note:
             data["note"] = self.note
+        if self.device:
+            data["device"] = self.device
         return data
 
 

@@ -52,7 +52,7 @@ def _device_layers(facts: Facts, filesystem: SasFilesystem,
         if item is not None:
             # One device may serve several SAS file systems: say which one this is.
             yield Evidence(f"{filesystem.mount.mountpoint}: {item.subject}", item.source,
-                           item.actual, item.verdict, item.note)
+                           item.actual, item.verdict, item.note, device=layer.device)
 
 
 def block_scheduler(params: Mapping[str, Any], facts: Facts,
@@ -99,10 +99,11 @@ def block_read_ahead(params: Mapping[str, Any], facts: Facts,
         label = f"{subject} on {device.label}"
         if value is None or isinstance(value, Unavailable):
             reason = value.reason if value else "not read"
-            evidence.append(Evidence(label, source, "unreadable", Verdict.ERROR, reason))
+            evidence.append(Evidence(label, source, "unreadable", Verdict.ERROR, reason,
+                                     device=device.name))
             continue
         verdict = Verdict.PASS if value >= minimum else Verdict.FAIL
-        evidence.append(Evidence(label, source, f"{value} KiB", verdict))
+        evidence.append(Evidence(label, source, f"{value} KiB", verdict, device=device.name))
     return _outcome(expected, evidence, "no local block device under the SAS file systems")
 
 

@@ -1,0 +1,153 @@
+"""One host's results, whichever engine produced them: sascheck JSON or oscap ARF."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..rules import Catalogue
+from .arf import ArfError, read_arf
+
+SEVERITY_ORDER = ("high", "medium", "low")
+RESULT_ORDER = ("fail", "error", "unknown", "notchecked", "pass", "informational",
+                "notapplicable", "notselected")
+TAILORED_SUFFIX = "_tailored"
+
+
+class ReportInputError(Exception):
+    """A results file that cannot be read, with the reason."""
+
+
+@dataclass
+class RuleView:
+    id: str
+    title: str
+    severity: str
+    result: str
+    expected: str = ""
+    actual: str = ""
+    message: str = ""
+    evidence: list[dict[str, str]] = field(default_factory=list)
+    references: list[dict[str, str]] = field(default_factory=list)
+    rationale: str = ""
+    description: str = ""
+
+
+@dataclass
+class HostView:
+    name: str
+    source: str  # sascheck | oscap
+    path: str
+    profile: str = ""
+    kernel: str = ""
+    os: str = ""
+    root: str = ""
+    role: str = ""
+    role_reasons: list[str] = field(default_factory=list)
+    cpus: int | None = None
+    memory_kib: int | None = None
+    scanned_at: str = ""
+    sas_dirs: list[dict[str, str]] = field(default_factory=list)
+    storage: list[dict[str, Any]] = field(default_factory=list)
+    rules: list[RuleView] = field(default_factory=list)
+
+    def count(self, result: str) -> int:
+        return sum(1 for rule in self.rules if rule.result == result)
+
+    @property
+    def judged(self) -> int:
+        return sum(1 for rule in self.rules if rule.result in ("pass", "fail", "error"))
+
+    @property
+    def score(self) -> int | None:
+        """Percent of judged rules that pass; None when nothing was judged."""
+        return round(100 * self.count("pass") / self.judged) if self.judged else None
+
+    def failed_by_severity(self) -> dict[str, int]:
+        return {severity: sum(1 for rule in self.rules if rule.severity == severity
+                              and rule.result in ("fail", "error"))
+                for severity in SEVERITY_ORDER}
+
+    @property
+    def badness(self) -> tuple[int, ...]:
+        """Sort key: worst hosts first (most high, then medium, then low failures)."""
+        failed = self.failed_by_severity()
+        return tuple(-failed[s] for s in SEVERITY_ORDER)
+
+    def sorted_rules(self) -> list[RuleView]:
+        return sorted(self.rules, key=lambda r: (RESULT_ORDER.index(r.result)
+                                                 if r.result in RESULT_ORDER else 99,
+                                                 SEVERITY_ORDER.index(r.severity), r.id))
+
+
+def _with_catalogue(rule: RuleView, catalogue: Catalogue) -> RuleView:
+    known = catalogue.rules.get(rule.id)
+    if known is not None:
+        rule.title = rule.title or known.title
+        rule.severity = rule.severity or known.severity.value
+        rule.rationale = known.rationale
+        rule.description = known.description
+        rule.references = rule.references or [
+            {"document": r.document, "section": r.section} for r in known.references]
+    return rule
+
+
+def from_json(data: dict[str, Any], path: str, catalogue: Catalogue) -> HostView:
+    if data.get("schema") != "sascheck-result/1":
+        raise ReportInputError(f"{path}: not a sascheck-result/1 file")
+    try:
+        host = data["host"]
+        role = data["role"]
+        view = HostView(
+            name=host.get("hostname") or Path(path).stem, source="sascheck", path=path,
+            profile=data.get("profile", ""), kernel=host.get("kernel", ""),
+            os=host.get("os", ""), root=host.get("root", ""), role=role.get("name", ""),
+            role_reasons=list(role.get("reasons", [])), cpus=host.get("cpus"),
+            memory_kib=host.get("memory_kib"), scanned_at=data.get("scanned_at", ""),
+            sas_dirs=list(data.get("sas_dirs", [])), storage=list(data.get("storage", [])))
+        view.rules = [_with_catalogue(RuleView(
+            id=r["id"], title=r.get("title", ""), severity=r.get("severity", ""),
+            result=r["result"], expected=r.get("expected", ""), actual=r.get("actual", ""),
+            message=r.get("message", ""), evidence=list(r.get("evidence", [])),
+            references=list(r.get("references", []))), catalogue) for r in data["rules"]]
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise ReportInputError(f"{path}: malformed sascheck results ({exc})") from exc
+    return view
+
+
+def from_arf(path: str, catalogue: Catalogue) -> HostView:
+    try:
+        arf = read_arf(path)
+    except ArfError as exc:
+        raise ReportInputError(str(exc)) from exc
+    profile = arf.profile[:-len(TAILORED_SUFFIX)] if arf.profile.endswith(
+        TAILORED_SUFFIX) else arf.profile
+    name = (arf.facts.get("asset:identifier:host_name") or arf.facts.get("asset:identifier:fqdn")
+            or arf.target or Path(path).stem)
+    view = HostView(name=name, source="oscap", path=path, profile=profile,
+                    scanned_at=arf.start_time)
+    view.rules = [_with_catalogue(RuleView(id=rule_id, title="", severity="", result=result,
+                                           message="from oscap's ARF: no per-item evidence"),
+                                  catalogue)
+                  for rule_id, result in sorted(arf.results.items())]
+    return view
+
+
+def load(path: str, catalogue: Catalogue) -> HostView:
+    """Read sascheck JSON or oscap ARF, by content."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(512).lstrip()
+    except OSError as exc:
+        raise ReportInputError(f"{path}: {exc.strerror}") from exc
+    if head.startswith(b"{"):
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise ReportInputError(f"{path}: not valid JSON ({exc})") from exc
+        return from_json(data, path, catalogue)
+    if head.startswith(b"<"):
+        return from_arf(path, catalogue)
+    raise ReportInputError(f"{path}: neither sascheck JSON nor oscap ARF")
