@@ -1,0 +1,64 @@
+"""Headless Chromium (Debian's) driven by Playwright, offline: the way a person opens a report."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+        "--disable-quic"]
+
+
+def browser_available() -> bool:
+    try:
+        import playwright  # noqa: F401
+    except ImportError:
+        return False
+    return Path(CHROMIUM).exists()
+
+
+@dataclass
+class PageLog:
+    console_errors: list[str] = field(default_factory=list)
+    requests: list[str] = field(default_factory=list)
+    dialogs: list[str] = field(default_factory=list)
+
+
+@contextmanager
+def open_page(path: Path) -> Iterator[tuple[Any, PageLog]]:
+    from playwright.sync_api import sync_playwright
+
+    log = PageLog()
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1200, "height": 1600})
+            page.on("console", lambda m: log.console_errors.append(m.text)
+                    if m.type == "error" else None)
+            page.on("pageerror", lambda e: log.console_errors.append(str(e)))
+            page.on("request", lambda r: log.requests.append(r.url))
+
+            def dialog(d: Any) -> None:
+                log.dialogs.append(d.message)
+                d.dismiss()
+
+            page.on("dialog", dialog)
+            page.goto(path.resolve().as_uri())
+            page.wait_for_load_state("load")
+            yield page, log
+        finally:
+            browser.close()
+
+
+def screenshot(page: Any, name: str) -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    target = ARTIFACTS / name
+    page.screenshot(path=str(target), full_page=False)
+    return target

@@ -1,0 +1,247 @@
+"""Reports a person reads: rendered in headless Chromium, filters clicked, injected markup
+inert; fleets mixing sascheck JSON and oscap ARF; JUnit; the same verdicts from both inputs."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from lxml import etree
+
+from sascheck.cli import main
+from sascheck.rules import load_catalogue
+from sascheck.reports.model import load
+from sascheck.scanner.example_roots import EXAMPLE_VALUES, EXAMPLES
+
+from .browser import browser_available, open_page, screenshot
+from .hosts import SasFs, sas_host
+from .oscap import oscap_available, oscap_eval, tailor
+
+needs_browser = pytest.mark.skipif(not browser_available(), reason="chromium/playwright missing")
+CATALOGUE = load_catalogue()
+
+
+def _scan_json(root: Path, sets: list[str], out: Path, html: Path | None = None) -> Path:
+    argv = ["scan", "--root", str(root), "--quiet", "--json", str(out)]
+    if html:
+        argv += ["--html", str(html)]
+    for assignment in sets:
+        argv += ["--set", assignment]
+    main(argv)
+    return out
+
+
+@pytest.fixture(scope="module")
+def example_results(tmp_path_factory) -> dict[str, Path]:
+    base = tmp_path_factory.mktemp("examples")
+    results = {}
+    for name, build in EXAMPLES.items():
+        build(base / name)
+        results[name] = _scan_json(base / name, EXAMPLE_VALUES[name], base / f"{name}.json")
+    return results
+
+
+def _visible_rules(page) -> int:
+    return page.locator("article.rule:visible").count()
+
+
+@needs_browser
+def test_host_report_in_chromium(tmp_path):
+    root = tmp_path / "root"
+    EXAMPLES["rhel6-defaults"](root)
+    html = tmp_path / "host.html"
+    _scan_json(root, EXAMPLE_VALUES["rhel6-defaults"], tmp_path / "r.json", html)
+    with open_page(html) as (page, log):
+        assert page.locator("svg.stack").count() == 2  # one storage diagram per SAS fs
+        total = _visible_rules(page)
+        assert total == len(CATALOGUE.rules)
+        failing = page.locator("article.rule[data-result=fail]").count()
+        page.locator("input[data-filter=result][value=fail]").uncheck()
+        assert _visible_rules(page) == total - failing
+        page.locator("input[data-filter=severity][value=medium]").uncheck()
+        assert _visible_rules(page) < total - failing
+        assert page.locator("#shown-count").text_content() == str(_visible_rules(page))
+        screenshot(page, "host-report.png")
+    assert log.console_errors == []
+    assert [url for url in log.requests if not url.startswith("file://")] == []
+    assert len(log.requests) == 1  # the page itself, nothing else
+
+
+@needs_browser
+def test_fleet_report_mixing_json_and_arf_in_chromium(tmp_path, example_results):
+    inputs = [str(p) for p in example_results.values()]
+    if oscap_available():
+        root = tmp_path / "rhel6"
+        EXAMPLES["rhel6-defaults"](root)
+        tailoring = tailor(root, EXAMPLE_VALUES["rhel6-defaults"], tmp_path / "t.xml")
+        oscap_eval(root, tailoring, tmp_path)
+        inputs.append(str(tmp_path / "results-arf.xml"))
+    html = tmp_path / "fleet.html"
+    assert main(["report", *inputs, "-o", str(html), "--junit", str(tmp_path / "j.xml")]) == 0
+    with open_page(html) as (page, log):
+        rows = page.locator("table.matrix tr").count() - 1
+        assert rows == len(inputs)
+        first_host = page.locator("table.matrix tr").nth(1).locator("a").text_content()
+        assert first_host == "sasprod01"  # the worst host first
+        page.locator("table.matrix a").first.click()
+        assert page.url.endswith("#h0")
+        before = _visible_rules(page)
+        page.locator("input[data-filter=result][value=pass]").uncheck()
+        assert _visible_rules(page) < before
+        screenshot(page, "fleet-report.png")
+    assert log.console_errors == [] and len(log.requests) == 1
+
+
+HOSTILE = ['/sas<script>window.__pwned=1</script>', '/q"><img src=x onerror="window.__pwned=2">',
+           "/s</style><script>window.__pwned=3</script>", "/t'-alert(4)-'"]
+
+
+@needs_browser
+def test_injected_markup_does_not_execute(tmp_path):
+    filesystems = [SasFs(f"lv{i}", point) for i, point in enumerate(HOSTILE)]
+    root = sas_host(tmp_path / "root", filesystems=filesystems, sas_local_cfg=None)
+    dm = root / "sys/devices/virtual/block/dm-2/dm/name"
+    dm.write_text('<b onmouseover="window.__pwned=5">dm</b>\n')  # a device name, too
+    html = tmp_path / "xss.html"
+    _scan_json(root, ["sas_data_dirs=" + ",".join(HOSTILE)], tmp_path / "r.json", html)
+    source = html.read_text()
+    assert "<script>window.__pwned" not in source and "<img src=x" not in source
+    with open_page(html) as (page, log):
+        assert page.evaluate("typeof window.__pwned") == "undefined"
+        assert log.dialogs == []
+        text = page.locator("body").inner_text()
+        assert "/sas<script>window.__pwned=1</script>" in text  # shown as text
+        assert page.locator("img").count() == 0
+        page.mouse.move(300, 700)
+        assert page.evaluate("typeof window.__pwned") == "undefined"
+    assert [url for url in log.requests if not url.startswith("file://")] == []
+
+
+def test_csp_allows_only_the_report_script(tmp_path, example_results):
+    html = tmp_path / "r.html"
+    assert main(["report", str(example_results["kvm-host"]), "-o", str(html)]) == 0
+    text = html.read_text()
+    csp = re.search(r'Content-Security-Policy" content="([^"]+)"', text).group(1)
+    assert "default-src 'none'" in csp and "script-src 'sha256-" in csp
+    assert text.count("<script>") == 1 and "http://" not in text.split("</head>")[1]
+
+
+def test_junit_has_one_case_per_rule(tmp_path, example_results):
+    out = tmp_path / "j.xml"
+    assert main(["report", *map(str, example_results.values()), "-o", str(tmp_path / "f.html"),
+                 "--junit", str(out)]) == 0
+    suites = etree.parse(str(out)).getroot()
+    assert len(suites) == len(EXAMPLES)
+    for suite in suites:
+        assert len(suite) == len(CATALOGUE.rules)
+        failures = len(suite.findall("testcase/failure"))
+        assert int(suite.get("failures")) == failures
+    rhel6 = next(s for s in suites if s.get("name") == "sasprod01")
+    assert rhel6.find("testcase[@name='sas_fs_type']/failure") is not None
+
+
+@pytest.mark.skipif(not oscap_available(), reason="oscap is not installed")
+@pytest.mark.parametrize("name", sorted(EXAMPLES))
+def test_arf_and_json_read_to_the_same_results(tmp_path, name):
+    root = tmp_path / "root"
+    EXAMPLES[name](root)
+    tailoring = tailor(root, EXAMPLE_VALUES[name], tmp_path / "t.xml")
+    oscap_eval(root, tailoring, tmp_path)
+    ours = tmp_path / "r.json"
+    main(["scan", "--root", str(root), "--tailoring", str(tailoring), "--quiet", "--json",
+          str(ours)])
+    from_arf = load(str(tmp_path / "results-arf.xml"), CATALOGUE)
+    from_json = load(str(ours), CATALOGUE)
+    assert from_arf.source == "oscap" and from_json.source == "sascheck"
+    assert {r.id: r.result for r in from_arf.rules} == {r.id: r.result for r in from_json.rules}
+    assert from_arf.profile == "default"
+    assert all(r.title and r.rationale for r in from_arf.rules)  # filled from the catalogue
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    ("garbage", "neither sascheck JSON nor oscap ARF"),
+    ("{not json", "not valid JSON"),
+    ('{"schema": "x"}', "not a sascheck-result/1 file"),
+    ('{"schema": "sascheck-result/1"}', "malformed sascheck results"),
+    ("<xml/>", "no sascheck rule results"),
+    ("<unclosed", "results.txt"),
+])
+def test_bad_report_inputs(tmp_path, capsys, content, message):
+    path = tmp_path / "results.txt"
+    path.write_text(content)
+    assert main(["report", str(path), "-o", str(tmp_path / "out.html")]) == 1
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+    assert not (tmp_path / "out.html").exists()
+
+
+def test_json_schema_documents_storage(tmp_path, example_results):
+    data = json.loads(example_results["rhel8-tuned-sas"].read_text())
+    layers = data["storage"][0]["layers"]
+    assert [layer["device"] for layer in layers][:2] == ["dm-2", "dm-1"]
+    assert layers[1]["parent"] == "dm-2" and layers[1]["scheduler"]["selected"] == "mq-deadline"
+
+
+@pytest.mark.skipif(not oscap_available(), reason="oscap is not installed")
+def test_fleet_playbook_scans_three_hosts_for_real(tmp_path):
+    import subprocess
+    import sys
+
+    from .remedy import ANSIBLE_BIN, ansible_available
+    from .oscap import DATASTREAM
+
+    if not ansible_available():
+        pytest.skip("ansible-core not installed")
+    roots = {}
+    for index, name in enumerate(sorted(EXAMPLES)):
+        roots[f"host{index}"] = (tmp_path / name, EXAMPLE_VALUES[name])
+        EXAMPLES[name](tmp_path / name)
+    lines = ["[sas]"]
+    for host, (root, sets) in roots.items():
+        engine = "oscap" if host == "host0" else "sascheck"
+        lines.append(f"{host} ansible_connection=local sascheck_scan_root={root} "
+                     f"sascheck_engine={engine} sascheck_sets='{json.dumps(sets)}'")
+    inventory = tmp_path / "inventory.ini"
+    inventory.write_text("\n".join(lines) + "\n")
+    sascheck = str(Path(sys.executable).parent / "sascheck")
+    playbook = Path(__file__).resolve().parent.parent / "reports/playbooks/fleet-scan.yml"
+    completed = subprocess.run(
+        [str(ANSIBLE_BIN / "ansible-playbook"), "-i", str(inventory), str(playbook),
+         "-e", f"ansible_python_interpreter={sys.executable}", "-e", "ansible_become=false",
+         "-e", f"sascheck_command={sascheck}", "-e", f"sascheck_controller_command={sascheck}",
+         "-e", f"sascheck_datastream={DATASTREAM}", "-e", f"sascheck_remote_dir={tmp_path}",
+         "-e", f"sascheck_results_dir={tmp_path / 'results'}",
+         "-e", f"sascheck_fleet_report={tmp_path / 'fleet.html'}"],
+        capture_output=True, text=True, timeout=600,
+        env={"PATH": f"{ANSIBLE_BIN}:/usr/bin:/bin:/usr/sbin:/sbin", "ANSIBLE_NOCOLOR": "1",
+             "HOME": str(tmp_path), "ANSIBLE_LOCALHOST_WARNING": "0"})
+    assert completed.returncode == 0, completed.stdout[-3000:] + completed.stderr[-2000:]
+    fetched = sorted(p.name for p in (tmp_path / "results").iterdir())
+    assert fetched == ["host0.arf.xml", "host1.json", "host2.json"]
+    report = (tmp_path / "fleet.html").read_text()
+    assert report.count('class="host"') == 3
+    assert "sasprod01" in report and "sasgrid07" in report and "kvmhost02" in report
+
+
+def test_fleet_playbook_is_ansible_lint_clean():
+    from .remedy import ansible_available, lint_playbook
+
+    if not ansible_available():
+        pytest.skip("ansible-core not installed")
+    playbook = Path(__file__).resolve().parent.parent / "reports/playbooks/fleet-scan.yml"
+    lint = lint_playbook(playbook)
+    assert lint.returncode == 0, lint.stdout + lint.stderr
+
+
+def test_fleet_benchmark_script_runs(tmp_path):
+    import subprocess
+    import sys
+
+    script = Path(__file__).resolve().parent.parent / "scripts/bench-fleet"
+    completed = subprocess.run([sys.executable, str(script), "12", str(tmp_path)],
+                               capture_output=True, text=True, timeout=300)
+    assert completed.returncode == 0, completed.stderr
+    assert "hosts: 12 (6 JSON, 6 ARF)" in completed.stdout
+    assert (tmp_path / "fleet.html").read_text().count('class="host"') == 12
