@@ -11,8 +11,8 @@ import pytest
 from lxml import etree
 
 from sascheck.cli import main
-from sascheck.rules import load_catalogue
 from sascheck.reports.model import load
+from sascheck.rules import load_catalogue
 from sascheck.scanner.example_roots import EXAMPLE_VALUES, EXAMPLES
 
 from .browser import browser_available, open_page, screenshot
@@ -189,8 +189,8 @@ def test_fleet_playbook_scans_three_hosts_for_real(tmp_path):
     import subprocess
     import sys
 
-    from .remedy import ANSIBLE_BIN, ansible_available
     from .oscap import DATASTREAM
+    from .remedy import ANSIBLE_BIN, ansible_available
 
     if not ansible_available():
         pytest.skip("ansible-core not installed")
