@@ -4,9 +4,10 @@ that ``sascheck --help`` stays fast."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from . import __version__
@@ -36,6 +37,8 @@ def _parser() -> argparse.ArgumentParser:
     scan = commands.add_parser("scan", help="scan a host (or a root directory) and report")
     scan.add_argument("--root", default="/", metavar="DIR",
                       help="a directory holding another system's files (default: this host)")
+    scan.add_argument("--snapshot", metavar="FILE",
+                      help="scan a snapshot archive written by 'sascheck collect'")
     scan.add_argument("--profile", default="default", metavar="NAME",
                       help="rule profile: default or xtremio (default: default)")
     scan.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
@@ -59,6 +62,7 @@ def _parser() -> argparse.ArgumentParser:
         "tailor", help="write an XCCDF tailoring file with this host's site values for oscap")
     tailor.add_argument("--root", default="/", metavar="DIR",
                         help="discover SAS directories under this root (default: this host)")
+    tailor.add_argument("--snapshot", metavar="FILE", help="a 'sascheck collect' archive")
     tailor.add_argument("--profile", default="default", metavar="NAME")
     tailor.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
     tailor.add_argument("-o", "--output", required=True, metavar="FILE")
@@ -70,6 +74,7 @@ def _parser() -> argparse.ArgumentParser:
                         help="results of an earlier 'sascheck scan --json'")
     source.add_argument("--root", default=None, metavar="DIR",
                         help="scan this root now (default: this host)")
+    source.add_argument("--snapshot", metavar="FILE", help="scan this 'sascheck collect' archive")
     fix.add_argument("--profile", default=None, metavar="NAME")
     fix.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
     fix.add_argument("--role", default="auto", choices=ROLE_CHOICES)
@@ -89,6 +94,16 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--fleet", action="store_true",
                         help="a fleet report even for a single host")
 
+    collect = commands.add_parser(
+        "collect", help="archive the files a scan reads, to scan elsewhere (--snapshot)")
+    collect.add_argument("--root", default="/", metavar="DIR")
+    collect.add_argument("--profile", default="default", metavar="NAME")
+    collect.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
+    collect.add_argument("-o", "--output", metavar="FILE.tar.gz")
+    collect.add_argument("--script", action="store_true",
+                         help="print a standalone shell script (coreutils and tar only) that "
+                              "collects the same files on a host without sascheck")
+
     rules = commands.add_parser("rules", help="list the rule catalogue")
     rules.add_argument("--format", choices=("table", "markdown"), default="table",
                        help="markdown prints the catalogue as the README shows it")
@@ -105,7 +120,51 @@ def _catalogue() -> Any:
         raise UsageError(f"the rule catalogue is invalid:\n{exc}") from exc
 
 
+@contextlib.contextmanager
+def _root(args: argparse.Namespace, default: str = "/") -> Iterator[str]:
+    """The root to read: a directory, this host, or an extracted --snapshot (removed after)."""
+    if getattr(args, "snapshot", None):
+        from .scanner.snapshot import SnapshotError, opened
+        try:
+            with opened(args.snapshot) as root:
+                yield root
+        except SnapshotError as exc:
+            raise UsageError(str(exc)) from exc
+    else:
+        yield getattr(args, "root", None) or default
+
+
+def _collect(args: argparse.Namespace) -> int:
+    if args.script:
+        from .scanner.collect_script import SCRIPT
+        sys.stdout.write(SCRIPT)
+        return EXIT_OK
+    if not args.output:
+        raise UsageError("collect needs -o FILE.tar.gz (or --script)")
+    from .rules import ValueError_
+    from .scanner.hostroot import FactError
+    from .scanner.scan import collect_snapshot
+
+    catalogue = _catalogue()
+    try:
+        host = collect_snapshot(catalogue, args.output, args.profile, args.set, args.root)
+    except KeyError as exc:
+        raise UsageError(str(exc.args[0])) from exc
+    except (ValueError_, FactError) as exc:
+        raise UsageError(str(exc)) from exc
+    except OSError as exc:
+        raise UsageError(f"cannot write {args.output}: {exc.strerror}") from exc
+    print(f"{args.output}: snapshot of {host['hostname'] or args.root}", file=sys.stderr)
+    return EXIT_OK
+
+
 def _scan(args: argparse.Namespace) -> int:
+    with _root(args) as root:
+        args.root = root
+        return _scan_root(args)
+
+
+def _scan_root(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from .reports import json_output, terminal
@@ -211,6 +270,12 @@ def _build(args: argparse.Namespace) -> int:
 
 
 def _tailor(args: argparse.Namespace) -> int:
+    with _root(args) as root:
+        args.root = root
+        return _tailor_root(args)
+
+
+def _tailor_root(args: argparse.Namespace) -> int:
     from .content.build import build_time
     from .content.tailoring import write_tailoring
     from .reports.json_output import write_atomic
@@ -275,6 +340,13 @@ def _fix_input(catalogue: Any, args: argparse.Namespace) -> Any:
 
 
 def _fix(args: argparse.Namespace) -> int:
+    with _root(args, default="") as root:
+        if args.snapshot:
+            args.root = root
+        return _fix_root(args)
+
+
+def _fix_root(args: argparse.Namespace) -> int:
     from .remediations.generate import FixError, generate
     from .reports.json_output import write_atomic
 
@@ -328,6 +400,7 @@ def _explain(args: argparse.Namespace) -> int:
 
 
 COMMANDS = {"scan": _scan, "build": _build, "tailor": _tailor, "fix": _fix, "report": _report,
+            "collect": _collect,
             "rules": _rules,
             "explain": _explain}
 

@@ -70,6 +70,7 @@ class HostRoot:
             if hops > MAX_SYMLINKS:
                 raise FactError(f"{path}: too many levels of symbolic links")
             target = os.readlink(self.host_path(candidate))
+            self._note_link(candidate, target)
             if target.startswith("/"):
                 resolved = []
             pending.extend(reversed([p for p in target.split("/") if p]))
@@ -80,32 +81,52 @@ class HostRoot:
 
     def exists(self, path: str) -> bool:
         try:
-            return os.path.exists(self._real(path))
+            resolved = self.resolve(path)
         except FactError:
             return False
+        found = os.path.exists(self.host_path(resolved))
+        if found:
+            self._note_exists(resolved)
+        return found
 
     def is_dir(self, path: str) -> bool:
         try:
-            return os.path.isdir(self._real(path))
+            resolved = self.resolve(path)
         except FactError:
             return False
+        found = os.path.isdir(self.host_path(resolved))
+        if found:
+            self._note_exists(resolved)
+        return found
 
     def is_symlink(self, path: str) -> bool:
         return os.path.islink(self.host_path(path))
 
     def listdir(self, path: str) -> list[str]:
         """Sorted entries of a directory; [] when it is missing."""
+        resolved = self.resolve(path)
         try:
-            return sorted(os.listdir(self._real(path)))
-        except FileNotFoundError:
-            return []
-        except NotADirectoryError:
+            entries = sorted(os.listdir(self.host_path(resolved)))
+        except (FileNotFoundError, NotADirectoryError):
             return []
         except OSError as exc:
+            self._note_error(path, exc.strerror or "cannot list")
             raise FactError(f"{path}: cannot list: {exc.strerror}") from exc
+        self._note_dir(resolved, entries)
+        return entries
 
     def read_bytes(self, path: str, limit: int = DEFAULT_READ_LIMIT) -> bytes:
-        real = self._real(path)
+        try:
+            data, resolved = self._read_bytes(path, limit)
+        except FactError as exc:
+            self._note_error(path, str(exc))
+            raise
+        self._note_file(resolved, data)
+        return data
+
+    def _read_bytes(self, path: str, limit: int) -> tuple[bytes, str]:
+        resolved = self.resolve(path)
+        real = self.host_path(resolved)
         try:
             # O_NONBLOCK: a FIFO planted in a hostile root must not hang the scan.
             fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
@@ -126,7 +147,7 @@ class HostRoot:
             os.close(fd)
         if len(data) > limit:
             raise FactError(f"{path}: larger than {limit} bytes")
-        return data
+        return data, resolved
 
     def read_text(self, path: str, limit: int = DEFAULT_READ_LIMIT,
                   allow_nul: bool = False) -> str:
@@ -160,3 +181,19 @@ class HostRoot:
 
     def as_path(self) -> Path:
         return Path(self.root)
+
+    # Hooks for a recording root (sascheck collect): what was read, listed, followed.
+    def _note_link(self, path: str, target: str) -> None:
+        pass
+
+    def _note_file(self, path: str, data: bytes) -> None:
+        pass
+
+    def _note_exists(self, path: str) -> None:
+        pass
+
+    def _note_dir(self, path: str, entries: list[str]) -> None:
+        pass
+
+    def _note_error(self, path: str, reason: str) -> None:
+        pass

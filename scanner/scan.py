@@ -42,6 +42,23 @@ def site_values(catalogue: Catalogue, profile_name: str = "default",
     return values
 
 
+def collect_snapshot(catalogue: Catalogue, output: str, profile_name: str = "default",
+                     assignments: Sequence[str] = (), root: str = "/") -> dict[str, Any]:
+    """Archive what a scan of ``root`` reads; returns the manifest's host part."""
+    from .facts import collect_host
+    from .snapshot import record, write_snapshot
+
+    profile = catalogue.profile(profile_name)
+    values, origins = _values(catalogue, profile_name, assignments)
+    keys = sorted({str(r.params["key"]) for r in catalogue.rules_of(profile)
+                   if r.kind == "sysctl_value"})
+    recorder = record(root, values, origins, keys)
+    info = collect_host(HostRoot(root))
+    host = {"hostname": info.hostname, "kernel": info.kernel, "os": info.os, "root": root}
+    write_snapshot(recorder, output, host)
+    return host
+
+
 def run_scan(catalogue: Catalogue, profile_name: str = "default",
              assignments: Sequence[str] = (), root: str = "/", role: str = "auto") -> ScanResult:
     """Raises KeyError (unknown profile), rules.ValueError_ (bad --set) or FactError (bad root)."""

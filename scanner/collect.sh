@@ -1,0 +1,203 @@
+#!/bin/sh
+# sascheck collect, standalone: gathers the files `sascheck scan` reads into a snapshot
+# archive, with nothing but a POSIX shell, coreutils and tar. Send the archive to whoever
+# runs `sascheck scan --snapshot FILE` (or tailor, fix).
+#
+#   sh collect.sh [-o FILE.tar.gz] [SAS_CONFIG_FILE_OR_DIRECTORY ...]
+#
+# Arguments name extra SAS configuration files (copied) and SAS directories (their
+# symbolic links recorded), as sascheck's sas_config_files and sas_*_dirs would.
+# Nothing is written on the host except the archive; no secrets are read: /proc/1/environ
+# is reduced to its container= entry, and only the configuration files listed below are
+# copied. SASCHECK_ROOT=DIR collects from a directory holding another system instead.
+set -eu
+
+ROOT="${SASCHECK_ROOT:-}"
+ROOT="${ROOT%/}"
+OUT=""
+if [ "${1:-}" = "-o" ]; then
+    OUT="${2:?-o needs a file name}"
+    shift 2
+fi
+[ -n "$OUT" ] || OUT="sascheck-$(cat "$ROOT/proc/sys/kernel/hostname" 2>/dev/null || echo host)-$(date +%Y%m%d%H%M%S).tar.gz"
+
+STAGE="$(mktemp -d)"
+trap 'rm -rf "$STAGE"' EXIT INT TERM
+R="$STAGE/root"
+mkdir -p "$R"
+UNREADABLE="$STAGE/unreadable"
+: > "$UNREADABLE"
+LIMIT=4194304
+
+# Copy one in-root path into the stage: a link stays a link, a directory is made, a file's
+# content is read (sysfs and procfs files report no size, so they are read, not copied).
+grab() {
+    src="$ROOT$1"
+    dst="$R$1"
+    if [ -L "$src" ]; then
+        mkdir -p "$(dirname "$dst")"
+        [ -L "$dst" ] || ln -s "$(readlink "$src")" "$dst"
+    elif [ -d "$src" ]; then
+        mkdir -p "$dst"
+    elif [ -f "$src" ]; then
+        mkdir -p "$(dirname "$dst")"
+        if ! head -c "$LIMIT" "$src" > "$dst" 2>/dev/null; then
+            printf '%s\n' "$1" >> "$UNREADABLE"
+            rm -f "$dst"
+        fi
+    fi
+}
+
+# Record a file that is only tested for existence (programs): an empty placeholder.
+mark() {
+    if [ -e "$ROOT$1" ] || [ -L "$ROOT$1" ]; then
+        if [ -L "$ROOT$1" ]; then grab "$1"; else mkdir -p "$(dirname "$R$1")"; : > "$R$1"; fi
+    fi
+}
+
+# The in-root path a path resolves to (links followed).
+real() {
+    resolved="$(readlink -f "$ROOT$1" 2>/dev/null || true)"
+    printf '%s' "${resolved#"$ROOT"}"
+}
+
+# Follow a path: record each link on the way, then grab what it ends at.
+follow() {
+    path=""
+    rest="${1#/}"
+    while [ -n "$rest" ]; do
+        part="${rest%%/*}"
+        if [ "$part" = "$rest" ]; then rest=""; else rest="${rest#*/}"; fi
+        path="$path/$part"
+        if [ -L "$ROOT$path" ]; then
+            grab "$path"
+            path="$(real "$path")"
+            [ -n "$path" ] || return 0
+        fi
+    done
+    grab "$path"
+}
+
+# /proc: content, never links (/proc/mounts is a link to self/mounts).
+for file in mounts cpuinfo meminfo modules cmdline sys/kernel/osrelease sys/kernel/hostname \
+        sys/vm/dirty_ratio; do
+    if [ -r "$ROOT/proc/$file" ]; then
+        mkdir -p "$(dirname "$R/proc/$file")"
+        head -c "$LIMIT" "$ROOT/proc/$file" > "$R/proc/$file" 2>/dev/null \
+            || printf '/proc/%s\n' "$file" >> "$UNREADABLE"
+    fi
+done
+if [ -r "$ROOT/proc/1/environ" ]; then
+    mkdir -p "$R/proc/1"
+    { tr '\000' '\n' < "$ROOT/proc/1/environ" | grep '^container=' | tr '\n' '\000' \
+        > "$R/proc/1/environ"; } 2>/dev/null || true
+fi
+
+# Block devices: each /sys/block entry, its queue, device-mapper names, slaves, partitions.
+for link in "$ROOT"/sys/block/*; do
+    [ -e "$link" ] || [ -L "$link" ] || continue
+    name="${link##*/}"
+    grab "/sys/block/$name"
+    dir="$(real "/sys/block/$name")"
+    [ -n "$dir" ] || continue
+    for file in dev queue/scheduler queue/read_ahead_kb dm/name dm/uuid; do
+        grab "$dir/$file"
+    done
+    if [ -e "$ROOT$dir/device/wwid" ]; then follow "$dir/device/wwid"; fi
+    if [ -d "$ROOT$dir/slaves" ]; then
+        grab "$dir/slaves"
+        for slave in "$ROOT$dir"/slaves/*; do
+            [ -L "$slave" ] && grab "$dir/slaves/${slave##*/}"
+        done
+    fi
+    for part in "$ROOT$dir"/"$name"*; do
+        [ -f "$part/partition" ] && grab "$dir/${part##*/}/partition" && grab "$dir/${part##*/}/dev"
+    done
+done
+
+# Kernel settings, CPUs, DMI.
+for file in /sys/kernel/mm/transparent_hugepage/enabled /sys/kernel/mm/transparent_hugepage/defrag \
+        /sys/kernel/mm/redhat_transparent_hugepage/enabled /sys/kernel/mm/redhat_transparent_hugepage/defrag \
+        /sys/class/dmi/id/sys_vendor /sys/class/dmi/id/product_name; do
+    follow "$file"
+done
+for cpu in "$ROOT"/sys/devices/system/cpu/cpu[0-9]*; do
+    [ -d "$cpu" ] || continue
+    grab "/sys/devices/system/cpu/${cpu##*/}"
+    if [ -e "$cpu/cpufreq" ]; then follow "/sys/devices/system/cpu/${cpu##*/}/cpufreq/scaling_governor"; fi
+done
+
+# Configuration: boot, tuned, udev, init scripts, identity.
+for file in /etc/hostname /etc/os-release /etc/redhat-release /etc/default/grub /etc/kernel/cmdline \
+        /etc/fstab /etc/rc.d/rc.local /etc/rc.local /etc/rc.d/rc3.d/S99local /etc/rc3.d/S99local \
+        /etc/rc.d/rc5.d/S99local /etc/rc5.d/S99local /boot/grub2/grubenv /boot/grub/grub.conf \
+        /etc/grub.conf /etc/tuned/active_profile /etc/tuned/profile_mode \
+        /etc/tune-profiles/active-profile; do
+    follow "$file"
+done
+for entry in "$ROOT"/boot/loader/entries/*.conf "$ROOT"/etc/tuned/*/tuned.conf \
+        "$ROOT"/usr/lib/tuned/*/tuned.conf "$ROOT"/etc/udev/rules.d/*.rules \
+        "$ROOT"/usr/lib/udev/rules.d/*.rules "$ROOT"/lib/udev/rules.d/*.rules \
+        "$ROOT"/run/udev/rules.d/*.rules; do
+    [ -e "$entry" ] && follow "${entry#"$ROOT"}"
+done
+for dir in /etc/rc.d/rc3.d /etc/rc3.d /etc/rc.d/rc5.d /etc/rc5.d; do
+    for link in "$ROOT$dir"/S[0-9][0-9]tuned; do
+        [ -e "$link" ] || [ -L "$link" ] || continue
+        follow "$dir"
+        grab "$(real "$dir")/${link##*/}"
+    done
+done
+for file in /etc/systemd/system/multi-user.target.wants/tuned.service \
+        /etc/systemd/system/graphical.target.wants/tuned.service /usr/sbin/tuned \
+        /usr/bin/tuned-adm /.dockerenv /run/.containerenv /usr/libexec/qemu-kvm /usr/bin/qemu-kvm \
+        /usr/bin/qemu-system-x86_64 /usr/sbin/libvirtd /etc/libvirt/qemu.conf; do
+    mark "$file"
+done
+[ -d "$ROOT/usr/lib/tuned" ] && grab /usr/lib/tuned
+
+# SAS: the standard configuration files, what they include, and what the arguments name.
+for home in /opt/sas/SASHome /usr/local/SASHome /opt/SASHome /sas/SASHome; do
+    base="$home/SASFoundation/9.4"
+    [ -d "$ROOT$base" ] || continue
+    follow "$base"
+    for file in "$ROOT$base"/sasv9.cfg "$ROOT$base"/sasv9_local.cfg "$ROOT$base"/nls/*/sasv9.cfg; do
+        [ -f "$file" ] && follow "${file#"$ROOT"}"
+    done
+done
+find "$R" -name 'sasv9*.cfg' -type f -exec \
+    sed -n 's/^[[:space:]]*-[Cc][Oo][Nn][Ff][Ii][Gg][[:space:]=]*["'\'']*\([^"'\'' ]*\).*/\1/p' {} + \
+    | while IFS= read -r include; do
+    case "$include" in /*) follow "$include" ;; esac
+done
+for argument in "$@"; do
+    case "$argument" in /*) follow "$argument" ;; *) echo "collect.sh: ignoring relative $argument" >&2 ;; esac
+done
+
+# Mount points must exist in the snapshot (oscap's partition probe stats them).
+if [ -r "$R/proc/mounts" ]; then
+    while read -r _ point _; do
+        point="$(printf '%b' "$(printf '%s' "$point" | sed 's/\\/\\0/g')")"
+        case "$point" in /*) [ -e "$R$point" ] || mkdir -p "$R$point" ;; esac
+    done < "$R/proc/mounts"
+fi
+
+json() { printf '"%s"' "$(printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g' | tr -d '\000-\037')"; }
+{
+    printf '{"schema": "sascheck-snapshot/1", "sascheck": "collect.sh",\n'
+    printf ' "collected_at": "%s",\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    printf ' "host": {"hostname": %s, "kernel": %s, "root": %s},\n' \
+        "$(json "$(cat "$R/proc/sys/kernel/hostname" 2>/dev/null || true)")" \
+        "$(json "$(cat "$R/proc/sys/kernel/osrelease" 2>/dev/null || true)")" "$(json "${ROOT:-/}")"
+    printf ' "unreadable": ['
+    first=1
+    while IFS= read -r path; do
+        [ "$first" = 1 ] || printf ', '
+        first=0
+        printf '{"path": %s, "reason": "cannot read"}' "$(json "$path")"
+    done < "$UNREADABLE"
+    printf ']}\n'
+} > "$STAGE/manifest.json"
+
+tar -C "$STAGE" -czf "$OUT" manifest.json root
+echo "wrote $OUT" >&2

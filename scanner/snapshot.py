@@ -1,0 +1,261 @@
+"""Snapshots: the files a scan reads, in one archive, and their safe extraction.
+
+``sascheck collect`` runs the fact collector on a recording root and archives exactly what
+it read, listed and followed (symlinks kept as links, /sys's relative ones relative), plus a
+manifest. ``--snapshot`` takes such an archive wherever ``--root`` is taken; extraction
+refuses anything that could escape the extraction directory or exhaust the disk.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import posixpath
+import shutil
+import tarfile
+import tempfile
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any
+
+from .. import __version__
+from .blockdev import read_queue
+from .facts import collect
+from .hostroot import HostRoot
+
+ROOT_PREFIX = "root"
+MANIFEST = "manifest.json"
+SNAPSHOT_SCHEMA = "sascheck-snapshot/1"
+MAX_MEMBERS = 200_000
+MAX_TOTAL_BYTES = 1 << 30
+MAX_MEMBER_BYTES = 64 << 20
+SMALL_FILE = 64 * 1024
+ENVIRON = "/proc/1/environ"
+
+
+class SnapshotError(Exception):
+    """An archive that cannot be used, with the reason; nothing is left behind."""
+
+
+class RecordingRoot(HostRoot):
+    """A HostRoot that remembers what the collector touched."""
+
+    def __init__(self, root: str = "/") -> None:
+        super().__init__(root)
+        self.links: dict[str, str] = {}
+        self.files: dict[str, bytes] = {}
+        self.dirs: set[str] = set()
+        self.existing: set[str] = set()
+        self.errors: dict[str, str] = {}
+
+    def _note_link(self, path: str, target: str) -> None:
+        self.links[path] = target
+
+    def _note_file(self, path: str, data: bytes) -> None:
+        if path == ENVIRON:  # init's environment may hold secrets: keep container= only
+            data = b"\0".join(v for v in data.split(b"\0") if v.startswith(b"container="))
+        self.files[path] = data
+
+    def _note_exists(self, path: str) -> None:
+        self.existing.add(path)
+
+    def _note_dir(self, path: str, entries: list[str]) -> None:
+        self.dirs.add(path)
+        for name in entries:  # entries that are links matter by name (slaves/, /sys/block)
+            entry = posixpath.join(path, name)
+            if os.path.islink(self.host_path(entry)):
+                self.links[entry] = os.readlink(self.host_path(entry))
+
+    def _note_error(self, path: str, reason: str) -> None:
+        if not reason.endswith(": missing"):
+            self.errors[path] = reason
+
+
+def record(root: str, values: Mapping[str, Any], origins: Mapping[str, str],
+           sysctl_keys: list[str]) -> RecordingRoot:
+    """Collect every fact, and the queue of every block device, on a recording root."""
+    recorder = RecordingRoot(root)
+    facts = collect(recorder, values, origins, "auto", sysctl_keys)
+    for device in facts.block.devices.values():
+        read_queue(recorder, device)  # any device may be a SAS device for another scan
+    for path in sorted(recorder.existing - set(recorder.files)):
+        real = recorder.host_path(path)
+        if os.path.isfile(real) and not path.startswith(("/proc/", "/sys/")):
+            size = os.path.getsize(real)
+            recorder.files[path] = b"" if size > SMALL_FILE else _read_small(real)
+        elif os.path.isfile(real):
+            try:
+                recorder.files[path] = recorder.read_bytes(path, SMALL_FILE)
+            except Exception:
+                recorder.files[path] = b""
+        elif os.path.isdir(real):
+            recorder.dirs.add(path)
+    if isinstance(facts.mounts, list):  # oscap's partition probe stats every mount point
+        recorder.dirs.update(m.mountpoint for m in facts.mounts if m.mountpoint.startswith("/"))
+    return recorder
+
+
+def _read_small(path: str) -> bytes:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(SMALL_FILE)
+    except OSError:
+        return b""
+
+
+def _info(name: str, kind: bytes, mtime: int, size: int = 0, mode: int = 0o644) -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.type, info.size, info.mtime, info.mode = kind, size, mtime, mode
+    info.uid = info.gid = 0
+    info.uname = info.gname = "root"
+    return info
+
+
+def write_snapshot(recorder: RecordingRoot, output: str, host: Mapping[str, Any]) -> None:
+    mtime = int(os.environ.get("SOURCE_DATE_EPOCH", "0") or 0) or int(time.time())
+    manifest = {
+        "schema": SNAPSHOT_SCHEMA, "sascheck": __version__,
+        "collected_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(mtime)),
+        "host": dict(host),
+        "unreadable": [{"path": p, "reason": r} for p, r in sorted(recorder.errors.items())],
+        "files": len(recorder.files), "links": len(recorder.links),
+    }
+    directories: set[str] = set()
+
+    def parents(path: str) -> None:
+        parent = posixpath.dirname(path)
+        while parent not in ("/", "") and parent not in directories:
+            directories.add(parent)
+            parent = posixpath.dirname(parent)
+
+    for path in [*recorder.files, *recorder.links, *recorder.dirs]:
+        parents(path)
+    directories.update(d for d in recorder.dirs if d != "/")
+    directories -= set(recorder.links)
+    temporary = f"{output}.partial"
+    try:
+        with tarfile.open(temporary, "w:gz") as archive:
+            data = json.dumps(manifest, indent=2).encode()
+            archive.addfile(_info(MANIFEST, tarfile.REGTYPE, mtime, len(data)), io.BytesIO(data))
+            archive.addfile(_info(ROOT_PREFIX, tarfile.DIRTYPE, mtime, mode=0o755))
+            for path in sorted(directories):
+                archive.addfile(_info(ROOT_PREFIX + path, tarfile.DIRTYPE, mtime, mode=0o755))
+            for path, content in sorted(recorder.files.items()):
+                if path in recorder.links or path in directories:
+                    continue
+                archive.addfile(_info(ROOT_PREFIX + path, tarfile.REGTYPE, mtime, len(content)),
+                                io.BytesIO(content))
+            for path, target in sorted(recorder.links.items()):
+                info = _info(ROOT_PREFIX + path, tarfile.SYMTYPE, mtime, mode=0o777)
+                info.linkname = target
+                archive.addfile(info)
+        os.replace(temporary, output)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
+
+
+# -- extraction ----------------------------------------------------------------------------
+def _inside(name: str) -> str:
+    """The in-root path of a member name, or a SnapshotError."""
+    if name.startswith("/"):
+        raise SnapshotError(f"member {name!r}: absolute name")
+    parts = name.split("/")
+    if ".." in parts:
+        raise SnapshotError(f"member {name!r}: climbs out with '..'")
+    if parts[0] != ROOT_PREFIX:
+        raise SnapshotError(f"member {name!r}: outside {ROOT_PREFIX}/")
+    return "/" + "/".join(p for p in parts[1:] if p not in ("", "."))
+
+
+def _safe_link(path: str, target: str) -> str:
+    """A link target that stays inside the root: absolute ones become relative."""
+    if target.startswith("/"):
+        target = posixpath.relpath(posixpath.normpath(target), posixpath.dirname(path) or "/")
+    # Relative to the root, so that '..' past the top is seen rather than clamped.
+    landing = posixpath.normpath(posixpath.join(posixpath.dirname(path).lstrip("/"), target))
+    if landing == ".." or landing.startswith("../"):
+        raise SnapshotError(f"link {path!r} -> {target!r} points outside the snapshot")
+    return target
+
+
+def extract(archive_path: str, destination: str) -> dict[str, Any]:
+    """Extract into ``destination``/root; on any problem remove everything and raise."""
+    root = os.path.join(destination, ROOT_PREFIX)
+    manifest: dict[str, Any] = {}
+    try:
+        try:
+            archive = tarfile.open(archive_path, "r:*")  # noqa: SIM115 - closed by the with below
+        except (OSError, tarfile.TarError) as exc:
+            raise SnapshotError(f"{archive_path}: not a readable tar archive ({exc})") from exc
+        with archive:
+            total = count = 0
+            os.makedirs(root)
+            for member in archive:
+                count += 1
+                if count > MAX_MEMBERS:
+                    raise SnapshotError(f"more than {MAX_MEMBERS} members")
+                if member.name == MANIFEST and member.isfile():
+                    if member.size > 1 << 20:
+                        raise SnapshotError("manifest larger than 1 MiB")
+                    handle = archive.extractfile(member)
+                    try:
+                        manifest = json.loads(handle.read()) if handle else {}
+                    except ValueError as exc:
+                        raise SnapshotError(f"manifest is not JSON ({exc})") from exc
+                    continue
+                path = _inside(member.name.rstrip("/"))
+                target = os.path.join(root, path.lstrip("/"))
+                if member.isdir():
+                    os.makedirs(target, mode=0o755, exist_ok=True)
+                elif member.isreg():
+                    total += member.size
+                    if member.size > MAX_MEMBER_BYTES or total > MAX_TOTAL_BYTES:
+                        raise SnapshotError(f"member {member.name!r}: over the size limits "
+                                            f"({MAX_MEMBER_BYTES} per file, {MAX_TOTAL_BYTES} "
+                                            "in all)")
+                    os.makedirs(os.path.dirname(target), exist_ok=True)
+                    _refuse_link_parents(root, path)
+                    source = archive.extractfile(member)
+                    with open(target, "xb") as output:
+                        if source:
+                            shutil.copyfileobj(source, output)
+                    os.chmod(target, 0o644)
+                elif member.issym():
+                    os.makedirs(os.path.dirname(target), exist_ok=True)
+                    _refuse_link_parents(root, path)
+                    os.symlink(_safe_link(path, member.linkname), target)
+                else:
+                    kind = "hard link" if member.islnk() else "device or FIFO"
+                    raise SnapshotError(f"member {member.name!r}: a {kind}, refused")
+        if manifest.get("schema") != SNAPSHOT_SCHEMA:
+            raise SnapshotError(f"{archive_path}: no {SNAPSHOT_SCHEMA} manifest")
+        return manifest
+    except (SnapshotError, OSError, tarfile.TarError, EOFError) as exc:
+        shutil.rmtree(destination, ignore_errors=True)
+        if isinstance(exc, SnapshotError):
+            raise
+        raise SnapshotError(f"{archive_path}: {exc}") from exc
+
+
+def _refuse_link_parents(root: str, path: str) -> None:
+    """A member must not be written through a link an earlier member planted."""
+    current = root
+    for part in path.strip("/").split("/")[:-1]:
+        current = os.path.join(current, part)
+        if os.path.islink(current):
+            raise SnapshotError(f"member {path!r}: would be written through a link")
+
+
+@contextmanager
+def opened(archive_path: str) -> Iterator[str]:
+    """The root directory of an extracted snapshot, removed afterwards."""
+    destination = tempfile.mkdtemp(prefix="sascheck-snapshot-")
+    try:
+        extract(archive_path, destination)
+        yield os.path.join(destination, ROOT_PREFIX)
+    finally:
+        shutil.rmtree(destination, ignore_errors=True)
