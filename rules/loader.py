@@ -6,13 +6,15 @@ editing a rule can go straight to it.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
+if TYPE_CHECKING:
+    import jsonschema
 
 from .model import Catalogue, Profile, Reference, Rule, Severity, Variable
 from .values import ValueError_, coerce
@@ -21,6 +23,28 @@ from .yamlsource import LocatedDocument, SourceError, load_located
 RULES_DIR = Path(__file__).resolve().parent
 RULE_ID = re.compile(r"^[a-z0-9_]+$")
 NON_RULE_FILES = {"variables.yml"}
+STAMP_FILE = "validated.sha256"
+
+
+def catalogue_digest(directory: Path) -> str:
+    """A digest of every file the catalogue is made of (rules, profiles, schemas)."""
+    digest = hashlib.sha256()
+    files = [*directory.glob("*.yml"), *directory.glob("*.json"),
+             *(directory / "profiles").glob("*.yml")]
+    for file in sorted(files):
+        digest.update(file.relative_to(directory).as_posix().encode() + b"\0")
+        digest.update(file.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def _already_validated(directory: Path) -> bool:
+    """True when the files are byte for byte those the tests validated (the shipped
+    catalogue): then the JSON Schema pass, and jsonschema's import, can be skipped."""
+    stamp = directory / STAMP_FILE
+    try:
+        return stamp.read_text(encoding="utf-8").strip() == catalogue_digest(directory)
+    except OSError:
+        return False
 
 
 class CatalogueError(Exception):
@@ -33,6 +57,8 @@ class CatalogueError(Exception):
 
 @lru_cache(maxsize=4)
 def _validator(schema_file: Path) -> jsonschema.protocols.Validator:
+    import jsonschema  # imported only when a catalogue is not known to be valid
+
     schema = json.loads(schema_file.read_text(encoding="utf-8"))
     validator_class = jsonschema.validators.validator_for(schema)
     validator_class.check_schema(schema)
@@ -40,6 +66,8 @@ def _validator(schema_file: Path) -> jsonschema.protocols.Validator:
 
 
 def _schema_errors(document: LocatedDocument, schema_file: Path) -> list[SourceError]:
+    if _SKIP_SCHEMA.get(schema_file.parent):
+        return []
     validator = _validator(schema_file)
     errors = sorted(validator.iter_errors(document.data), key=lambda e: list(e.absolute_path))
     found = []
@@ -49,6 +77,9 @@ def _schema_errors(document: LocatedDocument, schema_file: Path) -> list[SourceE
         path = list(error.absolute_path) + [p for p in leaf.path if p not in error.absolute_path]
         found.append(document.error(path, leaf.message))
     return found
+
+
+_SKIP_SCHEMA: dict[Path, bool] = {}
 
 
 def _load_variables(directory: Path) -> dict[str, Variable]:
@@ -193,6 +224,7 @@ def _load_profiles(directory: Path, rules: dict[str, Rule], variables: dict[str,
 def load_catalogue(directory: Path | None = None) -> Catalogue:
     """Load rules, site values and profiles from ``directory`` (default: the shipped ones)."""
     directory = directory or RULES_DIR
+    _SKIP_SCHEMA[directory] = _already_validated(directory)
     try:
         variables = _load_variables(directory)
     except SourceError as exc:

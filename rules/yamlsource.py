@@ -13,6 +13,8 @@ from typing import Any
 import yaml
 
 PathKey = tuple[Any, ...]
+# libyaml's loader when PyYAML was built with it (the wheels are), else the pure-Python one.
+FAST_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class SourceError(Exception):
@@ -70,8 +72,13 @@ def load_located(file: Path) -> LocatedDocument:
     except (OSError, UnicodeDecodeError) as exc:
         raise SourceError(file, f"cannot read: {exc}") from exc
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
+        # One parse: compose (for line numbers), then construct from the same node.
+        loader = FAST_LOADER(text)
+        try:
+            node = loader.get_single_node()
+            data = loader.construct_document(node) if node is not None else None
+        finally:
+            loader.dispose()
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None

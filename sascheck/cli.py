@@ -165,9 +165,7 @@ def _scan(args: argparse.Namespace) -> int:
 
 
 def _scan_root(args: argparse.Namespace) -> int:
-    from rich.console import Console
-
-    from .reports import json_output, terminal
+    from .reports import json_output
     from .rules import ValueError_
     from .scanner.hostroot import FactError
     from .scanner.scan import run_scan
@@ -186,6 +184,9 @@ def _scan_root(args: argparse.Namespace) -> int:
     data = result.to_dict()
     to_stdout = args.json == "-"
     if not args.quiet:
+        from rich.console import Console
+
+        from .reports import terminal
         terminal.render(data, Console(stderr=to_stdout))
     outputs: list[tuple[str, Any]] = []
     if args.json:

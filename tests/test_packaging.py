@@ -95,3 +95,23 @@ def test_ci_runs_the_readme_test_command():
     readme = (PROJECT / "README.md").read_text()
     assert "\nscripts/test\n" in readme
     assert "exec scripts/test" in (PROJECT / ".ci/run").read_text()
+
+
+def test_rule_stamp_is_current_and_the_catalogue_validates(tmp_path):
+    import shutil
+    import subprocess
+    import sys
+
+    from sascheck.rules import load_catalogue
+    from sascheck.rules.loader import RULES_DIR, STAMP_FILE, catalogue_digest
+
+    assert (RULES_DIR / STAMP_FILE).read_text().strip() == catalogue_digest(RULES_DIR), \
+        "run scripts/update-rule-stamp"
+    copy = tmp_path / "rules"
+    shutil.copytree(RULES_DIR, copy, ignore=shutil.ignore_patterns("*.py", "__pycache__",
+                                                                     STAMP_FILE))
+    assert len(load_catalogue(copy).rules) == 14  # the full JSON Schema pass
+    probe = subprocess.run([sys.executable, "-c", "import sys; from sascheck.rules import "
+                            "load_catalogue; load_catalogue(); print('jsonschema' in sys.modules)"],
+                           capture_output=True, text=True, check=True)
+    assert probe.stdout.strip() == "False"  # the stamped catalogue skips the import
