@@ -136,18 +136,22 @@ def from_arf(path: str, catalogue: Catalogue) -> HostView:
 
 
 def load(path: str, catalogue: Catalogue) -> HostView:
-    """Read sascheck JSON or oscap ARF, by content."""
+    """Read sascheck JSON or oscap ARF, by content (JSON may come from a pipe)."""
     try:
         with open(path, "rb") as handle:
-            head = handle.read(512).lstrip()
+            head = handle.read(512)
+            if head.lstrip().startswith(b"{"):
+                raw = head + handle.read()
+            elif head.lstrip().startswith(b"<"):
+                raw = b""
+            else:
+                raise ReportInputError(f"{path}: neither sascheck JSON nor oscap ARF")
     except OSError as exc:
         raise ReportInputError(f"{path}: {exc.strerror}") from exc
-    if head.startswith(b"{"):
-        try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise ReportInputError(f"{path}: not valid JSON ({exc})") from exc
-        return from_json(data, path, catalogue)
-    if head.startswith(b"<"):
+    if not raw:
         return from_arf(path, catalogue)
-    raise ReportInputError(f"{path}: neither sascheck JSON nor oscap ARF")
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise ReportInputError(f"{path}: not valid JSON ({exc})") from exc
+    return from_json(data, path, catalogue)

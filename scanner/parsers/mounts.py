@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 
 _OCTAL = re.compile(r"\\([0-7]{3})")
+_FIELDS = re.compile(r"[ \t]+")
 
 
 def unescape(field: str) -> str:
@@ -50,14 +51,17 @@ def parse_mounts(text: str) -> tuple[list[MountEntry], list[str]]:
     """Entries in file order, and a note per line that could not be understood."""
     entries: list[MountEntry] = []
     problems: list[str] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        stripped = line.strip()
+    # Only space, tab, newline and backslash are escaped by the kernel: any other character,
+    # \r or \x0b included, may stand raw in a mount point. So lines end at \n only and
+    # fields are separated by spaces and tabs only.
+    for number, line in enumerate(text.split("\n"), start=1):
+        stripped = line.strip(" \t")
         if not stripped or stripped.startswith("#"):
             continue
         if "\0" in stripped:
             problems.append(f"line {number}: binary content")
             continue
-        fields = stripped.split()
+        fields = _FIELDS.split(stripped)
         if len(fields) < 4:
             problems.append(f"line {number}: expected at least 4 fields, got {len(fields)}")
             continue
