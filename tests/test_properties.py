@@ -29,8 +29,8 @@ from sascheck.scanner.tuned import resolve_chain
 FAST = settings(max_examples=300, deadline=2000,
                 suppress_health_check=[HealthCheck.too_slow])
 # Text that looks like the files in question: their punctuation, much more often than chance.
-tokens = st.sampled_from(list("abcdefgh/ \t\n=[]\"'#,-\\0127()$*{}|!:.sx") +
-                         ["\\040", "\0", "é", "include=", "-CONFIG ", "[main]", "ATTR{", "=="])
+tokens = st.sampled_from([*"abcdefgh/ \t\n=[]\"'#,-\\0127()$*{}|!:.sx",
+                          "\\040", "\0", "é", "include=", "-CONFIG ", "[main]", "ATTR{", "=="])
 texty = st.lists(tokens, max_size=150).map("".join) | st.text(max_size=200)
 
 
