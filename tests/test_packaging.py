@@ -115,3 +115,15 @@ def test_rule_stamp_is_current_and_the_catalogue_validates(tmp_path):
                             "load_catalogue; load_catalogue(); print('jsonschema' in sys.modules)"],
                            capture_output=True, text=True, check=True)
     assert probe.stdout.strip() == "False"  # the stamped catalogue skips the import
+
+
+def test_scale_benchmark_script_runs(tmp_path):
+    import subprocess
+    import sys
+
+    completed = subprocess.run([sys.executable, str(PROJECT / "scripts/bench-scale"), "40:4",
+                                "--runs", "1", "--workdir", str(tmp_path)],
+                               capture_output=True, text=True, timeout=600)
+    assert completed.returncode == 0, completed.stderr
+    row = completed.stdout.splitlines()[-1].split()
+    assert row[:2] == ["40", "4"] and float(row[2]) > 0
