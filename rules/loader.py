@@ -82,6 +82,19 @@ def _schema_errors(document: LocatedDocument, schema_file: Path) -> list[SourceE
 _SKIP_SCHEMA: dict[Path, bool] = {}
 
 
+def _valid_document(file: Path, schema: Path, errors: list[SourceError]
+                    ) -> LocatedDocument | None:
+    """The parsed file, or None with its problems added to ``errors``."""
+    try:
+        document = load_located(file)
+    except SourceError as exc:
+        errors.append(exc)
+        return None
+    problems = _schema_errors(document, schema)
+    errors.extend(problems)
+    return None if problems else document
+
+
 def _load_variables(directory: Path) -> dict[str, Variable]:
     document = load_located(directory / "variables.yml")
     if not isinstance(document.data, dict):
@@ -146,14 +159,8 @@ def _load_rules(directory: Path, variables: dict[str, Variable],
             errors.append(SourceError(file, "rule file names must be lower-case ids "
                                             "([a-z0-9_]) ending in .yml"))
             continue
-        try:
-            document = load_located(file)
-        except SourceError as exc:
-            errors.append(exc)
-            continue
-        problems = _schema_errors(document, directory / "schema.json")
-        if problems:
-            errors.extend(problems)
+        document = _valid_document(file, directory / "schema.json", errors)
+        if document is None:
             continue
         try:
             rules[file.stem] = _rule_from(document, variables)
@@ -166,16 +173,9 @@ def _load_profiles(directory: Path, rules: dict[str, Rule], variables: dict[str,
                    errors: list[SourceError]) -> dict[str, Profile]:
     documents: dict[str, LocatedDocument] = {}
     for file in sorted((directory / "profiles").glob("*.yml")):
-        try:
-            document = load_located(file)
-        except SourceError as exc:
-            errors.append(exc)
-            continue
-        problems = _schema_errors(document, directory / "profile-schema.json")
-        if problems:
-            errors.extend(problems)
-            continue
-        documents[file.stem] = document
+        document = _valid_document(file, directory / "profile-schema.json", errors)
+        if document is not None:
+            documents[file.stem] = document
 
     profiles: dict[str, Profile] = {}
 

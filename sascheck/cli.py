@@ -20,6 +20,22 @@ class UsageError(Exception):
     """A problem with what the user asked for; printed as one line, exit 1."""
 
 
+@contextlib.contextmanager
+def _user_errors() -> Iterator[None]:
+    """Turn the library's errors about user input into one-line usage errors: an unknown
+    profile (KeyError), a bad site value, an unusable root, an impossible fix."""
+    from .remediations.generate import FixError
+    from .rules import ValueError_
+    from .scanner.hostroot import FactError
+
+    try:
+        yield
+    except KeyError as exc:
+        raise UsageError(str(exc.args[0])) from exc
+    except (ValueError_, FactError, FixError) as exc:
+        raise UsageError(str(exc)) from exc
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> Any:  # argparse exits 2; 2 means findings here
         self.print_usage(sys.stderr)
@@ -141,17 +157,12 @@ def _collect(args: argparse.Namespace) -> int:
         return EXIT_OK
     if not args.output:
         raise UsageError("collect needs -o FILE.tar.gz (or --script)")
-    from .rules import ValueError_
-    from .scanner.hostroot import FactError
     from .scanner.scan import collect_snapshot
 
     catalogue = _catalogue()
     try:
-        host = collect_snapshot(catalogue, args.output, args.profile, args.set, args.root)
-    except KeyError as exc:
-        raise UsageError(str(exc.args[0])) from exc
-    except (ValueError_, FactError) as exc:
-        raise UsageError(str(exc)) from exc
+        with _user_errors():
+            host = collect_snapshot(catalogue, args.output, args.profile, args.set, args.root)
     except OSError as exc:
         raise UsageError(f"cannot write {args.output}: {exc.strerror}") from exc
     print(f"{args.output}: snapshot of {host['hostname'] or args.root}", file=sys.stderr)
@@ -166,8 +177,6 @@ def _scan(args: argparse.Namespace) -> int:
 
 def _scan_root(args: argparse.Namespace) -> int:
     from .reports import json_output
-    from .rules import ValueError_
-    from .scanner.hostroot import FactError
     from .scanner.scan import run_scan
 
     catalogue = _catalogue()
@@ -175,12 +184,8 @@ def _scan_root(args: argparse.Namespace) -> int:
     if args.tailoring:
         profile, tailored = _read_tailoring(catalogue, args.tailoring)
         assignments = [*tailored, *assignments]
-    try:
+    with _user_errors():
         result = run_scan(catalogue, profile, assignments, args.root, args.role)
-    except KeyError as exc:
-        raise UsageError(str(exc.args[0])) from exc
-    except (ValueError_, FactError) as exc:
-        raise UsageError(str(exc)) from exc
     data = result.to_dict()
     to_stdout = args.json == "-"
     if not args.quiet:
@@ -280,17 +285,11 @@ def _tailor_root(args: argparse.Namespace) -> int:
     from .content.build import build_time
     from .content.tailoring import write_tailoring
     from .reports.json_output import write_atomic
-    from .rules import ValueError_
-    from .scanner.hostroot import FactError
     from .scanner.scan import site_values
 
     catalogue = _catalogue()
-    try:
+    with _user_errors():
         values = site_values(catalogue, args.profile, args.set, args.root)
-    except KeyError as exc:
-        raise UsageError(str(exc.args[0])) from exc
-    except (ValueError_, FactError) as exc:
-        raise UsageError(str(exc)) from exc
     data = write_tailoring(catalogue, args.profile, values, build_time())
     try:
         write_atomic(args.output, data.decode("utf-8"))
@@ -303,13 +302,12 @@ def _fix_input(catalogue: Any, args: argparse.Namespace) -> Any:
     import json
     from pathlib import Path
 
-    from .remediations.generate import FixError, FixInput, select_rules
-    from .rules import ValueError_, resolve_values
-    from .scanner.hostroot import FactError
+    from .remediations.generate import FixInput, select_rules
+    from .rules import parse_assignment, resolve_values
     from .scanner.sasdirs import VALUE_FOR_ROLE
     from .scanner.scan import run_scan, site_values
 
-    try:
+    with _user_errors():
         if args.from_json:
             try:
                 result = json.loads(Path(args.from_json).read_text(encoding="utf-8"))
@@ -317,22 +315,24 @@ def _fix_input(catalogue: Any, args: argparse.Namespace) -> Any:
                 raise UsageError(f"cannot read {args.from_json}: {exc}") from exc
             if not isinstance(result, dict) or result.get("schema") != "sascheck-result/1":
                 raise UsageError(f"{args.from_json}: not a sascheck-result/1 file")
-            profile = args.profile or result["profile"]
-            values = resolve_values(catalogue.variables, [
-                ("results", {**result["values"], **{
+            try:
+                profile = args.profile or result["profile"]
+                recorded = {**result["values"], **{
                     VALUE_FOR_ROLE[role]: [d["path"] for d in result["sas_dirs"]
-                                           if d["role"] == role] for role in VALUE_FOR_ROLE}}),
-                ("--set", dict(a.split("=", 1) for a in args.set if "=" in a))])
+                                           if d["role"] == role] for role in VALUE_FOR_ROLE}}
+                result["host"], result["role"]["name"], result["rules"]  # noqa: B018
+            except (KeyError, TypeError) as exc:
+                raise UsageError(f"{args.from_json}: malformed sascheck results "
+                                 f"(missing {exc})") from exc
+            values = resolve_values(catalogue.variables, [
+                ("results", recorded),
+                ("--set", dict(parse_assignment(a) for a in args.set))])
         else:
             root = args.root or "/"
             profile = args.profile or "default"
             result = run_scan(catalogue, profile, args.set, root, args.role).to_dict()
             values = site_values(catalogue, profile, args.set, root)
         rule_ids = select_rules(result, catalogue, args.all, args.rule)
-    except KeyError as exc:
-        raise UsageError(f"{exc.args[0]}") from exc
-    except (ValueError_, FactError, FixError) as exc:
-        raise UsageError(str(exc)) from exc
     role = args.role if args.role != "auto" else result["role"]["name"]
     return FixInput(host=result["host"].get("hostname") or "this host", role=role,
                     profile=profile, kernel=result["host"].get("kernel", ""), values=values,

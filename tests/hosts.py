@@ -7,6 +7,8 @@ performance governor, a custom tuned profile including throughput-performance.
 
 from __future__ import annotations
 
+import hashlib
+import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -88,3 +90,21 @@ def build_host(path: Path, spec: HostSpec) -> RootBuilder:
 def sas_host(path: Path, **changes: Any) -> Path:
     build_host(path, replace(HostSpec(), **changes))
     return path
+
+
+def tree_digest(path: Path) -> str:
+    """Names, modes, modification times, link targets and contents of a whole tree: equal
+    digests mean nothing was written."""
+    digest = hashlib.sha256()
+    for directory, dirs, files in os.walk(path):
+        dirs.sort()
+        for name in sorted(dirs + files):
+            full = Path(directory) / name
+            info = full.lstat()
+            digest.update(f"{full.relative_to(path)} {info.st_mode} {info.st_mtime_ns} "
+                          f"{info.st_size}".encode())
+            if full.is_symlink():
+                digest.update(os.readlink(full).encode())
+            elif full.is_file():
+                digest.update(full.read_bytes())
+    return digest.hexdigest()

@@ -3,7 +3,6 @@ errors with reasons, never a traceback; a scan writes nothing."""
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 from pathlib import Path
@@ -13,6 +12,8 @@ import pytest
 from sascheck.rules import CatalogueError, load_catalogue
 from sascheck.rules.loader import RULES_DIR
 from sascheck.scanner.rootbuilder import RootBuilder
+
+from .hosts import tree_digest
 
 
 @pytest.fixture
@@ -150,26 +151,10 @@ def test_empty_root_is_all_errors_or_notapplicable(tmp_path, scan):
     assert "/proc/mounts: missing" in result["by_id"]["sas_fs_type"]["message"]
 
 
-def _tree_digest(path: Path) -> str:
-    digest = hashlib.sha256()
-    for directory, dirs, files in os.walk(path):
-        dirs.sort()
-        for name in sorted(dirs + files):
-            full = Path(directory) / name
-            info = full.lstat()
-            digest.update(f"{full.relative_to(path)} {info.st_mode} {info.st_mtime_ns} "
-                          f"{info.st_size}".encode())
-            if full.is_symlink():
-                digest.update(os.readlink(full).encode())
-            elif full.is_file():
-                digest.update(full.read_bytes())
-    return digest.hexdigest()
-
-
 def test_scanning_is_read_only(host, scan, tmp_path):
     root = host()
     _hostile_root(tmp_path / "hostile")
-    before = (_tree_digest(root), _tree_digest(tmp_path / "hostile"))
+    before = (tree_digest(root), tree_digest(tmp_path / "hostile"))
     scan(root)
     scan(tmp_path / "hostile", "sas_data_dirs=/sasghost")
-    assert (_tree_digest(root), _tree_digest(tmp_path / "hostile")) == before
+    assert (tree_digest(root), tree_digest(tmp_path / "hostile")) == before

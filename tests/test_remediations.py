@@ -3,8 +3,6 @@ on built roots (offline, SASCHECK_ROOT) and proven by a re-scan."""
 
 from __future__ import annotations
 
-import hashlib
-import os
 import re
 import shutil
 import subprocess
@@ -16,7 +14,7 @@ from sascheck.rules import load_catalogue
 from sascheck.scanner.example_roots import EXAMPLE_VALUES, EXAMPLES
 from sascheck.scanner.scan import run_scan
 
-from .hosts import BASELINE_SETS, SasFs, sas_host
+from .hosts import BASELINE_SETS, SasFs, sas_host, tree_digest
 from .oscap import DATASTREAM, oscap_available
 from .remedy import ansible_available, generate, lint_playbook, run_bash, run_playbook
 from .test_verdicts import CASES
@@ -30,20 +28,6 @@ CATALOGUE = load_catalogue()
 def verdicts(root: Path, sets: list[str]) -> dict[str, str]:
     result = run_scan(CATALOGUE, "default", sets, str(root), "auto").to_dict()
     return {rule["id"]: rule["result"] for rule in result["rules"]}
-
-
-def tree_digest(path: Path) -> str:
-    digest = hashlib.sha256()
-    for directory, dirs, files in os.walk(path):
-        dirs.sort()
-        for name in sorted(dirs + files):
-            full = Path(directory) / name
-            digest.update(str(full.relative_to(path)).encode())
-            if full.is_symlink():
-                digest.update(os.readlink(full).encode())
-            elif full.is_file():
-                digest.update(full.read_bytes())
-    return digest.hexdigest()
 
 
 def _fixable(rule_id: str, root: Path) -> bool:
@@ -243,6 +227,9 @@ def test_fix_bad_inputs(tmp_path, capsys):
     bad.write_text('{"schema": "other"}')
     assert main(["fix", "--format", "bash", "--from", str(bad), "-o", str(tmp_path / "x")]) == 1
     assert "not a sascheck-result/1 file" in capsys.readouterr().err
+    bad.write_text('{"schema": "sascheck-result/1", "values": {}}')
+    assert main(["fix", "--format", "bash", "--from", str(bad), "-o", str(tmp_path / "x")]) == 1
+    assert "malformed sascheck results (missing 'profile')" in capsys.readouterr().err
     assert main(["fix", "--format", "bash", "--root", str(tmp_path), "--rule", "nope",
                  "-o", str(tmp_path / "x")]) == 1
     assert "unknown rule(s): nope" in capsys.readouterr().err
