@@ -315,15 +315,15 @@ def _fix_input(catalogue: Any, args: argparse.Namespace) -> Any:
                 raise UsageError(f"cannot read {args.from_json}: {exc}") from exc
             if not isinstance(result, dict) or result.get("schema") != "sascheck-result/1":
                 raise UsageError(f"{args.from_json}: not a sascheck-result/1 file")
-            try:
-                profile = args.profile or result["profile"]
-                recorded = {**result["values"], **{
-                    VALUE_FOR_ROLE[role]: [d["path"] for d in result["sas_dirs"]
-                                           if d["role"] == role] for role in VALUE_FOR_ROLE}}
-                result["host"], result["role"]["name"], result["rules"]  # noqa: B018
-            except (KeyError, TypeError) as exc:
+            missing = [key for key in ("profile", "values", "sas_dirs", "host", "role", "rules")
+                       if key not in result]
+            if missing:
                 raise UsageError(f"{args.from_json}: malformed sascheck results "
-                                 f"(missing {exc})") from exc
+                                 f"(missing {', '.join(missing)})")
+            profile = args.profile or result["profile"]
+            recorded = {**result["values"], **{
+                VALUE_FOR_ROLE[role]: [d["path"] for d in result["sas_dirs"] if d["role"] == role]
+                for role in VALUE_FOR_ROLE}}
             values = resolve_values(catalogue.variables, [
                 ("results", recorded),
                 ("--set", dict(parse_assignment(a) for a in args.set))])
