@@ -3,6 +3,7 @@ on built roots (offline, SASCHECK_ROOT) and proven by a re-scan."""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -64,6 +65,7 @@ def test_bash_fixes_offline_and_is_idempotent(tmp_path, name, changes, sets):
     script = generate("bash", tmp_path / "fix.sh", root, sets)
     shellcheck = subprocess.run(["shellcheck", str(script)], capture_output=True, text=True)
     assert shellcheck.returncode == 0, shellcheck.stdout
+    assert subprocess.run(["bash", "-n", str(script)]).returncode == 0
     before = verdicts(root, sets)
     untouched = tree_digest(root)
     dry = run_bash(script, root, "--dry-run")
@@ -95,6 +97,26 @@ def test_playbook_fixes_offline_and_is_idempotent(tmp_path, name, changes, sets)
     assert first["failed"] == 0 and first["changed"] == check["changed"]
     _assert_fixed(before, verdicts(root, sets), root)
     assert run_playbook(playbook, root)["changed"] == 0
+
+
+@needs_ansible
+def test_playbooks_of_every_test_root_pass_syntax_check_and_lint(tmp_path):
+    from .remedy import ANSIBLE_BIN
+
+    playbooks = []
+    for index, (name, changes, sets) in enumerate(ROOTS):
+        work = tmp_path / f"r{index}"
+        root = _build(work, name, changes)
+        sets = [*BASELINE_SETS, *sets] if changes is not None else list(sets)
+        playbooks.append(generate("ansible", tmp_path / f"fix{index:02d}.yml", root, sets))
+    check = subprocess.run([str(ANSIBLE_BIN / "ansible-playbook"), "--syntax-check", "-i",
+                            "localhost,", *map(str, playbooks)], capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout[-2000:] + check.stderr[-2000:]
+    env = {**os.environ, "PATH": f"{ANSIBLE_BIN}:{os.environ['PATH']}", "NO_COLOR": "1"}
+    every = subprocess.run([str(ANSIBLE_BIN / "ansible-lint"), "--offline", "-f", "pep8",
+                            *map(str, playbooks)], cwd=tmp_path, env=env, capture_output=True,
+                           text=True, timeout=900)
+    assert every.returncode == 0, every.stdout[-3000:]
 
 
 @needs_ansible

@@ -452,12 +452,15 @@ apply_tuned_profile() {
         fi
     fi
     if (( tuned_ready )); then
+        local before="$CHANGES"
         write_file "$ROOT/etc/tuned/$TUNED_PROFILE_NAME/tuned.conf" "$TUNED_PROFILE"
         if live; then
             if ! systemctl is-enabled --quiet tuned 2>/dev/null; then
                 run_command systemctl enable --now tuned
             fi
-            if [[ "$(tuned-adm active 2>/dev/null)" != *": $TUNED_PROFILE_NAME"* ]]; then
+            # Activate it, and again when its content changed: tuned reads it only then.
+            if (( CHANGES > before )) \
+                || [[ "$(tuned-adm active 2>/dev/null)" != *": $TUNED_PROFILE_NAME"* ]]; then
                 run_command tuned-adm profile "$TUNED_PROFILE_NAME"
             fi
         else
