@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 from typing import Any
@@ -65,7 +65,6 @@ class Catalogue:
     variables: dict[str, Variable]
     profiles: dict[str, Profile]
     directory: Path
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def profile(self, name: str) -> Profile:
         try:

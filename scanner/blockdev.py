@@ -48,13 +48,6 @@ class BlockDevice:
             return f"{self.name} ({self.dm_name})"
         return self.name
 
-    @property
-    def dm_target(self) -> str | None:
-        """'mpath', 'LVM', 'CRYPT', ... from the dm uuid prefix."""
-        if not self.dm_uuid:
-            return None
-        return self.dm_uuid.split("-", 1)[0] if "-" in self.dm_uuid else self.dm_uuid
-
 
 @dataclass(frozen=True)
 class StackLayer:

@@ -12,7 +12,6 @@ import errno
 import os
 import posixpath
 import stat
-from pathlib import Path
 
 MAX_SYMLINKS = 40
 DEFAULT_READ_LIMIT = 4 * 1024 * 1024
@@ -29,10 +28,6 @@ class HostRoot:
         self.root = os.path.realpath(os.fspath(root))
         if not os.path.isdir(self.root):
             raise FactError(f"root {self.root} is not a directory")
-
-    @property
-    def is_live(self) -> bool:
-        return self.root == "/"
 
     def host_path(self, path: str) -> str:
         """Where ``path`` (absolute, inside the root) lives on this machine, unresolved."""
@@ -178,9 +173,6 @@ class HostRoot:
         """In-root paths of the entries of ``directory`` ending with ``suffix``."""
         return [posixpath.join(directory, name) for name in self.listdir(directory)
                 if name.endswith(suffix)]
-
-    def as_path(self) -> Path:
-        return Path(self.root)
 
     # Hooks for a recording root (sascheck collect): what was read, listed, followed.
     def _note_link(self, path: str, target: str) -> None:
