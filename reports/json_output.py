@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -30,11 +29,3 @@ def write_atomic(path: str | Path, text: str) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
-
-
-def write_json(result: dict[str, Any], destination: str) -> None:
-    text = dumps(result)
-    if destination == "-":
-        sys.stdout.write(text)
-    else:
-        write_atomic(destination, text)

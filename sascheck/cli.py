@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from . import __version__
@@ -137,7 +138,7 @@ def _catalogue() -> Any:
 
 
 @contextlib.contextmanager
-def _root(args: argparse.Namespace, default: str = "/") -> Iterator[str]:
+def _root(args: argparse.Namespace) -> Iterator[str]:
     """The root to read: a directory, this host, or an extracted --snapshot (removed after)."""
     if getattr(args, "snapshot", None):
         from .scanner.snapshot import SnapshotError, opened
@@ -147,7 +148,7 @@ def _root(args: argparse.Namespace, default: str = "/") -> Iterator[str]:
         except SnapshotError as exc:
             raise UsageError(str(exc)) from exc
     else:
-        yield getattr(args, "root", None) or default
+        yield getattr(args, "root", None) or "/"
 
 
 def _collect(args: argparse.Namespace) -> int:
@@ -169,13 +170,19 @@ def _collect(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _rooted(command: Callable[[argparse.Namespace], int]
+            ) -> Callable[[argparse.Namespace], int]:
+    """Run a command with args.root set to the root to read (extracting --snapshot)."""
+    @functools.wraps(command)
+    def run(args: argparse.Namespace) -> int:
+        with _root(args) as root:
+            args.root = root
+            return command(args)
+    return run
+
+
+@_rooted
 def _scan(args: argparse.Namespace) -> int:
-    with _root(args) as root:
-        args.root = root
-        return _scan_root(args)
-
-
-def _scan_root(args: argparse.Namespace) -> int:
     from .reports import json_output
     from .scanner.scan import run_scan
 
@@ -275,13 +282,8 @@ def _build(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+@_rooted
 def _tailor(args: argparse.Namespace) -> int:
-    with _root(args) as root:
-        args.root = root
-        return _tailor_root(args)
-
-
-def _tailor_root(args: argparse.Namespace) -> int:
     from .content.build import build_time
     from .content.tailoring import write_tailoring
     from .reports.json_output import write_atomic
@@ -340,14 +342,8 @@ def _fix_input(catalogue: Any, args: argparse.Namespace) -> Any:
                     forced_role="" if args.role == "auto" else args.role)
 
 
+@_rooted
 def _fix(args: argparse.Namespace) -> int:
-    with _root(args, default="") as root:
-        if args.snapshot:
-            args.root = root
-        return _fix_root(args)
-
-
-def _fix_root(args: argparse.Namespace) -> int:
     from .remediations.generate import FixError, generate
     from .reports.json_output import write_atomic
 

@@ -71,9 +71,6 @@ class HostRoot:
             pending.extend(reversed([p for p in target.split("/") if p]))
         return "/" + "/".join(resolved)
 
-    def _real(self, path: str) -> str:
-        return self.host_path(self.resolve(path))
-
     def exists(self, path: str) -> bool:
         try:
             resolved = self.resolve(path)
