@@ -17,7 +17,9 @@ from typing import Any
 import jinja2
 
 from .. import __version__
-from ..rules import Catalogue, Rule
+from ..reports.escaping import for_terminal
+from ..rules import Catalogue, Rule, parse_assignment, resolve_values
+from . import udev
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 FORMATS = ("bash", "ansible", "tuned", "udev")
@@ -36,8 +38,10 @@ def _sh(value: object) -> str:
     return shlex.quote(str(value))
 
 
-def _sh_comment(value: object) -> str:
-    return " ".join(str(value).split()).replace("\n", " ")
+def _comment(value: object) -> str:
+    """Text for a comment line (bash, YAML, udev, tuned): one line, nothing that any of
+    them reads as a line break (str.split knows NEL and U+2028 too), controls made visible."""
+    return for_terminal(" ".join(str(value).split()))
 
 
 def _yaml(value: object) -> str:
@@ -45,13 +49,18 @@ def _yaml(value: object) -> str:
     return "!unsafe " + json.dumps(str(value))
 
 
+def _yaml_list(values: Iterable[object]) -> str:
+    return "[" + ", ".join(_yaml(value) for value in values) + "]"
+
+
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)),
                              undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
                              trim_blocks=True, lstrip_blocks=True, autoescape=False)
     env.filters["sh"] = _sh
-    env.filters["sh_comment"] = _sh_comment
+    env.filters["comment"] = _comment
     env.filters["yaml"] = _yaml
+    env.filters["yaml_list"] = _yaml_list
     env.filters["json"] = json.dumps
     return env
 
@@ -76,9 +85,10 @@ class FixInput:
 
 def select_rules(result: Mapping[str, Any], catalogue: Catalogue, everything: bool,
                  only: Iterable[str] = ()) -> tuple[str, ...]:
-    """The rules to remediate: those that failed (or all of the profile with --all)."""
-    chosen = [rule["id"] for rule in result["rules"]
-              if everything or rule["result"] in ("fail", "error")]
+    """The rules to remediate: those that failed (or all of the profile with --all). A rule
+    this release does not know (results from another version) is passed over."""
+    chosen = [rule["id"] for rule in result["rules"] if rule["id"] in catalogue.rules
+              and (everything or rule["result"] in ("fail", "error"))]
     wanted = set(only)
     unknown = wanted - set(catalogue.rules)
     if unknown:
@@ -165,7 +175,8 @@ def bash_script(catalogue: Catalogue, fix: FixInput, mode: str = "bash") -> str:
     library = (TEMPLATES / "bash" / "lib.sh").read_text(encoding="utf-8")  # plain bash
     return env.get_template("bash/script.sh.j2").render(
         host=fix.host, profile=fix.profile, role=fix.role, version=__version__,
-        forced_role=fix.forced_role, value_lines=_value_lines(fix, mode), library=library.rstrip("\n"), blocks=blocks,
+        forced_role=fix.forced_role, value_lines=_value_lines(fix, mode), blocks=blocks,
+        library=library.rstrip("\n"), udev_safe=udev.SAFE_VALUE,
         tuned_thp_off=tuned_profile(fix, env, role="bare_metal", elevator_name="@ELEVATOR@",
                                     values=shown),
         tuned_kvm_host=tuned_profile(fix, env, role="kvm_host", elevator_name="@ELEVATOR@",
@@ -181,33 +192,36 @@ def ansible_playbook(catalogue: Catalogue, fix: FixInput) -> str:
         rules=[catalogue.rules[rule_id] for rule_id in fix.rule_ids])
 
 
-def _udev_safe(match: str) -> bool:
-    return "\\" not in match and match.count('"') % 2 == 0
-
-
 def udev_rules(fix: FixInput) -> str:
     """Rules for the devices the scan found under the SAS file systems (the same ones the
-    bash script's io_tuning_at_boot block writes at run time)."""
+    bash script's io_tuning_at_boot block writes at run time), matched only by names udev
+    compares byte for byte (remediations.udev)."""
     allowed = list(fix.values["allowed_schedulers"])
     scheduler_rules: dict[str, str] = {}
     read_ahead_rules: dict[str, str] = {}
-    minimum = str(fix.values["read_ahead_min_kb"])
+    notes: list[str] = []
+    minimum = str(int(fix.values["read_ahead_min_kb"]))
     for filesystem in fix.storage:
         for layer in filesystem["layers"]:
-            if not _udev_safe(layer["udev_match"]):
+            match = udev.match_for(layer)
+            if match.note and match.note not in notes:
+                notes.append(match.note)
+            if match.keys is None:
                 continue
             scheduler = layer.get("scheduler")
             if scheduler and scheduler.get("selected"):
                 wanted = next((n for n in allowed if n in scheduler["options"]), None)
                 if wanted:
-                    scheduler_rules.setdefault(layer["udev_match"], wanted)
+                    scheduler_rules.setdefault(match.keys, wanted)
             if layer["device"] == filesystem.get("queue_device"):
-                read_ahead_rules.setdefault(layer["udev_match"], minimum)
+                read_ahead_rules.setdefault(match.keys, minimum)
     if not scheduler_rules and not read_ahead_rules:
-        raise FixError("no device found under the SAS file systems: name the SAS directories "
-                       "(--set sas_data_dirs=...) on a host whose storage the scan can see")
+        reason = "; ".join(notes) if notes else (
+            "name the SAS directories (--set sas_data_dirs=...) on a host whose storage the "
+            "scan can see")
+        raise FixError(f"no device under the SAS file systems can be matched: {reason}")
     return environment().get_template("udev/rules.j2").render(
-        version=__version__, host=fix.host,
+        version=__version__, host=fix.host, notes=notes,
         scheduler_rules=[{"match": m, "value": v} for m, v in scheduler_rules.items()],
         read_ahead_rules=[{"match": m, "value": v} for m, v in read_ahead_rules.items()])
 
@@ -254,3 +268,26 @@ def generate(fmt: str, catalogue: Catalogue, fix: FixInput) -> str:
     if fmt == "udev":
         return udev_rules(fix)
     raise FixError(f"format {fmt!r} is not available yet")
+
+
+def fix_input_from_result(catalogue: Catalogue, result: Mapping[str, Any], *,
+                          profile: str | None, assignments: Iterable[str], role: str,
+                          everything: bool, only: Iterable[str]) -> FixInput:
+    """What a remediation needs, from a validated results file (reports.resultfile): the
+    profile must be one sascheck knows, and every recorded site value is re-validated as
+    ``--set`` would be, so nothing the file says reaches a template unchecked."""
+    from ..scanner.sasdirs import VALUE_FOR_ROLE
+
+    profile_name = catalogue.profile(profile or result["profile"]).name
+    recorded = {**result["values"], **{
+        VALUE_FOR_ROLE[sas_role]: [d["path"] for d in result["sas_dirs"]
+                                   if d["role"] == sas_role]
+        for sas_role in VALUE_FOR_ROLE}}
+    values = resolve_values(catalogue.variables, [
+        ("results", recorded), ("--set", dict(parse_assignment(a) for a in assignments))])
+    return FixInput(host=result["host"].get("hostname") or "this host",
+                    role=role if role != "auto" else result["role"]["name"],
+                    profile=profile_name, kernel=result["host"].get("kernel", ""),
+                    values=values, rule_ids=select_rules(result, catalogue, everything, only),
+                    storage=tuple(result.get("storage", [])),
+                    forced_role="" if role == "auto" else role)

@@ -6,6 +6,7 @@ files stays within memory.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 from lxml import etree
@@ -29,33 +30,59 @@ class ArfHost:
     results: dict[str, str] = field(default_factory=dict)  # rule id -> XCCDF result
 
 
+MAX_ARF_BYTES = 512 << 20
+
+
+def _parent_tag(element: etree._Element) -> str:
+    parent = element.getparent()
+    return str(parent.tag) if parent is not None else ""
+# Elements whose children are read when they end: their subtrees are kept until then.
+_READ_WHOLE = (f"{NS_XCCDF}rule-result",)
+
+
 def read_arf(path: str) -> ArfHost:
-    host = ArfHost()
+    """Rule results of one ARF file. Every element is dropped once read, so memory stays
+    flat however large (or hostile: millions of empty elements) the file is."""
     try:
-        for _, element in etree.iterparse(path, events=("end",), resolve_entities=False,
-                                          no_network=True, huge_tree=True):
+        size = os.stat(path).st_size
+    except OSError as exc:
+        raise ArfError(f"{path}: {exc.strerror}") from exc
+    if size > MAX_ARF_BYTES:
+        raise ArfError(f"{path}: larger than {MAX_ARF_BYTES >> 20} MiB; not an ARF report "
+                       "of the sascheck data stream")
+    host = ArfHost()
+    open_wholes = 0
+    try:
+        for event, element in etree.iterparse(path, events=("start", "end"),
+                                              resolve_entities=False, no_network=True,
+                                              huge_tree=True):
             tag = element.tag
+            if event == "start":
+                open_wholes += tag in _READ_WHOLE
+                if tag == f"{NS_XCCDF}TestResult":
+                    host.start_time = element.get("start-time", "")
+                continue
             if tag == f"{NS_XCCDF}rule-result":
                 idref = element.get("idref", "")
                 result = element.find(f"{NS_XCCDF}result")
                 if idref.startswith(RULE_PREFIX) and result is not None and result.text:
                     host.results[idref[len(RULE_PREFIX):]] = result.text.strip()
-                element.clear()
             elif tag == f"{NS_XCCDF}target":
                 host.target = (element.text or "").strip()
             elif tag == f"{NS_XCCDF}fact":
                 name = element.get("name", "")
                 if name.startswith(FACT_PREFIX):
                     host.facts[name[len(FACT_PREFIX):]] = (element.text or "").strip()
-            elif tag == f"{NS_XCCDF}TestResult":
-                host.start_time = element.get("start-time", "")
-                profile = element.find(f"{NS_XCCDF}profile")
-                if profile is not None:
-                    idref = profile.get("idref", "")
-                    host.profile = idref[len(PROFILE_PREFIX):] if idref.startswith(
-                        PROFILE_PREFIX) else idref
-            elif tag in (f"{NS_XCCDF}Benchmark",):
-                element.clear()  # the benchmark copy in the report is not needed
+            elif tag == f"{NS_XCCDF}profile" and _parent_tag(element) == f"{NS_XCCDF}TestResult":
+                idref = element.get("idref", "")
+                host.profile = idref[len(PROFILE_PREFIX):] if idref.startswith(
+                    PROFILE_PREFIX) else idref
+            open_wholes -= tag in _READ_WHOLE
+            if open_wholes == 0:  # nothing above needs it: free it and its read siblings
+                element.clear()
+                parent = element.getparent()
+                while parent is not None and element.getprevious() is not None:
+                    del parent[0]
     except (OSError, etree.XMLSyntaxError) as exc:
         raise ArfError(f"{path}: {exc}") from exc
     if not host.results:

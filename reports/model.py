@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..rules import Catalogue
 from .arf import ArfError, read_arf
+from .resultfile import MAX_RESULT_BYTES, ResultFileError, decode_json, validate_result
 
 SEVERITY_ORDER = ("high", "medium", "low")
 RESULT_ORDER = ("fail", "error", "unknown", "notchecked", "pass", "informational",
@@ -18,6 +18,10 @@ TAILORED_SUFFIX = "_tailored"
 
 class ReportInputError(Exception):
     """A results file that cannot be read, with the reason."""
+
+
+# What oscap's ARF may say of a rule (XCCDF 1.2 result values).
+XCCDF_RESULTS = frozenset({*RESULT_ORDER, "fixed"})
 
 
 @dataclass
@@ -79,7 +83,13 @@ class HostView:
     def sorted_rules(self) -> list[RuleView]:
         return sorted(self.rules, key=lambda r: (RESULT_ORDER.index(r.result)
                                                  if r.result in RESULT_ORDER else 99,
-                                                 SEVERITY_ORDER.index(r.severity), r.id))
+                                                 _severity_rank(r.severity), r.id))
+
+
+def _severity_rank(severity: str) -> int:
+    """Known severities in order; one sascheck does not know (a newer data stream's
+    ARF) sorts last rather than failing the report."""
+    return SEVERITY_ORDER.index(severity) if severity in SEVERITY_ORDER else len(SEVERITY_ORDER)
 
 
 def _with_catalogue(rule: RuleView, catalogue: Catalogue) -> RuleView:
@@ -95,8 +105,10 @@ def _with_catalogue(rule: RuleView, catalogue: Catalogue) -> RuleView:
 
 
 def from_json(data: dict[str, Any], path: str, catalogue: Catalogue) -> HostView:
-    if data.get("schema") != "sascheck-result/1":
-        raise ReportInputError(f"{path}: not a sascheck-result/1 file")
+    try:
+        data = validate_result(data, path)
+    except ResultFileError as exc:
+        raise ReportInputError(str(exc)) from exc
     try:
         host = data["host"]
         role = data["role"]
@@ -128,10 +140,19 @@ def from_arf(path: str, catalogue: Catalogue) -> HostView:
             or arf.target or Path(path).stem)
     view = HostView(name=name, source="oscap", path=path, profile=profile,
                     scanned_at=arf.start_time)
+    unknown = sorted({result for result in arf.results.values()} - XCCDF_RESULTS)
+    if unknown:
+        raise ReportInputError(f"{path}: rule results that XCCDF does not define: "
+                               f"{', '.join(repr(u[:40]) for u in unknown[:3])}")
     view.rules = [_with_catalogue(RuleView(id=rule_id, title="", severity="", result=result,
                                            message="from oscap's ARF: no per-item evidence"),
                                   catalogue)
                   for rule_id, result in sorted(arf.results.items())]
+    for rule in view.rules:
+        if rule.id not in catalogue.rules:  # a rule of another sascheck release
+            rule.title = rule.title or rule.id
+            rule.severity = "unknown"
+            rule.message = "a rule this sascheck release does not know; " + rule.message
     return view
 
 
@@ -140,18 +161,19 @@ def load(path: str, catalogue: Catalogue) -> HostView:
     try:
         with open(path, "rb") as handle:
             head = handle.read(512)
-            if head.lstrip().startswith(b"{"):
-                raw = head + handle.read()
-            elif head.lstrip().startswith(b"<"):
-                raw = b""
-            else:
+            if head.lstrip().startswith(b"<"):
+                handle.close()
+                return from_arf(path, catalogue)
+            if not head.lstrip().startswith(b"{"):
                 raise ReportInputError(f"{path}: neither sascheck JSON nor oscap ARF")
+            raw = head + handle.read(MAX_RESULT_BYTES + 1 - len(head))
     except OSError as exc:
         raise ReportInputError(f"{path}: {exc.strerror}") from exc
-    if not raw:
-        return from_arf(path, catalogue)
+    if len(raw) > MAX_RESULT_BYTES:
+        raise ReportInputError(f"{path}: larger than {MAX_RESULT_BYTES >> 20} MiB; "
+                               "not a sascheck result")
     try:
-        data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise ReportInputError(f"{path}: not valid JSON ({exc})") from exc
+        data = decode_json(raw, path)
+    except ResultFileError as exc:
+        raise ReportInputError(str(exc)) from exc
     return from_json(data, path, catalogue)

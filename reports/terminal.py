@@ -8,6 +8,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from .escaping import deep, for_terminal
+
 SYMBOLS = {
     "pass": ("✔", "green"),
     "fail": ("✘", "bold red"),
@@ -21,6 +23,9 @@ ORDER = ["fail", "error", "unknown", "notchecked", "pass", "informational", "not
 
 
 def render(result: dict[str, Any], console: Console) -> None:
+    # Host names, mount points and reasons come from the host: no escape sequence in them
+    # may reach the terminal (retitle it, clear it, hide lines).
+    result = deep(result, for_terminal)
     host = result["host"]
     role = result["role"]
     console.print(Text.assemble(
@@ -50,8 +55,8 @@ def render(result: dict[str, Any], console: Console) -> None:
             detail = Text(f"[{footnotes.index(rule['message']) + 1}]", style="dim")
         else:
             detail = Text(rule["actual"])
-        table.add_row(Text(f"{symbol} {rule['result']}", style=style), rule["id"],
-                      rule["severity"], detail)
+        table.add_row(Text(f"{symbol} {rule['result']}", style=style), Text(rule["id"]),
+                      Text(rule["severity"]), detail)
     console.print(table)
     for number, note in enumerate(footnotes, start=1):
         console.print(Text(f"[{number}] {note}", style="dim"))

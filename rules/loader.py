@@ -6,6 +6,7 @@ editing a rule can go straight to it.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import re
@@ -109,14 +110,14 @@ def _load_variables(directory: Path) -> dict[str, Variable]:
             continue
         variable = Variable(name=name, type=spec["type"], default=None,
                             description=str(spec.get("description", "")),
-                            minimum=spec.get("minimum"), maximum=spec.get("maximum"))
+                            minimum=spec.get("minimum"), maximum=spec.get("maximum"),
+                            pattern=spec.get("pattern"), min_items=int(spec.get("min_items", 0)))
         try:
             default = coerce(variable, spec.get("default"), f"{document.file} default")
         except ValueError_ as exc:
             errors.append(document.error([name, "default"], str(exc)))
             continue
-        variables[name] = Variable(name, variable.type, default, variable.description,
-                                   variable.minimum, variable.maximum)
+        variables[name] = dataclasses.replace(variable, default=default)
     if errors:
         raise CatalogueError(errors)
     return variables

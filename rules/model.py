@@ -47,6 +47,8 @@ class Variable:
     description: str
     minimum: int | None = None
     maximum: int | None = None
+    pattern: str | None = None  # strings: each item must match (a regular expression)
+    min_items: int = 0  # paths, strings: the fewest items that make sense
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -14,6 +15,10 @@ class ValueError_(Exception):
 
 
 _TRUE = {"true", "yes", "on", "1"}
+# Tab and newline can be in a mount point (the kernel escapes them in /proc/mounts), so a
+# path may hold them; no other control character, in a path or a name.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
+_ASCII_INTEGER = re.compile(r"[+-]?[0-9]+")
 _FALSE = {"false", "no", "off", "0"}
 
 
@@ -34,9 +39,11 @@ def coerce(variable: Variable, raw: Any, origin: str) -> Any:
     if kind == "integer":
         if isinstance(raw, bool):
             raise ValueError_(f"{origin}: {name} must be a whole number, not {raw!r}")
+        if isinstance(raw, str) and not _ASCII_INTEGER.fullmatch(raw.strip()):
+            raise ValueError_(f"{origin}: {name} must be a whole number, not {raw!r}")
         try:
             number = int(raw.strip()) if isinstance(raw, str) else int(raw)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             raise ValueError_(f"{origin}: {name} must be a whole number, not {raw!r}") from None
         if isinstance(raw, float) and raw != number:
             raise ValueError_(f"{origin}: {name} must be a whole number, not {raw!r}")
@@ -52,6 +59,16 @@ def coerce(variable: Variable, raw: Any, origin: str) -> Any:
             items = list(raw)
         else:
             raise ValueError_(f"{origin}: {name} must be a list of strings, not {raw!r}")
+        for item in items:
+            # Values end up in shell, YAML, XML and udev text (each escaped for its target).
+            if _CONTROL.search(item):
+                raise ValueError_(f"{origin}: {name} has a control character in {item!r}")
+            if variable.pattern and not re.fullmatch(variable.pattern, item):
+                raise ValueError_(f"{origin}: {name}: {item!r} is not a valid name "
+                                  f"(allowed: {variable.pattern})")
+        if len(items) < variable.min_items:
+            raise ValueError_(f"{origin}: {name} needs at least {variable.min_items} "
+                              f"item{'s' if variable.min_items > 1 else ''}")
         if kind == "paths":
             for item in items:
                 if not item.startswith("/"):

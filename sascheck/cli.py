@@ -25,7 +25,9 @@ class UsageError(Exception):
 def _user_errors() -> Iterator[None]:
     """Turn the library's errors about user input into one-line usage errors: an unknown
     profile (KeyError), a bad site value, an unusable root, an impossible fix."""
+    from .outputs import OutputError
     from .remediations.generate import FixError
+    from .reports.resultfile import ResultFileError
     from .rules import ValueError_
     from .scanner.hostroot import FactError
 
@@ -33,7 +35,7 @@ def _user_errors() -> Iterator[None]:
         yield
     except KeyError as exc:
         raise UsageError(str(exc.args[0])) from exc
-    except (ValueError_, FactError, FixError) as exc:
+    except (ValueError_, FactError, FixError, OutputError, ResultFileError) as exc:
         raise UsageError(str(exc)) from exc
 
 
@@ -158,16 +160,26 @@ def _collect(args: argparse.Namespace) -> int:
         return EXIT_OK
     if not args.output:
         raise UsageError("collect needs -o FILE.tar.gz (or --script)")
+    from .outputs import opened_output
+    from .reports.escaping import for_terminal
     from .scanner.scan import collect_snapshot
 
     catalogue = _catalogue()
+    _check_root(args.root)
     try:
-        with _user_errors():
-            host = collect_snapshot(catalogue, args.output, args.profile, args.set, args.root)
+        with _user_errors(), opened_output(args.output, binary=True) as handle:
+            host = collect_snapshot(catalogue, handle, args.profile,
+                                    args.set, args.root)
     except OSError as exc:
         raise UsageError(f"cannot write {args.output}: {exc.strerror}") from exc
-    print(f"{args.output}: snapshot of {host['hostname'] or args.root}", file=sys.stderr)
+    print(for_terminal(f"{args.output}: snapshot of {host['hostname'] or args.root}"),
+          file=sys.stderr)
     return EXIT_OK
+
+
+def _check_root(root: str | None) -> None:
+    if root == "":
+        raise UsageError("--root needs a directory ('' is not one; omit --root for this host)")
 
 
 def _rooted(command: Callable[[argparse.Namespace], int]
@@ -175,6 +187,7 @@ def _rooted(command: Callable[[argparse.Namespace], int]
     """Run a command with args.root set to the root to read (extracting --snapshot)."""
     @functools.wraps(command)
     def run(args: argparse.Namespace) -> int:
+        _check_root(getattr(args, "root", None))
         with _root(args) as root:
             args.root = root
             return command(args)
@@ -183,9 +196,12 @@ def _rooted(command: Callable[[argparse.Namespace], int]
 
 @_rooted
 def _scan(args: argparse.Namespace) -> int:
+    from .outputs import STDOUT, check_destinations, write_output
     from .reports import json_output
     from .scanner.scan import run_scan
 
+    with _user_errors():
+        check_destinations([args.json, args.html, args.junit], [args.tailoring, args.snapshot])
     catalogue = _catalogue()
     profile, assignments = args.profile, list(args.set)
     if args.tailoring:
@@ -194,7 +210,7 @@ def _scan(args: argparse.Namespace) -> int:
     with _user_errors():
         result = run_scan(catalogue, profile, assignments, args.root, args.role)
     data = result.to_dict()
-    to_stdout = args.json == "-"
+    to_stdout = STDOUT in (args.json, args.html, args.junit)
     if not args.quiet:
         from rich.console import Console
 
@@ -212,14 +228,8 @@ def _scan(args: argparse.Namespace) -> int:
             from .reports.junit import render_junit
             outputs.append((args.junit, lambda: render_junit([host])))
     for destination, render in outputs:
-        text = render()
-        try:
-            if destination == "-":
-                sys.stdout.write(text)
-            else:
-                json_output.write_atomic(destination, text)
-        except OSError as exc:
-            raise UsageError(f"cannot write {destination}: {exc.strerror}") from exc
+        with _user_errors():
+            write_output(destination, render())
     return EXIT_FINDINGS if result.exit_status else EXIT_OK
 
 
@@ -236,9 +246,11 @@ def _html(hosts: list[Any], catalogue: Any, fleet: bool) -> str:
 def _report(args: argparse.Namespace) -> int:
     from rich.progress import Progress
 
-    from .reports.json_output import write_atomic
+    from .outputs import check_destinations, write_output
     from .reports.model import ReportInputError, load
 
+    with _user_errors():
+        check_destinations([args.output, args.junit], args.results)
     catalogue = _catalogue()
     hosts = []
     show_progress = len(args.results) > 20 and sys.stderr.isatty()
@@ -250,13 +262,11 @@ def _report(args: argparse.Namespace) -> int:
             except ReportInputError as exc:
                 raise UsageError(str(exc)) from exc
             progress.advance(task)
-    try:
-        write_atomic(args.output, _html(hosts, catalogue, args.fleet))
+    with _user_errors():
+        write_output(args.output, _html(hosts, catalogue, args.fleet))
         if args.junit:
             from .reports.junit import render_junit
-            write_atomic(args.junit, render_junit(hosts))
-    except OSError as exc:
-        raise UsageError(f"cannot write {args.output}: {exc.strerror}") from exc
+            write_output(args.junit, render_junit(hosts))
     return EXIT_OK
 
 
@@ -286,54 +296,32 @@ def _build(args: argparse.Namespace) -> int:
 def _tailor(args: argparse.Namespace) -> int:
     from .content.build import build_time
     from .content.tailoring import write_tailoring
-    from .reports.json_output import write_atomic
+    from .outputs import check_destinations, write_output
     from .scanner.scan import site_values
 
     catalogue = _catalogue()
     with _user_errors():
+        check_destinations([args.output], [args.snapshot])
         values = site_values(catalogue, args.profile, args.set, args.root)
-    data = write_tailoring(catalogue, args.profile, values, build_time())
-    try:
-        write_atomic(args.output, data.decode("utf-8"))
-    except OSError as exc:
-        raise UsageError(f"cannot write {args.output}: {exc.strerror}") from exc
+        data = write_tailoring(catalogue, args.profile, values, build_time())
+        write_output(args.output, data.decode("utf-8"))
     return EXIT_OK
 
 
 def _fix_input(catalogue: Any, args: argparse.Namespace) -> Any:
-    import json
-    from pathlib import Path
-
-    from .remediations.generate import FixInput, select_rules
-    from .rules import parse_assignment, resolve_values
-    from .scanner.sasdirs import VALUE_FOR_ROLE
+    from .remediations.generate import FixInput, fix_input_from_result, select_rules
+    from .reports.resultfile import read_result
     from .scanner.scan import run_scan, site_values
 
     with _user_errors():
         if args.from_json:
-            try:
-                result = json.loads(Path(args.from_json).read_text(encoding="utf-8"))
-            except (OSError, ValueError) as exc:
-                raise UsageError(f"cannot read {args.from_json}: {exc}") from exc
-            if not isinstance(result, dict) or result.get("schema") != "sascheck-result/1":
-                raise UsageError(f"{args.from_json}: not a sascheck-result/1 file")
-            missing = [key for key in ("profile", "values", "sas_dirs", "host", "role", "rules")
-                       if key not in result]
-            if missing:
-                raise UsageError(f"{args.from_json}: malformed sascheck results "
-                                 f"(missing {', '.join(missing)})")
-            profile = args.profile or result["profile"]
-            recorded = {**result["values"], **{
-                VALUE_FOR_ROLE[role]: [d["path"] for d in result["sas_dirs"] if d["role"] == role]
-                for role in VALUE_FOR_ROLE}}
-            values = resolve_values(catalogue.variables, [
-                ("results", recorded),
-                ("--set", dict(parse_assignment(a) for a in args.set))])
-        else:
-            root = args.root or "/"
-            profile = args.profile or "default"
-            result = run_scan(catalogue, profile, args.set, root, args.role).to_dict()
-            values = site_values(catalogue, profile, args.set, root)
+            return fix_input_from_result(
+                catalogue, read_result(args.from_json), profile=args.profile,
+                assignments=args.set, role=args.role, everything=args.all, only=args.rule)
+        root = args.root or "/"
+        profile = args.profile or "default"
+        result = run_scan(catalogue, profile, args.set, root, args.role).to_dict()
+        values = site_values(catalogue, profile, args.set, root)
         rule_ids = select_rules(result, catalogue, args.all, args.rule)
     role = args.role if args.role != "auto" else result["role"]["name"]
     return FixInput(host=result["host"].get("hostname") or "this host", role=role,
@@ -344,21 +332,21 @@ def _fix_input(catalogue: Any, args: argparse.Namespace) -> Any:
 
 @_rooted
 def _fix(args: argparse.Namespace) -> int:
-    from .remediations.generate import FixError, generate
-    from .reports.json_output import write_atomic
+    from .outputs import STDOUT, check_destinations, write_output
+    from .remediations.generate import generate
 
+    with _user_errors():
+        check_destinations([args.output], [args.from_json, args.snapshot])
     catalogue = _catalogue()
     fix_input = _fix_input(catalogue, args)
-    try:
+    with _user_errors():
         text = generate(args.format, catalogue, fix_input)
-    except FixError as exc:
-        raise UsageError(str(exc)) from exc
-    try:
-        write_atomic(args.output, text)
-        if args.format == "bash":
+        write_output(args.output, text)
+    if args.format == "bash" and args.output != STDOUT and os.path.isfile(args.output):
+        try:
             os.chmod(args.output, 0o755)
-    except OSError as exc:
-        raise UsageError(f"cannot write {args.output}: {exc.strerror}") from exc
+        except OSError as exc:
+            raise UsageError(f"cannot make {args.output} executable: {exc.strerror}") from exc
     if not fix_input.rule_ids:
         print("sascheck: nothing failed; the remediation changes nothing", file=sys.stderr)
     return EXIT_OK
@@ -411,7 +399,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return COMMANDS[args.command](args)
     except UsageError as exc:
-        print(f"sascheck: error: {exc}", file=sys.stderr)
+        from .reports.escaping import for_terminal
+
+        # Messages quote host files and results: keep their lines, not their controls.
+        lines = [for_terminal(line) for line in str(exc).split("\n")]
+        print("sascheck: error: " + "\n".join(lines), file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130

@@ -34,14 +34,6 @@ class BlockDevice:
     read_ahead_kb: int | Unavailable | None = None
     wwid: str | None = None  # SCSI world-wide id: a name that survives reboots
 
-    def udev_match(self) -> str:
-        """A udev match for this device that does not depend on kernel naming order."""
-        if self.dm_name:
-            return f'ENV{{DM_NAME}}=="{self.dm_name}"'
-        if self.wwid:
-            return f'KERNEL=="sd*", ATTRS{{wwid}}=="{self.wwid}"'
-        return f'KERNEL=="{self.name}"'
-
     @property
     def label(self) -> str:
         if self.dm_name:

@@ -75,8 +75,8 @@ def _layer(facts: Facts, layer: StackLayer) -> dict[str, Any]:
     read_ahead = device.read_ahead_kb
     return {
         "device": device.name, "kind": device.kind, "dm_name": device.dm_name,
+        "dm_uuid": device.dm_uuid, "wwid": device.wwid,
         "depth": layer.depth, "relation": layer.relation, "parent": layer.parent,
-        "udev_match": device.udev_match(),
         "scheduler": ({"options": list(scheduler.options), "selected": scheduler.selected}
                       if isinstance(scheduler, Selection) else None),
         "read_ahead_kb": read_ahead if isinstance(read_ahead, int) else None,

@@ -92,7 +92,16 @@ class HostRoot:
         return found
 
     def is_symlink(self, path: str) -> bool:
-        return os.path.islink(self.host_path(path))
+        """Whether the last component is a link; the ones before it are resolved inside the
+        root like every other path (a root's etc/systemd -> /outside stays inside)."""
+        parent, name = posixpath.split(posixpath.normpath("/" + path))
+        if not name:
+            return False
+        try:
+            resolved = posixpath.join(self.resolve(parent), name)
+        except FactError:
+            return False
+        return os.path.islink(self.host_path(resolved))
 
     def listdir(self, path: str) -> list[str]:
         """Sorted entries of a directory; [] when it is missing."""

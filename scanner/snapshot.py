@@ -13,12 +13,13 @@ import json
 import os
 import posixpath
 import shutil
+import stat
 import tarfile
 import tempfile
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, BinaryIO
 
 from .. import __version__
 from .blockdev import read_queue
@@ -113,7 +114,8 @@ def _info(name: str, kind: bytes, mtime: int, size: int = 0, mode: int = 0o644) 
     return info
 
 
-def write_snapshot(recorder: RecordingRoot, output: str, host: Mapping[str, Any]) -> None:
+def write_snapshot(recorder: RecordingRoot, output: BinaryIO, host: Mapping[str, Any]) -> None:
+    """Write the archive to ``output`` (the caller decides where and how it lands)."""
     mtime = int(os.environ.get("SOURCE_DATE_EPOCH", "0") or 0) or int(time.time())
     manifest = {
         "schema": SNAPSHOT_SCHEMA, "sascheck": __version__,
@@ -134,28 +136,21 @@ def write_snapshot(recorder: RecordingRoot, output: str, host: Mapping[str, Any]
         parents(path)
     directories.update(d for d in recorder.dirs if d != "/")
     directories -= set(recorder.links)
-    temporary = f"{output}.partial"
-    try:
-        with tarfile.open(temporary, "w:gz") as archive:
-            data = json.dumps(manifest, indent=2).encode()
-            archive.addfile(_info(MANIFEST, tarfile.REGTYPE, mtime, len(data)), io.BytesIO(data))
-            archive.addfile(_info(ROOT_PREFIX, tarfile.DIRTYPE, mtime, mode=0o755))
-            for path in sorted(directories):
-                archive.addfile(_info(ROOT_PREFIX + path, tarfile.DIRTYPE, mtime, mode=0o755))
-            for path, content in sorted(recorder.files.items()):
-                if path in recorder.links or path in directories:
-                    continue
-                archive.addfile(_info(ROOT_PREFIX + path, tarfile.REGTYPE, mtime, len(content)),
-                                io.BytesIO(content))
-            for path, target in sorted(recorder.links.items()):
-                info = _info(ROOT_PREFIX + path, tarfile.SYMTYPE, mtime, mode=0o777)
-                info.linkname = target
-                archive.addfile(info)
-        os.replace(temporary, output)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
+    with tarfile.open(fileobj=output, mode="w:gz") as archive:
+        data = json.dumps(manifest, indent=2).encode()
+        archive.addfile(_info(MANIFEST, tarfile.REGTYPE, mtime, len(data)), io.BytesIO(data))
+        archive.addfile(_info(ROOT_PREFIX, tarfile.DIRTYPE, mtime, mode=0o755))
+        for path in sorted(directories):
+            archive.addfile(_info(ROOT_PREFIX + path, tarfile.DIRTYPE, mtime, mode=0o755))
+        for path, content in sorted(recorder.files.items()):
+            if path in recorder.links or path in directories:
+                continue
+            archive.addfile(_info(ROOT_PREFIX + path, tarfile.REGTYPE, mtime, len(content)),
+                            io.BytesIO(content))
+        for path, target in sorted(recorder.links.items()):
+            info = _info(ROOT_PREFIX + path, tarfile.SYMTYPE, mtime, mode=0o777)
+            info.linkname = target
+            archive.addfile(info)
 
 
 # -- extraction ----------------------------------------------------------------------------
@@ -206,27 +201,30 @@ def extract(archive_path: str, destination: str) -> dict[str, Any]:
                         manifest = json.loads(handle.read()) if handle else {}
                     except ValueError as exc:
                         raise SnapshotError(f"manifest is not JSON ({exc})") from exc
+                    except RecursionError:
+                        raise SnapshotError("manifest is nested too deeply") from None
+                    if not isinstance(manifest, dict):
+                        raise SnapshotError("manifest is not a JSON object")
                     continue
                 path = _inside(member.name.rstrip("/"))
                 target = os.path.join(root, path.lstrip("/"))
+                if path == "/":
+                    continue
+                _make_directories(root, posixpath.dirname(path))
                 if member.isdir():
-                    os.makedirs(target, mode=0o755, exist_ok=True)
+                    _make_directories(root, path)
                 elif member.isreg():
                     total += member.size
                     if member.size > MAX_MEMBER_BYTES or total > MAX_TOTAL_BYTES:
                         raise SnapshotError(f"member {member.name!r}: over the size limits "
                                             f"({MAX_MEMBER_BYTES} per file, {MAX_TOTAL_BYTES} "
                                             "in all)")
-                    os.makedirs(os.path.dirname(target), exist_ok=True)
-                    _refuse_link_parents(root, path)
                     source = archive.extractfile(member)
                     with open(target, "xb") as output:
                         if source:
                             shutil.copyfileobj(source, output)
                     os.chmod(target, 0o644)
                 elif member.issym():
-                    os.makedirs(os.path.dirname(target), exist_ok=True)
-                    _refuse_link_parents(root, path)
                     os.symlink(_safe_link(path, member.linkname), target)
                 else:
                     kind = "hard link" if member.islnk() else "device or FIFO"
@@ -241,13 +239,23 @@ def extract(archive_path: str, destination: str) -> dict[str, Any]:
         raise SnapshotError(f"{archive_path}: {exc}") from exc
 
 
-def _refuse_link_parents(root: str, path: str) -> None:
-    """A member must not be written through a link an earlier member planted."""
+def _make_directories(root: str, path: str) -> None:
+    """Make the in-root directory ``path`` one component at a time, refusing to pass
+    through any link: an earlier member's link, however it resolves (``a/b/c/y -> ../../..``
+    then ``w -> a/b/c/y/../../..`` looks inside but lands outside), is never followed
+    while extracting. Links are for the scan, which resolves them inside the root."""
     current = root
-    for part in path.strip("/").split("/")[:-1]:
+    for part in [p for p in path.split("/") if p]:
         current = os.path.join(current, part)
-        if os.path.islink(current):
-            raise SnapshotError(f"member {path!r}: would be written through a link")
+        try:
+            mode = os.lstat(current).st_mode
+        except FileNotFoundError:
+            os.mkdir(current, 0o755)
+            continue
+        if stat.S_ISLNK(mode):
+            raise SnapshotError(f"member under {path!r}: would be written through a link")
+        if not stat.S_ISDIR(mode):
+            raise SnapshotError(f"member under {path!r}: {part!r} is not a directory")
 
 
 @contextmanager

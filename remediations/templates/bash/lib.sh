@@ -9,6 +9,7 @@ DRY_RUN=0
 PLAN="${SASCHECK_PLAN:-0}"
 INSTALL_TUNED="${SASCHECK_INSTALL_TUNED:-no}"
 CHANGES=0
+REFUSED=0
 CURRENT_RULE=""
 PLAN_ITEMS=()
 STAMP="$(date +%Y%m%d%H%M%S)"
@@ -27,6 +28,20 @@ for argument in "$@"; do
 done
 
 live() { [[ -z "$ROOT" ]]; }
+
+# Site values may come from the environment (the playbook) or a tailoring file (oscap
+# generate fix): refuse any that is not of its type before using it.
+check_values() {
+    local name
+    [[ "$READ_AHEAD_MIN_KB" =~ ^[0-9]{1,9}$ ]] || { echo "sascheck-fix: read-ahead minimum '$READ_AHEAD_MIN_KB' is not a number" >&2; exit 1; }
+    [[ "$DIRTY_RATIO" =~ ^[0-9]{1,3}$ ]] || { echo "sascheck-fix: dirty ratio '$DIRTY_RATIO' is not a number" >&2; exit 1; }
+    [[ "$STORAGE_CACHE_PROTECTED" =~ ^(true|false)$ ]] || { echo "sascheck-fix: storage_cache_protected must be true or false" >&2; exit 1; }
+    (( ${#ALLOWED_SCHEDULERS[@]} > 0 )) || { echo "sascheck-fix: no allowed scheduler" >&2; exit 1; }
+    for name in "${ALLOWED_SCHEDULERS[@]}"; do
+        [[ "$name" =~ ^[a-z][a-z0-9_-]{0,31}$ ]] || { echo "sascheck-fix: '$name' is not a scheduler name" >&2; exit 1; }
+    done
+}
+check_values
 say() { if (( PLAN )); then printf '%s\n' "$*" >&2; else printf '%s\n' "$*"; fi; }
 warn() { printf 'sascheck-fix: %s\n' "$*" >&2; }
 
@@ -73,11 +88,26 @@ set_runtime() {
     fi
 }
 
-# Back a file up once per run, beside it, keeping owner and mode.
+# Offline, a path must stay inside the image once every link in it is followed: a link
+# planted in the image (etc/sysctl.d -> /etc/sysctl.d) would make us edit this host.
+confined() {
+    local path="$1" real top
+    live && return 0
+    top="$(readlink -m -- "$ROOT")"
+    real="$(readlink -m -- "$path")"
+    if [[ "$real" == "$top" || "$real" == "$top"/* ]]; then return 0; fi
+    warn "refused: ${path#"$ROOT"} resolves to $real, outside the image $ROOT"
+    REFUSED=$((REFUSED + 1))
+    return 1
+}
+
+# Back a file up once per run, beside it, keeping owner and mode. The name is made new
+# (mktemp, O_EXCL) so that nothing planted under a predictable name is written through.
 backup() {
-    local file="$1"
+    local file="$1" copy
     [[ -e "$file" && -z "${BACKED_UP[$file]:-}" ]] || return 0
-    cp -p -- "$file" "$file.sascheck-$STAMP.bak"
+    copy="$(mktemp --suffix=.bak -- "$file.sascheck-$STAMP.XXXXXX")"
+    cp -p -- "$file" "$copy"
     BACKED_UP[$file]=1
 }
 
@@ -101,6 +131,7 @@ current_content() {
 # Replace a file's content atomically when it differs (temporary file + rename).
 write_file() {
     local file="$1" content="$2" temporary
+    confined "$file" || return 0
     if [[ -e "$file" || -n "${PENDING[$file]+set}" ]] && [[ "$(current_content "$file")" == "${content}x" ]]; then
         return 0
     fi
@@ -129,6 +160,7 @@ write_file() {
 make_link() {
     local link="$1" target="$2"
     [[ -e "$link" || -L "$link" ]] && return 0
+    confined "$(dirname -- "$link")" || return 0
     if act link "link $link -> $target" "\"path\":$(json "$link"),\"target\":$(json "$target")"; then
         mkdir -p -- "$(dirname -- "$link")"
         ln -s -- "$target" "$link"
@@ -146,6 +178,7 @@ run_command() {
 # host values (mount points with backslashes) are never reinterpreted.
 edit_file() {
     local file="$1" program="$2" content
+    confined "$file" || return 0
     [[ -f "$file" || -n "${PENDING[$file]+set}" ]] || return 0
     content="$(current_content "$file" | sed '$ s/x$//' | awk "$program"; printf x)"
     write_file "$file" "${content%x}"
@@ -276,17 +309,40 @@ sas_devices() {
     done < <(sas_mounts) | awk 'NF && !seen[$0]++'
 }
 
-# A udev match for a device that survives renaming where the kernel offers one.
+# Whether a name may go into a udev rule: only what udev compares byte for byte
+# ($UDEV_SAFE, the pattern sascheck's own udev writer uses), at most 128 characters.
+udev_safe() { [[ ${#1} -le 128 && "$1" =~ $UDEV_SAFE ]]; }
+
+# A udev match for a device that survives renaming where the kernel offers one: its
+# device-mapper name or UUID, its SCSI wwid, else its kernel name. Device names and wwids
+# come from the storage; one that could end the match ("), start new keys or glob is never
+# written. Prints nothing (and warns) when no safe match exists.
 udev_match() {
-    local name="$1" dir value
+    local name="$1" dir value key
     dir="$(sys_dir "$name")"
-    if [[ -r "$dir/dm/name" ]]; then
-        printf 'ENV{DM_NAME}=="%s"' "$(<"$dir/dm/name")"
-    elif [[ -r "$dir/device/wwid" ]]; then
+    for key in name uuid; do
+        if [[ -r "$dir/dm/$key" ]]; then
+            value="$(<"$dir/dm/$key")"
+            if udev_safe "$value"; then
+                if [[ $key == name ]]; then printf 'ENV{DM_NAME}=="%s"' "$value"; else printf 'ENV{DM_UUID}=="%s"' "$value"; fi
+                return
+            fi
+            warn "$name: its device-mapper $key has characters a udev rule cannot carry safely"
+        fi
+    done
+    if [[ -r "$dir/device/wwid" ]]; then
         value="$(<"$dir/device/wwid")"
-        printf 'KERNEL=="sd*", ATTRS{wwid}=="%s"' "$value"
-    else
+        value="${value%"${value##*[! ]}"}"  # udev ignores trailing blanks; t10 ids have them
+        if udev_safe "$value"; then
+            printf 'KERNEL=="sd*", ATTRS{wwid}=="%s"' "$value"
+            return
+        fi
+        warn "$name: its wwid has characters a udev rule cannot carry safely"
+    fi
+    if udev_safe "$name"; then
         printf 'KERNEL=="%s"' "$name"
+    else
+        warn "a device under the SAS file systems has no safe udev match; set it by hand"
     fi
 }
 
@@ -411,6 +467,9 @@ finish() {
         done
         for item in "${PLAN_ITEMS[@]}"; do body+="${body:+,}$item"; done
         printf '{"role":%s,"actions":[%s]}\n' "$(json "$ROLE")" "$body"
+    elif (( REFUSED > 0 )); then
+        say "$CHANGES changes, $REFUSED refused (see above)"
+        exit 1
     elif (( CHANGES == 0 )); then
         say "no changes"
     elif (( DRY_RUN )); then
