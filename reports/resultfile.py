@@ -66,7 +66,8 @@ def validate_result(data: Any, path: str) -> dict[str, Any]:
     if not isinstance(data, dict) or data.get("schema") != SCHEMA_NAME:
         raise ResultFileError(f"{path}: not a {SCHEMA_NAME} file")
     validator = _validator()
-    missing = [key for key in validator.schema["required"] if key not in data]
+    required: list[str] = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))["required"]
+    missing = [key for key in required if key not in data]
     if missing:
         raise ResultFileError(f"{path}: malformed sascheck results (missing "
                               f"{', '.join(missing)})")

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from .hostroot import FactError, HostRoot
 from .parsers.selection import Selection, parse_selection
+from .parsers.simple import ascii_int
 from .unavailable import Unavailable
 
 
@@ -155,6 +156,8 @@ def read_queue(root: HostRoot, device: BlockDevice) -> None:
         device.scheduler = parse_selection(text) if text is not None else None
     except FactError as exc:
         device.scheduler = Unavailable(str(exc))
+    except ValueError as exc:
+        device.scheduler = Unavailable(f"{queue}/scheduler: {exc}")
     try:
         text = root.read_optional(f"{queue}/read_ahead_kb", 4096)
     except FactError as exc:
@@ -162,8 +165,8 @@ def read_queue(root: HostRoot, device: BlockDevice) -> None:
     else:
         if text is None:
             device.read_ahead_kb = Unavailable(f"{queue}/read_ahead_kb: missing")
-        elif text.strip().isdigit():
-            device.read_ahead_kb = int(text.strip())
+        elif ascii_int(text) is not None:
+            device.read_ahead_kb = ascii_int(text)
         else:
             device.read_ahead_kb = Unavailable(
                 f"{queue}/read_ahead_kb: not a number: {text.strip()[:40]!r}")

@@ -56,12 +56,13 @@ class ScanResult:
                 "memory_kib": host.memory_kib,
             },
             "role": {"name": facts.role.name, "source": facts.role.source,
-                     "reasons": list(facts.role.reasons)},
+                     "reasons": list(facts.role.reasons) + [
+                         f"could not read: {problem}" for problem in facts.role.problems]},
             "profile": self.profile.name,
             "values": dict(self.values),
             "sas_dirs": [{"role": d.role, "path": d.path, "source": d.source}
                          for d in facts.discovery.dirs],
-            "sas_discovery_notes": facts.discovery.notes,
+            "sas_discovery_notes": facts.discovery.notes + facts.discovery.problems,
             "problems": facts.problems + facts.mount_problems + facts.block.problems,
             "storage": storage(facts),
             "summary": self.counts(),
@@ -99,12 +100,21 @@ def storage(facts: Facts) -> list[dict[str, Any]]:
 def _gate(rule: Rule, facts: Facts) -> Outcome | None:
     """An outcome that stops evaluation (wrong role, no SAS directories), or None."""
     role = facts.role.name
+    if facts.role.uncertain and len({r in rule.applies_to for r in facts.role.candidates}) > 1:
+        reason = "; ".join(facts.role.problems)
+        return Outcome(Verdict.ERROR, "", "role unknown", message=(
+            f"cannot tell whether this host is {' or '.join(facts.role.candidates)}, and the rule "
+            f"depends on it: {reason} (name the role with --role)"))
     if role not in rule.applies_to:
         return Outcome(Verdict.NOTAPPLICABLE, "", "",
                        message=f"applies to {', '.join(rule.applies_to)}; this host is {role}")
     if rule.sas_filesystems:
         if isinstance(facts.sas_filesystems, list):
             if not facts.sas_filesystems and not facts.unplaced_dirs:
+                if facts.discovery.problems:  # SAS configuration exists but is unreadable
+                    return Outcome(Verdict.ERROR, "", "unreadable", message=(
+                        "SAS configuration could not be read: "
+                        + "; ".join(facts.discovery.problems)))
                 return Outcome(Verdict.NOTCHECKED, "", "", message=HOW_TO_NAME_SAS_DIRS)
         else:
             return Outcome(Verdict.ERROR, "", "unreadable", message=facts.sas_filesystems.reason)

@@ -17,7 +17,7 @@ from .hostroot import FactError, HostRoot
 from .parsers import boot
 from .parsers.mounts import MountEntry, parse_mounts
 from .parsers.selection import Selection, parse_selection
-from .parsers.simple import cpuinfo_count, meminfo_kib, shell_assignments
+from .parsers.simple import ascii_int, cpuinfo_count, meminfo_kib, shell_assignments
 from .parsers.udev_rules import UdevRule, parse_udev_rules
 from .role import RoleDecision, detect_role, forced_role
 from .sasdirs import Discovery, SasDir, discover
@@ -110,6 +110,8 @@ def _selection(root: HostRoot, path: str) -> Selection | Unavailable:
         selection = parse_selection(root.read_text(path, 4096))
     except FactError as exc:
         return Unavailable(str(exc))
+    except ValueError as exc:
+        return Unavailable(f"{path}: {exc}")
     if selection.selected is None:
         return Unavailable(f"{path}: no [selected] value in {' '.join(selection.options)!r}")
     return selection
@@ -126,7 +128,7 @@ def collect_thp(root: HostRoot) -> ThpFacts | None:
 def collect_governors(root: HostRoot) -> dict[str, str | Unavailable]:
     governors: dict[str, str | Unavailable] = {}
     for name in root.listdir("/sys/devices/system/cpu"):
-        if not (name.startswith("cpu") and name[3:].isdigit()):
+        if not (name.startswith("cpu") and ascii_int(name[3:]) is not None):
             continue
         path = f"/sys/devices/system/cpu/{name}/cpufreq/scaling_governor"
         if not root.exists(f"/sys/devices/system/cpu/{name}/cpufreq"):

@@ -81,6 +81,20 @@ class HostRoot:
             self._note_exists(resolved)
         return found
 
+    def probe(self, path: str) -> bool:
+        """Whether ``path`` exists; FactError when that cannot be told (a directory on the
+        way that may not be searched, a link loop): unreadable is not the same as missing."""
+        resolved = self.resolve(path)
+        try:
+            os.stat(self.host_path(resolved))
+        except (FileNotFoundError, NotADirectoryError):
+            return False
+        except OSError as exc:
+            self._note_error(path, exc.strerror or "cannot tell")
+            raise FactError(f"{path}: cannot tell whether it exists: {exc.strerror}") from None
+        self._note_exists(resolved)
+        return True
+
     def is_dir(self, path: str) -> bool:
         try:
             resolved = self.resolve(path)

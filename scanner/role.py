@@ -17,6 +17,7 @@ _VM_VENDORS = ("qemu", "kvm", "red hat", "vmware", "xen", "microsoft corporation
 _CONTAINER_MARKERS = ("/.dockerenv", "/run/.containerenv")
 _QEMU_OR_LIBVIRT = ("/usr/libexec/qemu-kvm", "/usr/bin/qemu-kvm", "/usr/bin/qemu-system-x86_64",
                     "/usr/sbin/libvirtd", "/etc/libvirt/qemu.conf")
+ALL_ROLES = ("bare_metal", "kvm_guest", "kvm_host", "container")
 
 
 @dataclass(frozen=True)
@@ -24,44 +25,91 @@ class RoleDecision:
     name: str
     source: str  # "auto" or "--role"
     reasons: tuple[str, ...]
+    # Roles the host may still be because evidence could not be read (the decision's own
+    # name first); a rule whose applicability differs between them cannot be judged.
+    candidates: tuple[str, ...] = ()
+    problems: tuple[str, ...] = ()
+
+    @property
+    def uncertain(self) -> bool:
+        return len(self.candidates) > 1
 
 
-def _read(root: HostRoot, path: str) -> str:
-    try:
-        return root.read_optional(path, 1024 * 1024) or ""
-    except FactError:
-        return ""
+class _Evidence:
+    """Reads role evidence, remembering what exists but could not be read."""
+
+    def __init__(self, root: HostRoot) -> None:
+        self.root = root
+        self.problems: list[str] = []
+
+    def text(self, path: str) -> str | None:
+        """The file's text; None when missing or unreadable (the latter noted)."""
+        try:
+            return self.root.read_optional(path, 1024 * 1024)
+        except FactError as exc:
+            self.problems.append(str(exc))
+            return None
+
+    def environ(self) -> list[bytes] | None:
+        """/proc/1/environ: NUL-separated NAME=value entries."""
+        try:
+            return self.root.read_bytes("/proc/1/environ", 1024 * 1024).split(b"\0")
+        except FactError as exc:
+            if not str(exc).endswith(": missing"):
+                self.problems.append(str(exc))
+            return None
 
 
 def detect_role(root: HostRoot) -> RoleDecision:
+    evidence = _Evidence(root)
     for marker in _CONTAINER_MARKERS:
         if root.exists(marker):
-            return RoleDecision("container", AUTO, (f"{marker} exists",))
-    environ = _read(root, "/proc/1/environ")
-    if "container=" in environ:
-        return RoleDecision("container", AUTO, ("/proc/1/environ sets container=",))
+            return RoleDecision("container", AUTO, (f"{marker} exists",), ("container",))
+    environ = evidence.environ()
+    if environ is not None:
+        kinds = [entry.split(b"=", 1)[1].decode("utf-8", "replace")[:40]
+                 for entry in environ if entry.startswith(b"container=")]
+        if kinds:
+            return RoleDecision("container", AUTO, (f"/proc/1/environ sets container={kinds[0]}",),
+                                ("container",))
+    # Not being able to read init's environment (not root) is ordinary: the markers above
+    # are what systemd and the container engines leave; it is said, not held against.
+    environ_note = [f"{evidence.problems.pop()}; container markers checked instead"
+                    ] if evidence.problems else []
 
+    before = len(evidence.problems)
     guest_reasons: list[str] = []
-    if "hypervisor" in cpuinfo_flags(_read(root, "/proc/cpuinfo")):
+    if "hypervisor" in cpuinfo_flags(evidence.text("/proc/cpuinfo") or ""):
         guest_reasons.append("/proc/cpuinfo has the 'hypervisor' flag")
     for field in ("sys_vendor", "product_name"):
-        value = _read(root, f"/sys/class/dmi/id/{field}").strip()
+        value = (evidence.text(f"/sys/class/dmi/id/{field}") or "").strip()
         if value and any(vendor in value.lower() for vendor in _VM_VENDORS):
             guest_reasons.append(f"DMI {field} is {value!r}")
     if guest_reasons:
-        return RoleDecision("kvm_guest", AUTO, tuple(guest_reasons))
+        return RoleDecision("kvm_guest", AUTO, tuple(guest_reasons), ("kvm_guest",))
+    unsure = ["kvm_guest"] if len(evidence.problems) > before else []
 
-    modules = {line.split()[0] for line in _read(root, "/proc/modules").splitlines() if line}
+    before = len(evidence.problems)
+    modules_text = evidence.text("/proc/modules")
+    modules = {line.split()[0] for line in (modules_text or "").splitlines() if line.split()}
     kvm = sorted(modules & {"kvm", "kvm_intel", "kvm_amd"})
     virt_tools = [path for path in _QEMU_OR_LIBVIRT if root.exists(path)]
     if kvm and virt_tools:
-        return RoleDecision("kvm_host", AUTO, (f"KVM modules loaded ({', '.join(kvm)})",
-                                               f"{virt_tools[0]} present"))
+        return _decided("kvm_host", [f"KVM modules loaded ({', '.join(kvm)})",
+                                     f"{virt_tools[0]} present", *environ_note], unsure,
+                        evidence.problems)
+    if len(evidence.problems) > before:
+        unsure.append("kvm_host")
     reasons = ["no hypervisor flag, no virtual-machine DMI vendor, no container marker"]
     if kvm:
         reasons.append("KVM modules are loaded but neither libvirt nor qemu is installed")
-    return RoleDecision("bare_metal", AUTO, tuple(reasons))
+    return _decided("bare_metal", [*reasons, *environ_note], unsure, evidence.problems)
+
+
+def _decided(name: str, reasons: list[str], unsure: list[str], problems: list[str]
+             ) -> RoleDecision:
+    return RoleDecision(name, AUTO, tuple(reasons), (name, *unsure), tuple(problems))
 
 
 def forced_role(name: str) -> RoleDecision:
-    return RoleDecision(name, "--role", (f"set on the command line (--role {name})",))
+    return RoleDecision(name, "--role", (f"set on the command line (--role {name})",), (name,))

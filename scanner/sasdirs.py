@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .hostroot import FactError, HostRoot
@@ -36,6 +36,9 @@ class Discovery:
     dirs: list[SasDir]
     notes: list[str]
     files_read: list[str]
+    # Configuration that exists but could not be read: with it, SAS directories may have
+    # been missed, so "none found" would be a guess.
+    problems: list[str] = field(default_factory=list)
 
 
 class _ConfigReader:
@@ -44,6 +47,7 @@ class _ConfigReader:
         self.sasroot = sasroot
         self.found: dict[str, tuple[list[str], str]] = {}
         self.notes: list[str] = []
+        self.problems: list[str] = []
         self.files_read: list[str] = []
 
     def read(self, path: str, chain: tuple[str, ...] = ()) -> None:
@@ -56,7 +60,7 @@ class _ConfigReader:
         try:
             text = self.root.read_optional(path, 1024 * 1024)
         except FactError as exc:
-            self.notes.append(str(exc))
+            self.problems.append(str(exc))
             return
         if text is None:
             if chain:
@@ -79,9 +83,15 @@ class _ConfigReader:
         return posixpath.normpath(value) if value.startswith("/") else value
 
 
-def _standard_sasroots(root: HostRoot) -> list[str]:
-    return [f"{home}/{FOUNDATION}" for home in SAS_HOMES
-            if root.is_dir(f"{home}/{FOUNDATION}")]
+def _standard_sasroots(root: HostRoot, problems: list[str]) -> list[str]:
+    found = []
+    for home in SAS_HOMES:
+        try:
+            if root.probe(f"{home}/{FOUNDATION}"):
+                found.append(f"{home}/{FOUNDATION}")
+        except FactError as exc:
+            problems.append(str(exc))
+    return found
 
 
 def discover(root: HostRoot, values: Mapping[str, Any],
@@ -89,6 +99,7 @@ def discover(root: HostRoot, values: Mapping[str, Any],
     """SAS directories per role: configured values win; unset roles are discovered."""
     dirs: list[SasDir] = []
     notes: list[str] = []
+    problems: list[str] = []
     files_read: list[str] = []
     unset = [role for role in ROLES if not values.get(VALUE_FOR_ROLE[role])]
     for role in ROLES:
@@ -98,7 +109,7 @@ def discover(root: HostRoot, values: Mapping[str, Any],
     discoverable = [role for role in unset if role != "DATA"]
     if discoverable:
         readers: list[_ConfigReader] = []
-        for sasroot in _standard_sasroots(root):
+        for sasroot in _standard_sasroots(root, problems):
             reader = _ConfigReader(root, sasroot)
             reader.read(f"{sasroot}/sasv9.cfg")
             local = f"{sasroot}/sasv9_local.cfg"
@@ -110,19 +121,20 @@ def discover(root: HostRoot, values: Mapping[str, Any],
             reader = _ConfigReader(root, None)
             for path in extra:
                 reader.read(path)
-                if path not in reader.files_read:
-                    notes.append(f"{path}: named by sas_config_files but could not be read")
+                if path not in reader.files_read and not reader.problems:
+                    notes.append(f"{path}: named by sas_config_files but missing")
             readers.append(reader)
         for reader in readers:
             notes.extend(reader.notes)
+            problems.extend(reader.problems)
             files_read.extend(reader.files_read)
             for role in discoverable:
                 if role in reader.found:
                     paths, source = reader.found[role]
                     dirs.extend(SasDir(role, path, source) for path in paths)
-        if not readers:
+        if not readers and not problems:
             notes.append("no SAS installation found under " + ", ".join(SAS_HOMES))
     if "DATA" in unset:
         notes.append("SAS DATA directories are not discoverable from sasv9.cfg; "
                      "name them with --set sas_data_dirs=/path[,/path]")
-    return Discovery(dirs, notes, files_read)
+    return Discovery(dirs, notes, files_read, problems)

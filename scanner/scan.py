@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, BinaryIO
+from typing import IO, Any
 
 from ..rules import Catalogue, parse_assignment, resolve_values
 from .engine import ScanResult, evaluate
@@ -42,7 +42,7 @@ def site_values(catalogue: Catalogue, profile_name: str = "default",
     return values
 
 
-def collect_snapshot(catalogue: Catalogue, output: BinaryIO, profile_name: str = "default",
+def collect_snapshot(catalogue: Catalogue, output: IO[bytes], profile_name: str = "default",
                      assignments: Sequence[str] = (), root: str = "/") -> dict[str, Any]:
     """Archive what a scan of ``root`` reads; returns the manifest's host part."""
     from .facts import collect_host

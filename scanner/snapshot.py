@@ -19,7 +19,7 @@ import tempfile
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any, BinaryIO
+from typing import IO, Any
 
 from .. import __version__
 from .blockdev import read_queue
@@ -114,7 +114,7 @@ def _info(name: str, kind: bytes, mtime: int, size: int = 0, mode: int = 0o644) 
     return info
 
 
-def write_snapshot(recorder: RecordingRoot, output: BinaryIO, host: Mapping[str, Any]) -> None:
+def write_snapshot(recorder: RecordingRoot, output: IO[bytes], host: Mapping[str, Any]) -> None:
     """Write the archive to ``output`` (the caller decides where and how it lands)."""
     mtime = int(os.environ.get("SOURCE_DATE_EPOCH", "0") or 0) or int(time.time())
     manifest = {

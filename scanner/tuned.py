@@ -25,6 +25,7 @@ class TunedChain:
     profiles: list[tuple[str, str]] = field(default_factory=list)  # (name, file)
     settings: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    unreadable: bool = False  # a profile exists but could not be read
 
     @property
     def names(self) -> list[str]:
@@ -51,7 +52,7 @@ def _profile_file(root: HostRoot, name: str) -> str | None:
         return None
     for directory in PROFILE_DIRS:
         path = f"{directory}/{name}/tuned.conf"
-        if root.exists(path):
+        if root.probe(path):  # FactError when a profile directory cannot be searched
             return path
     return None
 
@@ -70,7 +71,12 @@ def resolve_chain(root: HostRoot, active: list[str]) -> TunedChain:
         if len(chain.profiles) >= MAX_PROFILES:
             chain.problems.append(f"more than {MAX_PROFILES} profiles in the chain")
             return
-        path = _profile_file(root, name)
+        try:
+            path = _profile_file(root, name)
+        except FactError as exc:
+            chain.problems.append(str(exc))
+            chain.unreadable = True
+            return
         if path is None:
             chain.problems.append(f"profile '{name}' not found in {' or '.join(PROFILE_DIRS)}")
             return
@@ -78,6 +84,7 @@ def resolve_chain(root: HostRoot, active: list[str]) -> TunedChain:
             sections: Sections = parse_tuned_conf(root.read_text(path, 1024 * 1024))
         except FactError as exc:
             chain.problems.append(str(exc))
+            chain.unreadable = True
             return
         for included in includes(sections):
             apply(included, (*stack, name))

@@ -251,7 +251,8 @@ def test_fix_bad_inputs(tmp_path, capsys):
     assert "not a sascheck-result/1 file" in capsys.readouterr().err
     bad.write_text('{"schema": "sascheck-result/1", "values": {}}')
     assert main(["fix", "--format", "bash", "--from", str(bad), "-o", str(tmp_path / "x")]) == 1
-    assert "malformed sascheck results (missing host, role, profile, sas_dirs, summary, rules)" in capsys.readouterr().err
+    assert ("malformed sascheck results (missing host, role, profile, sas_dirs, summary, rules)"
+            in capsys.readouterr().err)
     assert main(["fix", "--format", "bash", "--root", str(tmp_path), "--rule", "nope",
                  "-o", str(tmp_path / "x")]) == 1
     assert "unknown rule(s): nope" in capsys.readouterr().err

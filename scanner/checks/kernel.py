@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..facts import Facts
+from ..parsers.simple import ascii_int
 from ..results import Evidence, Outcome, Verdict, combine, summarise
 from ..unavailable import Unavailable
 
@@ -62,10 +63,9 @@ def sysctl_value(params: Mapping[str, Any], facts: Facts, values: Mapping[str, A
     if isinstance(actual, Unavailable):
         evidence = Evidence(key, source, "unreadable", Verdict.ERROR, actual.reason)
         return Outcome(Verdict.ERROR, expected, "unreadable", [evidence], actual.reason)
-    try:
-        matches = int(actual) == int(wanted)
-    except ValueError:
+    number = ascii_int(actual)
+    if number is None:
         evidence = Evidence(key, source, actual, Verdict.ERROR, "not a number")
         return Outcome(Verdict.ERROR, expected, actual, [evidence], f"{source}: not a number")
-    verdict = Verdict.PASS if matches else Verdict.FAIL
+    verdict = Verdict.PASS if number == int(wanted) else Verdict.FAIL
     return Outcome(verdict, expected, actual, [Evidence(key, source, actual, verdict)])

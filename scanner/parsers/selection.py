@@ -26,12 +26,15 @@ class Selection:
 
 
 def parse_selection(text: str) -> Selection:
+    """ValueError for two bracketed words: the kernel never writes that, so the file is
+    not what it claims to be (and taking either word would be a guess)."""
     options: list[str] = []
     selected: str | None = None
     for word in text.split():
         if len(word) > 2 and word.startswith("[") and word.endswith("]"):
             word = word[1:-1]
-            if selected is None:
-                selected = word
+            if selected is not None:
+                raise ValueError(f"two selected values, [{selected}] and [{word}]")
+            selected = word
         options.append(word)
     return Selection(tuple(options), selected)

@@ -9,6 +9,7 @@ Samples::
 
 from __future__ import annotations
 
+import re
 import shlex
 
 
@@ -30,8 +31,8 @@ def meminfo_kib(text: str, key: str = "MemTotal") -> int | None:
         name, sep, value = line.partition(":")
         if sep and name.strip() == key:
             words = value.split()
-            if words and words[0].isdigit():
-                return int(words[0])
+            if words:
+                return ascii_int(words[0])
     return None
 
 
@@ -48,3 +49,13 @@ def shell_assignments(text: str) -> dict[str, str]:
             words = [value.strip("\"'")]
         values[key] = " ".join(words)
     return values
+
+
+_ASCII_DIGITS = re.compile("[0-9]+")
+
+
+def ascii_int(text: str) -> int | None:
+    """A non-negative whole number written in ASCII digits, else None. (str.isdigit and int()
+    also take other scripts' digits and superscripts, which no kernel file holds.)"""
+    text = text.strip()
+    return int(text) if _ASCII_DIGITS.fullmatch(text) else None
