@@ -64,9 +64,20 @@ class Tailoring:
     values: dict[str, str]  # site value name -> text, as --set takes it
 
 
+MAX_TAILORING_BYTES = 16 << 20  # a tailoring file is a few KiB; refuse a flood before parsing
+
+
 def read_tailoring(catalogue: Catalogue, path: str) -> Tailoring:
+    """The profile and values of a tailoring file. The values are strings as written: the
+    caller passes them through the same validation as ``--set``."""
     try:
-        tree = etree.parse(path, etree.XMLParser(resolve_entities=False, no_network=True))
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_TAILORING_BYTES + 1)
+        if len(data) > MAX_TAILORING_BYTES:
+            raise TailoringError(f"{path}: larger than {MAX_TAILORING_BYTES >> 20} MiB; "
+                                 "not a sascheck tailoring file")
+        tree = etree.ElementTree(etree.fromstring(data, etree.XMLParser(
+            resolve_entities=False, no_network=True)))
     except (OSError, etree.XMLSyntaxError) as exc:
         raise TailoringError(f"{path}: cannot read tailoring: {exc}") from exc
     profiles = tree.findall(f"{{{NS_XCCDF}}}Profile")

@@ -132,7 +132,7 @@ class RootBuilder:
 
     def disk(self, name: str, scheduler: str | None = DEFAULT_SCHEDULER,
              read_ahead_kb: int | None = 128, vendor: str = "ATA",
-             model: str = "DISK") -> RootBuilder:
+             model: str = "DISK", wwid: str | None = None) -> RootBuilder:
         if name.startswith("nvme"):
             bus = NVME_BUS.format(controller=name.split("n")[1] if "n" in name else "0")
             device_dir = f"/sys/devices/{bus}/{name}"
@@ -142,6 +142,8 @@ class RootBuilder:
             device_dir = f"/sys/devices/{bus}/block/{name}"
             self.file(f"/sys/devices/{bus}/vendor", f"{vendor}\n")
             self.file(f"/sys/devices/{bus}/model", f"{model}\n")
+            if wwid is not None:  # as the SCSI layer shows it: naa., eui. or t10. prefixed
+                self.file(f"/sys/devices/{bus}/wwid", f"{wwid}\n")
             self.symlink(f"{device_dir}/device", f"/sys/devices/{bus}")
         self._queue(device_dir, scheduler, read_ahead_kb)
         self._register(name, device_dir, f"8:{self._scsi_hosts * 16}")
