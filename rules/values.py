@@ -61,7 +61,7 @@ def coerce(variable: Variable, raw: Any, origin: str) -> Any:
             raise ValueError_(f"{origin}: {name} must be a list of strings, not {raw!r}")
         for item in items:
             # Values end up in shell, YAML, XML and udev text (each escaped for its target).
-            if _CONTROL.search(item):
+            if has_control_character(item):
                 raise ValueError_(f"{origin}: {name} has a control character in {item!r}")
             if variable.pattern and not re.fullmatch(variable.pattern, item):
                 raise ValueError_(f"{origin}: {name}: {item!r} is not a valid name "
@@ -76,6 +76,11 @@ def coerce(variable: Variable, raw: Any, origin: str) -> Any:
             items = [posixpath.normpath(item) for item in items]
         return items
     raise ValueError_(f"{origin}: {name} has unsupported type {kind}")
+
+
+def has_control_character(text: str) -> bool:
+    """True for a character no site value may hold (see _CONTROL)."""
+    return _CONTROL.search(text) is not None
 
 
 def parse_assignment(text: str) -> tuple[str, str]:

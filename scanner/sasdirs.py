@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..rules.values import has_control_character
 from .hostroot import FactError, HostRoot
 from .parsers.sas_config import parse_sas_config
 
@@ -73,7 +74,10 @@ class _ConfigReader:
                     self.read(self._expand(include), (*chain, path))
             elif option.name in ("WORK", "UTILLOC") and option.values:
                 paths = [self._expand(v) for v in option.values if v.upper() != "WORK"]
-                paths = [p for p in paths if p.startswith("/")]
+                for bad in [p for p in paths if has_control_character(p)]:
+                    self.problems.append(f"{path}:{option.line}: -{option.name} {bad!r} has a "
+                                         "control character; not used")
+                paths = [p for p in paths if p.startswith("/") and not has_control_character(p)]
                 if paths:
                     self.found[option.name] = (paths, f"{path}:{option.line}")
 

@@ -482,3 +482,16 @@ def test_two_selected_values_are_an_error(tmp_path, scan):
     root = sas_host(tmp_path / "root", thp_enabled="[always] madvise [never]")
     result = scan(root)["by_id"]["thp_disabled"]
     assert result["result"] == "error" and "two selected values" in result["message"]
+
+
+def test_control_characters_in_sas_configuration_are_not_used(tmp_path):
+    """A -WORK path XML cannot carry: noted, not used, and every output still written."""
+    root = sas_host(tmp_path / "root", sas_local_cfg="-WORK /sas\x01work\n-UTILLOC /sasutil\n")
+    assert main(["tailor", "--root", str(root), "-o", str(tmp_path / "t.xml")]) == 0
+    outputs = ["--html", str(tmp_path / "r.html"), "--junit", str(tmp_path / "j.xml"),
+               "--json", str(tmp_path / "r.json")]
+    assert _scan_to(root, *outputs) in (0, 2)
+    notes = json.loads((tmp_path / "r.json").read_text())["sas_discovery_notes"]
+    assert any("control character" in note for note in notes)
+    assert main(["fix", "--format", "bash", "--from", str(tmp_path / "r.json"),
+                 "-o", str(tmp_path / "f.sh")]) == 0
