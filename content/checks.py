@@ -10,12 +10,10 @@ import re
 from collections.abc import Callable
 
 from ..rules import Rule
+from ..rules.host_layout import INIT_SCRIPTS, THP_DIRS, legacy_kernel_regex
 from .oval import Element, all_of, any_of, criterion, entity, none_of
 from .shared import SAS_ROLES, Shared
 
-INIT_SCRIPTS = ("/etc/rc.d/rc.local", "/etc/rc.local", "/etc/rc.d/rc3.d/S99local",
-                "/etc/rc3.d/S99local", "/etc/rc.d/rc5.d/S99local", "/etc/rc5.d/S99local")
-THP_DIRS = ("/sys/kernel/mm/transparent_hugepage", "/sys/kernel/mm/redhat_transparent_hugepage")
 UDEV_DIRS = ("/etc/udev/rules.d", "/usr/lib/udev/rules.d", "/lib/udev/rules.d", "/run/udev/rules.d")
 BLOCK_RULE = r'(?=[^#\n]*SUBSYSTEM=="(?:[^"\n]*\|)?block(?:\|[^"\n]*)?")'
 SETRA = r"blockdev\s+(?:[^\n]*\s)?--setra\s+(\d+)"
@@ -333,7 +331,7 @@ def io_tuning_at_boot(shared: Shared, rule: Rule) -> Element:
         comment="read-ahead is set at boot")
     old_kernel = oval.obj("ind:textfilecontent54", "a pre-blk-mq kernel (2.x, 3.x)",
                           entity("ind:filepath", "/proc/sys/kernel/osrelease"),
-                          entity("ind:pattern", r"^([23])\.", op="pattern match"),
+                          entity("ind:pattern", legacy_kernel_regex(), op="pattern match"),
                           entity("ind:instance", "1", datatype="int"))
     scheduler = any_of(
         shared.tuned_setting("elevator", [(r"(\S+)", scheduler_ok)], "tuned [disk] elevator"),

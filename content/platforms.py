@@ -7,11 +7,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..rules import ROLES, Rule
+from ..rules.host_layout import (
+    CONTAINER_MARKERS,
+    INIT_ENVIRON,
+    KVM_MODULES,
+    QEMU_OR_LIBVIRT,
+    THP_DIRS,
+    vm_vendor_regex,
+)
 from .oval import Element, OvalDocument, all_of, any_of, criterion, entity, none_of
 
 CPE_PREFIX = "cpe:/a:sascheck:"
-VM_VENDORS = ("qemu", "kvm", "red hat", "vmware", "xen", "microsoft corporation", "innotek",
-              "virtualbox", "bochs", "amazon ec2", "google", "nutanix", "openstack")
 EXTRA_FACTS = {"thp_mode": ("thp_supported",), "cpu_governor": ("cpufreq",)}
 
 
@@ -50,19 +56,18 @@ def _contains(oval: OvalDocument, comment: str, paths: tuple[str, ...], pattern:
 
 def build_facts(oval: OvalDocument) -> dict[str, Fact]:
     container = any_of(
-        _exists(oval, "container marker files", ("/.dockerenv", "/run/.containerenv")),
-        _contains(oval, "init runs in a container", ("/proc/1/environ",), "container="))
-    vendors = "(?i)(" + "|".join(v.replace(" ", r"\s") for v in VM_VENDORS) + ")"
+        _exists(oval, "container marker files", CONTAINER_MARKERS),
+        _contains(oval, "init runs in a container", (INIT_ENVIRON,), "container="))
+    vendors = "(?i)" + vm_vendor_regex(r"\s")
     guest = any_of(
         _contains(oval, "the hypervisor CPU flag", ("/proc/cpuinfo",),
                   r"^(?:flags|Features)\s*:.*\shypervisor(?:\s|$)"),
         _contains(oval, "a virtual machine vendor in DMI",
                   ("/sys/class/dmi/id/sys_vendor", "/sys/class/dmi/id/product_name"), vendors))
     kvm = all_of(
-        _contains(oval, "KVM modules loaded", ("/proc/modules",), r"^kvm(?:_intel|_amd)?\s"),
-        _exists(oval, "qemu or libvirt installed", (
-            "/usr/libexec/qemu-kvm", "/usr/bin/qemu-kvm", "/usr/bin/qemu-system-x86_64",
-            "/usr/sbin/libvirtd", "/etc/libvirt/qemu.conf")))
+        _contains(oval, "KVM modules loaded", ("/proc/modules",),
+                  "^(?:" + "|".join(KVM_MODULES) + r")\s"),
+        _exists(oval, "qemu or libvirt installed", QEMU_OR_LIBVIRT))
     bodies = {
         "role_container": ("The host is a container", container),
         "role_kvm_guest": ("The host is a virtual machine", all_of(none_of(container), guest)),
@@ -71,9 +76,8 @@ def build_facts(oval: OvalDocument) -> dict[str, Fact]:
         "role_bare_metal": ("The host is bare metal",
                             all_of(none_of(container), none_of(guest), none_of(kvm))),
         "thp_supported": ("The kernel supports Transparent Huge Pages", any_of(
-            _directory(oval, "THP directory", "/sys/kernel/mm/transparent_hugepage"),
-            _directory(oval, "RHEL 6 THP directory",
-                       "/sys/kernel/mm/redhat_transparent_hugepage"))),
+            _directory(oval, "THP directory", THP_DIRS[0]),
+            _directory(oval, "RHEL 6 THP directory", THP_DIRS[1]))),
         "cpufreq": ("A CPU exposes cpufreq", _directory(
             oval, "cpufreq directories", r"^/sys/devices/system/cpu/cpu[0-9]+/cpufreq$",
             op="pattern match")),

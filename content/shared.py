@@ -23,6 +23,14 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
 from ..rules import Variable
+from ..rules.host_layout import (
+    SAS_ROLE_VALUES,
+    SYSTEMD_WANTS_DIRS,
+    SYSV_RUNLEVEL_DIRS,
+    TUNED_ACTIVE_FILES,
+    TUNED_BINARIES,
+    TUNED_PROFILE_DIRS,
+)
 from .oval import (
     Element,
     OvalDocument,
@@ -40,16 +48,14 @@ from .oval import (
     var,
 )
 
-ROLE_VALUES = {"DATA": "sas_data_dirs", "WORK": "sas_work_dirs", "UTILLOC": "sas_utilloc_dirs"}
+ROLE_VALUES = SAS_ROLE_VALUES
 SAS_ROLES = tuple(ROLE_VALUES)
 STACK_DEPTH = 5  # mounted device + 4 layers below (e.g. LV -> mpath partition -> mpath -> path)
 CHAIN_DEPTH = 5  # active tuned profiles + 4 levels of include=
-TUNED_DIRS = ("/etc/tuned", "/usr/lib/tuned")
-TUNED_ACTIVE = ("/etc/tuned/active_profile", "/etc/tune-profiles/active-profile")
-TUNED_BINARIES = ("/usr/sbin/tuned", "/usr/bin/tuned-adm")
-WANTS_DIRS = ("/etc/systemd/system/multi-user.target.wants",
-              "/etc/systemd/system/graphical.target.wants")
-SYSV_DIRS = ("/etc/rc.d/rc3.d", "/etc/rc3.d", "/etc/rc.d/rc5.d", "/etc/rc5.d")
+TUNED_DIRS = TUNED_PROFILE_DIRS
+TUNED_ACTIVE = TUNED_ACTIVE_FILES
+WANTS_DIRS = SYSTEMD_WANTS_DIRS
+SYSV_DIRS = SYSV_RUNLEVEL_DIRS
 PAIR_COMMENT = r"^\^\(\?#(.*)\)$"
 T = TypeVar("T")
 EXTERNAL_TYPES = {"paths": "string", "strings": "string", "integer": "int",

@@ -19,6 +19,7 @@ import jinja2
 from .. import __version__
 from ..reports.escaping import for_terminal
 from ..rules import Catalogue, Rule, parse_assignment, resolve_values
+from ..rules.host_layout import LEGACY_SCHEDULERS, SAS_ROLE_VALUES, legacy_kernel, shell_layout
 from . import udev
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -27,7 +28,6 @@ MANUAL = {
     "sas_fs_type": "a file system type cannot change in place: migrate SAS data to xfs",
     "sas_dirs_separate": "give DATA, WORK and UTILLOC file systems of their own (planning)",
 }
-LEGACY_SCHEDULERS = ("deadline", "noop", "cfq", "anticipatory")
 
 
 class FixError(Exception):
@@ -98,7 +98,7 @@ def select_rules(result: Mapping[str, Any], catalogue: Catalogue, everything: bo
 
 def elevator(fix: FixInput) -> str:
     """The scheduler to ask tuned for: an allowed one in the kernel's own vocabulary."""
-    legacy = fix.kernel.startswith(("2.", "3."))
+    legacy = legacy_kernel(fix.kernel)
     allowed = [str(name) for name in fix.values["allowed_schedulers"]]
     for name in allowed:
         if (name in LEGACY_SCHEDULERS) == legacy:
@@ -176,7 +176,7 @@ def bash_script(catalogue: Catalogue, fix: FixInput, mode: str = "bash") -> str:
     return env.get_template("bash/script.sh.j2").render(
         host=fix.host, profile=fix.profile, role=fix.role, version=__version__,
         forced_role=fix.forced_role, value_lines=_value_lines(fix, mode), blocks=blocks,
-        library=library.rstrip("\n"), udev_safe=udev.SAFE_VALUE,
+        library=library.rstrip("\n"), udev_safe=udev.SAFE_VALUE, layout=shell_layout(),
         tuned_thp_off=tuned_profile(fix, env, role="bare_metal", elevator_name="@ELEVATOR@",
                                     values=shown),
         tuned_kvm_host=tuned_profile(fix, env, role="kvm_host", elevator_name="@ELEVATOR@",
@@ -276,13 +276,11 @@ def fix_input_from_result(catalogue: Catalogue, result: Mapping[str, Any], *,
     """What a remediation needs, from a validated results file (reports.resultfile): the
     profile must be one sascheck knows, and every recorded site value is re-validated as
     ``--set`` would be, so nothing the file says reaches a template unchecked."""
-    from ..scanner.sasdirs import VALUE_FOR_ROLE
-
     profile_name = catalogue.profile(profile or result["profile"]).name
     recorded = {**result["values"], **{
-        VALUE_FOR_ROLE[sas_role]: [d["path"] for d in result["sas_dirs"]
+        SAS_ROLE_VALUES[sas_role]: [d["path"] for d in result["sas_dirs"]
                                    if d["role"] == sas_role]
-        for sas_role in VALUE_FOR_ROLE}}
+        for sas_role in SAS_ROLE_VALUES}}
     values = resolve_values(catalogue.variables, [
         ("results", recorded), ("--set", dict(parse_assignment(a) for a in assignments))])
     return FixInput(host=result["host"].get("hostname") or "this host",

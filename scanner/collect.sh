@@ -1,4 +1,5 @@
 #!/bin/sh
+# shellcheck disable=SC2034  # the host layout block lists more than this script uses
 # sascheck collect, standalone: gathers the files `sascheck scan` reads into a snapshot
 # archive, with nothing but a POSIX shell, coreutils and tar. Send the archive to whoever
 # runs `sascheck scan --snapshot FILE` (or tailor, fix).
@@ -12,6 +13,23 @@
 # copied. SASCHECK_ROOT=DIR collects from a directory holding another system instead.
 set -eu
 
+# ---- host layout: generated from rules/host_layout.py (scripts/update-generated) ----
+LAYOUT_THP_DIRS='/sys/kernel/mm/transparent_hugepage /sys/kernel/mm/redhat_transparent_hugepage'
+LAYOUT_CONTAINER_MARKERS='/.dockerenv /run/.containerenv'
+LAYOUT_KVM_MODULES='kvm kvm_intel kvm_amd'
+LAYOUT_QEMU_OR_LIBVIRT='/usr/libexec/qemu-kvm /usr/bin/qemu-kvm /usr/bin/qemu-system-x86_64 /usr/sbin/libvirtd /etc/libvirt/qemu.conf'
+LAYOUT_TUNED_PROFILE_DIRS='/etc/tuned /usr/lib/tuned'
+LAYOUT_TUNED_ACTIVE_FILES='/etc/tuned/active_profile /etc/tune-profiles/active-profile'
+LAYOUT_TUNED_BINARIES='/usr/sbin/tuned /usr/bin/tuned-adm'
+LAYOUT_SYSTEMD_WANTS_DIRS='/etc/systemd/system/multi-user.target.wants /etc/systemd/system/graphical.target.wants'
+LAYOUT_SYSV_RUNLEVEL_DIRS='/etc/rc.d/rc3.d /etc/rc3.d /etc/rc.d/rc5.d /etc/rc5.d'
+LAYOUT_LEGACY_SCHEDULERS='deadline noop cfq anticipatory'
+LAYOUT_SAS_HOMES='/opt/sas/SASHome /usr/local/SASHome /opt/SASHome /sas/SASHome'
+LAYOUT_INIT_SCRIPTS='/etc/rc.d/rc.local /etc/rc.local /etc/rc.d/rc3.d/S99local /etc/rc3.d/S99local /etc/rc.d/rc5.d/S99local /etc/rc5.d/S99local'
+LAYOUT_SAS_FOUNDATION=SASFoundation/9.4
+LAYOUT_VM_VENDORS='(qemu|kvm|red hat|vmware|xen|microsoft corporation|innotek|virtualbox|bochs|amazon ec2|google|nutanix|openstack)'
+LAYOUT_LEGACY_KERNEL_RE='^(2\.|3\.)'
+# ---- end of host layout
 ROOT="${SASCHECK_ROOT:-}"
 ROOT="${ROOT%/}"
 OUT=""
@@ -116,9 +134,11 @@ for link in "$ROOT"/sys/block/*; do
 done
 
 # Kernel settings, CPUs, DMI.
-for file in /sys/kernel/mm/transparent_hugepage/enabled /sys/kernel/mm/transparent_hugepage/defrag \
-        /sys/kernel/mm/redhat_transparent_hugepage/enabled /sys/kernel/mm/redhat_transparent_hugepage/defrag \
-        /sys/class/dmi/id/sys_vendor /sys/class/dmi/id/product_name; do
+for dir in $LAYOUT_THP_DIRS; do
+    follow "$dir/enabled"
+    follow "$dir/defrag"
+done
+for file in /sys/class/dmi/id/sys_vendor /sys/class/dmi/id/product_name; do
     follow "$file"
 done
 for cpu in "$ROOT"/sys/devices/system/cpu/cpu[0-9]*; do
@@ -129,36 +149,39 @@ done
 
 # Configuration: boot, tuned, udev, init scripts, identity.
 for file in /etc/hostname /etc/os-release /etc/redhat-release /etc/default/grub /etc/kernel/cmdline \
-        /etc/fstab /etc/rc.d/rc.local /etc/rc.local /etc/rc.d/rc3.d/S99local /etc/rc3.d/S99local \
-        /etc/rc.d/rc5.d/S99local /etc/rc5.d/S99local /boot/grub2/grubenv /boot/grub/grub.conf \
-        /etc/grub.conf /etc/tuned/active_profile /etc/tuned/profile_mode \
-        /etc/tune-profiles/active-profile; do
+        /etc/fstab $LAYOUT_INIT_SCRIPTS \
+        /boot/grub2/grubenv /boot/grub/grub.conf \
+        /etc/grub.conf /etc/tuned/profile_mode $LAYOUT_TUNED_ACTIVE_FILES; do
     follow "$file"
 done
-for entry in "$ROOT"/boot/loader/entries/*.conf "$ROOT"/etc/tuned/*/tuned.conf \
-        "$ROOT"/usr/lib/tuned/*/tuned.conf "$ROOT"/etc/udev/rules.d/*.rules \
+for dir in $LAYOUT_TUNED_PROFILE_DIRS; do
+    for entry in "$ROOT$dir"/*/tuned.conf; do
+        [ -e "$entry" ] && follow "${entry#"$ROOT"}"
+    done
+done
+for entry in "$ROOT"/boot/loader/entries/*.conf "$ROOT"/etc/udev/rules.d/*.rules \
         "$ROOT"/usr/lib/udev/rules.d/*.rules "$ROOT"/lib/udev/rules.d/*.rules \
         "$ROOT"/run/udev/rules.d/*.rules; do
     [ -e "$entry" ] && follow "${entry#"$ROOT"}"
 done
-for dir in /etc/rc.d/rc3.d /etc/rc3.d /etc/rc.d/rc5.d /etc/rc5.d; do
+for dir in $LAYOUT_SYSV_RUNLEVEL_DIRS; do
     for link in "$ROOT$dir"/S[0-9][0-9]tuned; do
         [ -e "$link" ] || [ -L "$link" ] || continue
         follow "$dir"
         grab "$(real "$dir")/${link##*/}"
     done
 done
-for file in /etc/systemd/system/multi-user.target.wants/tuned.service \
-        /etc/systemd/system/graphical.target.wants/tuned.service /usr/sbin/tuned \
-        /usr/bin/tuned-adm /.dockerenv /run/.containerenv /usr/libexec/qemu-kvm /usr/bin/qemu-kvm \
-        /usr/bin/qemu-system-x86_64 /usr/sbin/libvirtd /etc/libvirt/qemu.conf; do
+for dir in $LAYOUT_SYSTEMD_WANTS_DIRS; do
+    mark "$dir/tuned.service"
+done
+for file in $LAYOUT_TUNED_BINARIES $LAYOUT_CONTAINER_MARKERS $LAYOUT_QEMU_OR_LIBVIRT; do
     mark "$file"
 done
 [ -d "$ROOT/usr/lib/tuned" ] && grab /usr/lib/tuned
 
 # SAS: the standard configuration files, what they include, and what the arguments name.
-for home in /opt/sas/SASHome /usr/local/SASHome /opt/SASHome /sas/SASHome; do
-    base="$home/SASFoundation/9.4"
+for home in $LAYOUT_SAS_HOMES; do
+    base="$home/$LAYOUT_SAS_FOUNDATION"
     [ -d "$ROOT$base" ] || continue
     follow "$base"
     for file in "$ROOT$base"/sasv9.cfg "$ROOT$base"/sasv9_local.cfg "$ROOT$base"/nls/*/sasv9.cfg; do

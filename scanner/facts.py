@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from ..rules.host_layout import INIT_SCRIPTS, THP_DIRS
 from .blockdev import BlockGraph, StackLayer, device_for_mount, read_queue, read_topology
 from .hostroot import FactError, HostRoot
 from .parsers import boot
@@ -26,9 +27,6 @@ from .unavailable import Unavailable
 
 T = TypeVar("T")
 
-THP_DIRS = ("/sys/kernel/mm/transparent_hugepage", "/sys/kernel/mm/redhat_transparent_hugepage")
-INIT_SCRIPTS = ("/etc/rc.d/rc.local", "/etc/rc.local", "/etc/rc.d/rc3.d/S99local",
-                "/etc/rc3.d/S99local", "/etc/rc.d/rc5.d/S99local", "/etc/rc5.d/S99local")
 UDEV_DIRS = ("/etc/udev/rules.d", "/usr/lib/udev/rules.d", "/lib/udev/rules.d",
              "/run/udev/rules.d")
 MOUNTS_LIMIT = 16 * 1024 * 1024

@@ -8,16 +8,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..rules.host_layout import (
+    CONTAINER_MARKERS,
+    INIT_ENVIRON,
+    KVM_MODULES,
+    QEMU_OR_LIBVIRT,
+    VM_VENDORS,
+)
 from .hostroot import FactError, HostRoot
 from .parsers.simple import cpuinfo_flags
 
 AUTO = "auto"
-_VM_VENDORS = ("qemu", "kvm", "red hat", "vmware", "xen", "microsoft corporation",
-               "innotek", "virtualbox", "bochs", "amazon ec2", "google", "nutanix", "openstack")
-_CONTAINER_MARKERS = ("/.dockerenv", "/run/.containerenv")
-_QEMU_OR_LIBVIRT = ("/usr/libexec/qemu-kvm", "/usr/bin/qemu-kvm", "/usr/bin/qemu-system-x86_64",
-                    "/usr/sbin/libvirtd", "/etc/libvirt/qemu.conf")
-ALL_ROLES = ("bare_metal", "kvm_guest", "kvm_host", "container")
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,7 @@ class _Evidence:
     def environ(self) -> list[bytes] | None:
         """/proc/1/environ: NUL-separated NAME=value entries."""
         try:
-            return self.root.read_bytes("/proc/1/environ", 1024 * 1024).split(b"\0")
+            return self.root.read_bytes(INIT_ENVIRON, 1024 * 1024).split(b"\0")
         except FactError as exc:
             if not str(exc).endswith(": missing"):
                 self.problems.append(str(exc))
@@ -62,7 +63,7 @@ class _Evidence:
 
 def detect_role(root: HostRoot) -> RoleDecision:
     evidence = _Evidence(root)
-    for marker in _CONTAINER_MARKERS:
+    for marker in CONTAINER_MARKERS:
         if root.exists(marker):
             return RoleDecision("container", AUTO, (f"{marker} exists",), ("container",))
     environ = evidence.environ()
@@ -83,7 +84,7 @@ def detect_role(root: HostRoot) -> RoleDecision:
         guest_reasons.append("/proc/cpuinfo has the 'hypervisor' flag")
     for field in ("sys_vendor", "product_name"):
         value = (evidence.text(f"/sys/class/dmi/id/{field}") or "").strip()
-        if value and any(vendor in value.lower() for vendor in _VM_VENDORS):
+        if value and any(vendor in value.lower() for vendor in VM_VENDORS):
             guest_reasons.append(f"DMI {field} is {value!r}")
     if guest_reasons:
         return RoleDecision("kvm_guest", AUTO, tuple(guest_reasons), ("kvm_guest",))
@@ -92,8 +93,8 @@ def detect_role(root: HostRoot) -> RoleDecision:
     before = len(evidence.problems)
     modules_text = evidence.text("/proc/modules")
     modules = {line.split()[0] for line in (modules_text or "").splitlines() if line.split()}
-    kvm = sorted(modules & {"kvm", "kvm_intel", "kvm_amd"})
-    virt_tools = [path for path in _QEMU_OR_LIBVIRT if root.exists(path)]
+    kvm = sorted(modules & set(KVM_MODULES))
+    virt_tools = [path for path in QEMU_OR_LIBVIRT if root.exists(path)]
     if kvm and virt_tools:
         return _decided("kvm_host", [f"KVM modules loaded ({', '.join(kvm)})",
                                      f"{virt_tools[0]} present", *environ_note], unsure,

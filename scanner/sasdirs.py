@@ -13,15 +13,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..rules.host_layout import SAS_FOUNDATION, SAS_HOMES, SAS_ROLE_VALUES
 from ..rules.values import has_control_character
 from .hostroot import FactError, HostRoot
 from .parsers.sas_config import parse_sas_config
 
 ROLES = ("DATA", "WORK", "UTILLOC")
-VALUE_FOR_ROLE = {"DATA": "sas_data_dirs", "WORK": "sas_work_dirs",
-                  "UTILLOC": "sas_utilloc_dirs"}
-SAS_HOMES = ("/opt/sas/SASHome", "/usr/local/SASHome", "/opt/SASHome", "/sas/SASHome")
-FOUNDATION = "SASFoundation/9.4"
+VALUE_FOR_ROLE = SAS_ROLE_VALUES
+FOUNDATION = SAS_FOUNDATION
 MAX_CONFIG_FILES = 64
 
 

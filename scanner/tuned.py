@@ -6,16 +6,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..rules.host_layout import (
+    SYSTEMD_WANTS_DIRS,
+    SYSV_RUNLEVEL_DIRS,
+    TUNED_ACTIVE_FILES,
+    TUNED_BINARIES,
+    TUNED_PROFILE_DIRS,
+)
 from .hostroot import FactError, HostRoot
 from .parsers.tuned_conf import Sections, includes, parse_active_profile, parse_tuned_conf
 from .unavailable import Unavailable
 
-PROFILE_DIRS = ("/etc/tuned", "/usr/lib/tuned")  # /etc overrides /usr/lib, as in tuned
-ACTIVE_FILES = ("/etc/tuned/active_profile", "/etc/tune-profiles/active-profile")
-BINARIES = ("/usr/sbin/tuned", "/usr/bin/tuned-adm")
-BOOT_LINKS = ("/etc/systemd/system/multi-user.target.wants/tuned.service",
-              "/etc/systemd/system/graphical.target.wants/tuned.service")
-SYSV_DIRS = ("/etc/rc.d/rc3.d", "/etc/rc3.d", "/etc/rc.d/rc5.d", "/etc/rc5.d")
+PROFILE_DIRS = TUNED_PROFILE_DIRS
+ACTIVE_FILES = TUNED_ACTIVE_FILES
+BINARIES = TUNED_BINARIES
+BOOT_LINKS = tuple(f"{wants}/tuned.service" for wants in SYSTEMD_WANTS_DIRS)
+SYSV_DIRS = SYSV_RUNLEVEL_DIRS
 MAX_PROFILES = 32
 
 

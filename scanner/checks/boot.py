@@ -10,6 +10,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from ...rules.host_layout import TUNED_ACTIVE_FILES, legacy_kernel
 from ..facts import BootSource, Facts
 from ..parsers.boot import arg_value
 from ..parsers.simple import ascii_int
@@ -51,7 +52,7 @@ def tuned_profile(params: Mapping[str, Any], facts: Facts, values: Mapping[str, 
         evidence.append(Evidence("active profile", tuned.active_source, "unreadable",
                                  Verdict.ERROR, active.reason))
     elif not active:
-        evidence.append(Evidence("active profile", "/etc/tuned/active_profile", "none",
+        evidence.append(Evidence("active profile", TUNED_ACTIVE_FILES[0], "none",
                                  Verdict.FAIL, "no active tuned profile"))
     else:
         # The active profiles count even when their files are missing; includes only
@@ -145,7 +146,7 @@ def _tuned_readahead_kib(value: str) -> int | None:
 
 def _kernel_honours_elevator(kernel: str) -> bool:
     """elevator= works on legacy single-queue kernels (RHEL 5/6/7), not on blk-mq ones."""
-    return kernel.startswith(("2.", "3."))
+    return legacy_kernel(kernel)
 
 
 def io_tuning_at_boot(params: Mapping[str, Any], facts: Facts,

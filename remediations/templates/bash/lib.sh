@@ -193,15 +193,15 @@ in_list() {
     return 1
 }
 
-# ---- the host's role: the same signals as sascheck's scanner -----------------------------
-VM_VENDORS='(qemu|kvm|red hat|vmware|xen|microsoft corporation|innotek|virtualbox|bochs'
-VM_VENDORS+='|amazon ec2|google|nutanix|openstack)'
+# ---- the host's role: the same signals as sascheck's scanner (LAYOUT_* above) -----------
 detect_role() {
-    local vendor file
+    local vendor file module
     if [[ -n "${SASCHECK_ROLE:-}" ]]; then printf '%s' "$SASCHECK_ROLE"; return; fi
     if [[ -n "$FORCED_ROLE" ]]; then printf '%s' "$FORCED_ROLE"; return; fi
-    if [[ -e "$ROOT/.dockerenv" || -e "$ROOT/run/.containerenv" ]] \
-        || grep -qa 'container=' "$ROOT/proc/1/environ" 2>/dev/null; then
+    for file in $LAYOUT_CONTAINER_MARKERS; do
+        if [[ -e "$ROOT$file" ]]; then printf container; return; fi
+    done
+    if tr '\000' '\n' < "$ROOT/proc/1/environ" 2>/dev/null | grep -q '^container='; then
         printf container; return
     fi
     if grep -Eqs '^(flags|Features)[[:space:]]*:.*[[:space:]]hypervisor([[:space:]]|$)' "$ROOT/proc/cpuinfo"; then
@@ -210,15 +210,16 @@ detect_role() {
     for file in "$ROOT/sys/class/dmi/id/sys_vendor" "$ROOT/sys/class/dmi/id/product_name"; do
         [[ -r "$file" ]] || continue
         vendor="$(tr '[:upper:]' '[:lower:]' < "$file")"
-        if [[ "$vendor" =~ $VM_VENDORS ]]; then
+        if [[ "$vendor" =~ $LAYOUT_VM_VENDORS ]]; then
             printf kvm_guest; return
         fi
     done
-    if grep -Eqs '^kvm(_intel|_amd)?[[:space:]]' "$ROOT/proc/modules"; then
-        for file in /usr/libexec/qemu-kvm /usr/bin/qemu-kvm /usr/bin/qemu-system-x86_64 /usr/sbin/libvirtd /etc/libvirt/qemu.conf; do
+    for module in $LAYOUT_KVM_MODULES; do
+        grep -qs "^${module}[[:space:]]" "$ROOT/proc/modules" || continue
+        for file in $LAYOUT_QEMU_OR_LIBVIRT; do
             if [[ -e "$ROOT$file" ]]; then printf kvm_host; return; fi
         done
-    fi
+    done
     printf bare_metal
 }
 
@@ -351,12 +352,13 @@ udev_match() {
 tuned_elevator() {
     local release legacy=0 name
     release="$(cat "$ROOT/proc/sys/kernel/osrelease" 2>/dev/null || uname -r)"
-    if [[ "$release" == 2.* || "$release" == 3.* ]]; then legacy=1; fi
+    if [[ "$release" =~ $LAYOUT_LEGACY_KERNEL_RE ]]; then legacy=1; fi
     for name in "${ALLOWED_SCHEDULERS[@]}"; do
-        case "$name" in
-            deadline|noop|cfq|anticipatory) (( legacy )) && { printf '%s' "$name"; return; } ;;
-            *) (( legacy )) || { printf '%s' "$name"; return; } ;;
-        esac
+        if [[ " $LAYOUT_LEGACY_SCHEDULERS " == *" $name "* ]]; then
+            (( legacy )) && { printf '%s' "$name"; return; }
+        else
+            (( legacy )) || { printf '%s' "$name"; return; }
+        fi
     done
     printf '%s' "${ALLOWED_SCHEDULERS[0]}"
 }
@@ -523,10 +525,10 @@ apply_tuned_profile() {
                 run_command tuned-adm profile "$TUNED_PROFILE_NAME"
             fi
         else
-            wants="$ROOT/etc/systemd/system/multi-user.target.wants/tuned.service"
+            wants="$ROOT${LAYOUT_SYSTEMD_WANTS_DIRS%% *}/tuned.service"
             make_link "$wants" /usr/lib/systemd/system/tuned.service
             # What tuned-adm profile would write, so the image boots with the profile.
-            write_file "$ROOT/etc/tuned/active_profile" "$TUNED_PROFILE_NAME"$'\n'
+            write_file "$ROOT${LAYOUT_TUNED_ACTIVE_FILES%% *}" "$TUNED_PROFILE_NAME"$'\n'
             write_file "$ROOT/etc/tuned/profile_mode" "manual"$'\n'
         fi
     fi

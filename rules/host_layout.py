@@ -1,0 +1,89 @@
+"""Where things are on a RHEL host, and how to recognise them: the one home of every path,
+marker, vendor list and version cut-off the engines read.
+
+The scanner (``scanner/``) and the OVAL generator (``content/``) import these; the bash
+remediation library and the standalone collector get them rendered as shell words
+(``shell_layout``), so no list is written twice. Add a fact here, then use it everywhere.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+# -- Transparent Huge Pages ---------------------------------------------------------------
+# RHEL 7+ and upstream; RHEL 6 backported THP under its own name.
+THP_DIRS = ("/sys/kernel/mm/transparent_hugepage", "/sys/kernel/mm/redhat_transparent_hugepage")
+
+# -- what the host is -------------------------------------------------------------------
+CONTAINER_MARKERS = ("/.dockerenv", "/run/.containerenv")  # docker, podman
+INIT_ENVIRON = "/proc/1/environ"  # NUL-separated; container engines set container=
+# DMI sys_vendor / product_name substrings (lower case) of virtual machines.
+VM_VENDORS = ("qemu", "kvm", "red hat", "vmware", "xen", "microsoft corporation", "innotek",
+              "virtualbox", "bochs", "amazon ec2", "google", "nutanix", "openstack")
+KVM_MODULES = ("kvm", "kvm_intel", "kvm_amd")
+QEMU_OR_LIBVIRT = ("/usr/libexec/qemu-kvm", "/usr/bin/qemu-kvm", "/usr/bin/qemu-system-x86_64",
+                   "/usr/sbin/libvirtd", "/etc/libvirt/qemu.conf")
+
+# -- tuned ----------------------------------------------------------------------------
+TUNED_PROFILE_DIRS = ("/etc/tuned", "/usr/lib/tuned")  # /etc overrides /usr/lib, as in tuned
+# tuned 2.x, then RHEL 6's tuned 0.2 (tune-profiles); the first that exists is in force.
+TUNED_ACTIVE_FILES = ("/etc/tuned/active_profile", "/etc/tune-profiles/active-profile")
+TUNED_BINARIES = ("/usr/sbin/tuned", "/usr/bin/tuned-adm")
+SYSTEMD_WANTS_DIRS = ("/etc/systemd/system/multi-user.target.wants",
+                      "/etc/systemd/system/graphical.target.wants")
+SYSV_RUNLEVEL_DIRS = ("/etc/rc.d/rc3.d", "/etc/rc3.d", "/etc/rc.d/rc5.d", "/etc/rc5.d")
+
+# -- boot-time scripts ----------------------------------------------------------------------
+# rc.local and its SysV runlevel links: where sites put `echo never > .../enabled` and
+# `blockdev --setra`.
+INIT_SCRIPTS = ("/etc/rc.d/rc.local", "/etc/rc.local", "/etc/rc.d/rc3.d/S99local",
+                "/etc/rc3.d/S99local", "/etc/rc.d/rc5.d/S99local", "/etc/rc5.d/S99local")
+
+# -- I/O schedulers ---------------------------------------------------------------------
+# Kernels before blk-mq (RHEL 5, 6, 7: 2.6.x and 3.10) honour elevator= and offer these
+# names; blk-mq kernels (RHEL 8+) offer mq-deadline, kyber, bfq, none.
+LEGACY_KERNEL_PREFIXES = ("2.", "3.")
+LEGACY_SCHEDULERS = ("deadline", "noop", "cfq", "anticipatory")
+
+# -- SAS ----------------------------------------------------------------------------------
+SAS_HOMES = ("/opt/sas/SASHome", "/usr/local/SASHome", "/opt/SASHome", "/sas/SASHome")
+SAS_FOUNDATION = "SASFoundation/9.4"
+# SAS directory role -> the site value that names its directories.
+SAS_ROLE_VALUES = {"DATA": "sas_data_dirs", "WORK": "sas_work_dirs",
+                   "UTILLOC": "sas_utilloc_dirs"}
+
+
+def legacy_kernel(release: str) -> bool:
+    """A pre-blk-mq kernel: honours elevator= and uses the legacy scheduler names."""
+    return release.startswith(LEGACY_KERNEL_PREFIXES)
+
+
+def legacy_kernel_regex() -> str:
+    """LEGACY_KERNEL_PREFIXES as an anchored regular expression (Python, ERE and OVAL)."""
+    return "^(" + "|".join(re.escape(prefix) for prefix in LEGACY_KERNEL_PREFIXES) + ")"
+
+
+def vm_vendor_regex(whitespace: str = " ") -> str:
+    """An alternation of VM_VENDORS (case-insensitive callers), with ``whitespace`` for the
+    spaces inside vendor names (OVAL's regex wants ``\\s``)."""
+    return "(" + "|".join(whitespace.join(re.escape(word) for word in vendor.split(" "))
+                          for vendor in VM_VENDORS) + ")"
+
+
+def shell_layout() -> str:
+    """The layout as POSIX shell assignments (space-separated words; the vendor list as an
+    ERE), for the generated bash library and the standalone collector."""
+    words = {
+        "THP_DIRS": THP_DIRS, "CONTAINER_MARKERS": CONTAINER_MARKERS,
+        "KVM_MODULES": KVM_MODULES, "QEMU_OR_LIBVIRT": QEMU_OR_LIBVIRT,
+        "TUNED_PROFILE_DIRS": TUNED_PROFILE_DIRS, "TUNED_ACTIVE_FILES": TUNED_ACTIVE_FILES,
+        "TUNED_BINARIES": TUNED_BINARIES, "SYSTEMD_WANTS_DIRS": SYSTEMD_WANTS_DIRS,
+        "SYSV_RUNLEVEL_DIRS": SYSV_RUNLEVEL_DIRS, "LEGACY_SCHEDULERS": LEGACY_SCHEDULERS,
+        "SAS_HOMES": SAS_HOMES, "INIT_SCRIPTS": INIT_SCRIPTS,
+    }
+    lines = [f"LAYOUT_{name}={shlex.quote(' '.join(values))}" for name, values in words.items()]
+    lines.append(f"LAYOUT_SAS_FOUNDATION={shlex.quote(SAS_FOUNDATION)}")
+    lines.append(f"LAYOUT_VM_VENDORS={shlex.quote(vm_vendor_regex())}")
+    lines.append(f"LAYOUT_LEGACY_KERNEL_RE={shlex.quote(legacy_kernel_regex())}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,65 @@
+"""The host layout has one home (rules/host_layout.py): every engine reads it from there,
+and the committed collect.sh carries its current rendering."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from sascheck.rules import host_layout
+from sascheck.scanner.collect_script import (
+    LAYOUT_BEGIN,
+    LAYOUT_END,
+    SCRIPT_FILE,
+    with_current_layout,
+)
+
+REPO = Path(__file__).resolve().parent.parent
+ENGINES = ("scanner", "content", "remediations", "reports", "sascheck")
+# Synthetic roots are written by test scaffolding, which states the layout on purpose.
+SCAFFOLDING = {"rootbuilder.py", "example_roots.py"}
+FACTS = [*host_layout.THP_DIRS, *host_layout.CONTAINER_MARKERS, *host_layout.QEMU_OR_LIBVIRT,
+         *host_layout.TUNED_ACTIVE_FILES, *host_layout.SYSV_RUNLEVEL_DIRS,
+         *host_layout.SYSTEMD_WANTS_DIRS, *host_layout.SAS_HOMES, host_layout.SAS_FOUNDATION,
+         "microsoft corporation"]
+
+
+def _string_literals(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef))
+                  and node.body and isinstance(node.body[0], ast.Expr)}
+    return [node.value for node in ast.walk(tree) if isinstance(node, ast.Constant)
+            and isinstance(node.value, str) and id(node) not in docstrings]
+
+
+def test_no_engine_restates_a_host_fact():
+    restated = []
+    for folder in ENGINES:
+        for path in (REPO / folder).rglob("*.py"):
+            if path.name in SCAFFOLDING:
+                continue
+            for literal in _string_literals(path):
+                restated += [f"{path.relative_to(REPO)}: {fact}" for fact in FACTS
+                             if fact in literal]
+    shell = [REPO / "remediations/templates/bash/lib.sh", SCRIPT_FILE]
+    for path in shell:
+        text = path.read_text(encoding="utf-8")
+        if LAYOUT_BEGIN in text:  # the generated block is the layout itself
+            text = text.split(LAYOUT_BEGIN)[0] + text.split(LAYOUT_END)[1]
+        restated += [f"{path.relative_to(REPO)}: {fact}" for fact in FACTS if fact in text]
+    assert not restated, "host facts restated outside rules/host_layout.py:\n" + "\n".join(
+        restated)
+
+
+def test_committed_collect_script_has_the_current_layout():
+    text = SCRIPT_FILE.read_text(encoding="utf-8")
+    assert text == with_current_layout(text), "run scripts/update-generated"
+
+
+def test_shell_layout_is_what_the_python_engines_use():
+    words = dict(line.split("=", 1) for line in host_layout.shell_layout().splitlines())
+    assert words["LAYOUT_SAS_FOUNDATION"] == host_layout.SAS_FOUNDATION
+    assert words["LAYOUT_THP_DIRS"].strip("'").split() == list(host_layout.THP_DIRS)
+    assert host_layout.legacy_kernel("3.10.0-1160.el7.x86_64")
+    assert not host_layout.legacy_kernel("4.18.0-513.el8.x86_64")
