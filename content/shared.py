@@ -48,14 +48,9 @@ from .oval import (
     var,
 )
 
-ROLE_VALUES = SAS_ROLE_VALUES
-SAS_ROLES = tuple(ROLE_VALUES)
+SAS_ROLES = tuple(SAS_ROLE_VALUES)
 STACK_DEPTH = 5  # mounted device + 4 layers below (e.g. LV -> mpath partition -> mpath -> path)
 CHAIN_DEPTH = 5  # active tuned profiles + 4 levels of include=
-TUNED_DIRS = TUNED_PROFILE_DIRS
-TUNED_ACTIVE = TUNED_ACTIVE_FILES
-WANTS_DIRS = SYSTEMD_WANTS_DIRS
-SYSV_DIRS = SYSV_RUNLEVEL_DIRS
 PAIR_COMMENT = r"^\^\(\?#(.*)\)$"
 T = TypeVar("T")
 EXTERNAL_TYPES = {"paths": "string", "strings": "string", "integer": "int",
@@ -129,7 +124,7 @@ class Shared:
             oval = self.oval
             dirs = oval.local(f"SAS {role} directories ending in /",
                               capture(r"^(/[^/]*.*/)$",
-                                      concat(var(self.listed(ROLE_VALUES[role])), "/")))
+                                      concat(var(self.listed(SAS_ROLE_VALUES[role])), "/")))
             raw_pairs = oval.local(f"SAS {role}: mount|dir where the mount holds the dir",
                                    capture(r"^(([^|]*)\|\2.*)$",
                                            concat(var(self._mounts_slashed()), "|", var(dirs))))
@@ -225,13 +220,13 @@ class Shared:
     # -- tuned ---------------------------------------------------------------------------
     def tuned_enabled(self) -> Element:
         oval = self.oval
-        wants = oval.paths("systemd target wants directories", WANTS_DIRS)
+        wants = oval.paths("systemd target wants directories", SYSTEMD_WANTS_DIRS)
         unit = oval.obj("unix:file", "tuned.service wanted at boot",
                         entity("unix:path", var=wants, var_check="at least one"),
                         entity("unix:filename", "tuned.service"))
         sysv = oval.obj("unix:file", "tuned SysV start link",
                         entity("unix:path", var=oval.paths("SysV run-level directories",
-                                                           SYSV_DIRS), var_check="at least one"),
+                                                           SYSV_RUNLEVEL_DIRS), var_check="at least one"),
                         entity("unix:filename", r"^S[0-9]{2}tuned$", op="pattern match"))
         return any_of(criterion(oval.test("unix:file", "tuned starts at boot (systemd)", unit)),
                       criterion(oval.test("unix:file", "tuned starts at boot (SysV)", sysv)),
@@ -255,7 +250,7 @@ class Shared:
             oval = self.oval
             active = oval.obj("ind:textfilecontent54", "active tuned profiles",
                               entity("ind:filepath", var=oval.paths("active profile files",
-                                                                    TUNED_ACTIVE),
+                                                                    TUNED_ACTIVE_FILES),
                                      var_check="at least one"),
                               entity("ind:pattern", r"(\S+)", op="pattern match"),
                               entity("ind:instance", "1", datatype="int",
@@ -278,7 +273,7 @@ class Shared:
         return self.oval.union_values("tuned.conf files", [
             self.oval.local(f"tuned.conf in {directory}",
                             concat(f"{directory}/", var(names), "/tuned.conf"))
-            for directory in TUNED_DIRS])
+            for directory in TUNED_PROFILE_DIRS])
 
     def tuned_setting(self, key_pattern: str, acceptable: list[tuple[str, str | None]],
                       comment: str) -> Element:

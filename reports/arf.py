@@ -31,13 +31,13 @@ class ArfHost:
 
 
 MAX_ARF_BYTES = 512 << 20
+# Elements whose children are read when they end: their subtrees are kept until then.
+_READ_WHOLE = (f"{NS_XCCDF}rule-result",)
 
 
 def _parent_tag(element: etree._Element) -> str:
     parent = element.getparent()
     return str(parent.tag) if parent is not None else ""
-# Elements whose children are read when they end: their subtrees are kept until then.
-_READ_WHOLE = (f"{NS_XCCDF}rule-result",)
 
 
 def read_arf(path: str) -> ArfHost:

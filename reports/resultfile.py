@@ -30,7 +30,7 @@ class ResultFileError(Exception):
 
 
 @functools.lru_cache(maxsize=1)
-def _validator() -> jsonschema.protocols.Validator:
+def _validator() -> Any:  # a jsonschema validator class instance, schema loaded once
     schema = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
     cls = jsonschema.validators.validator_for(schema)
     return cls(schema)
@@ -66,8 +66,7 @@ def validate_result(data: Any, path: str) -> dict[str, Any]:
     if not isinstance(data, dict) or data.get("schema") != SCHEMA_NAME:
         raise ResultFileError(f"{path}: not a {SCHEMA_NAME} file")
     validator = _validator()
-    required: list[str] = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))["required"]
-    missing = [key for key in required if key not in data]
+    missing = [key for key in validator.schema["required"] if key not in data]
     if missing:
         raise ResultFileError(f"{path}: malformed sascheck results (missing "
                               f"{', '.join(missing)})")

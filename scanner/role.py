@@ -51,14 +51,14 @@ class _Evidence:
             self.problems.append(str(exc))
             return None
 
-    def environ(self) -> list[bytes] | None:
-        """/proc/1/environ: NUL-separated NAME=value entries."""
+    def environ(self) -> tuple[list[bytes], str]:
+        """/proc/1/environ's NUL-separated NAME=value entries, and why they could not be
+        read ("" when they could, or the file is missing). Not a problem of the decision:
+        an unprivileged scan cannot read it, and the container markers are checked too."""
         try:
-            return self.root.read_bytes(INIT_ENVIRON, 1024 * 1024).split(b"\0")
+            return self.root.read_bytes(INIT_ENVIRON, 1024 * 1024).split(b"\0"), ""
         except FactError as exc:
-            if not str(exc).endswith(": missing"):
-                self.problems.append(str(exc))
-            return None
+            return [], "" if str(exc).endswith(": missing") else str(exc)
 
 
 def detect_role(root: HostRoot) -> RoleDecision:
@@ -66,17 +66,14 @@ def detect_role(root: HostRoot) -> RoleDecision:
     for marker in CONTAINER_MARKERS:
         if root.exists(marker):
             return RoleDecision("container", AUTO, (f"{marker} exists",), ("container",))
-    environ = evidence.environ()
-    if environ is not None:
-        kinds = [entry.split(b"=", 1)[1].decode("utf-8", "replace")[:40]
-                 for entry in environ if entry.startswith(b"container=")]
-        if kinds:
-            return RoleDecision("container", AUTO, (f"/proc/1/environ sets container={kinds[0]}",),
-                                ("container",))
-    # Not being able to read init's environment (not root) is ordinary: the markers above
-    # are what systemd and the container engines leave; it is said, not held against.
-    environ_note = [f"{evidence.problems.pop()}; container markers checked instead"
-                    ] if evidence.problems else []
+    environ, environ_problem = evidence.environ()
+    kinds = [entry.split(b"=", 1)[1].decode("utf-8", "replace")[:40]
+             for entry in environ if entry.startswith(b"container=")]
+    if kinds:
+        return RoleDecision("container", AUTO, (f"/proc/1/environ sets container={kinds[0]}",),
+                            ("container",))
+    environ_note = [f"{environ_problem}; container markers checked instead"
+                    ] if environ_problem else []
 
     before = len(evidence.problems)
     guest_reasons: list[str] = []

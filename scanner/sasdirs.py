@@ -19,8 +19,6 @@ from .hostroot import FactError, HostRoot
 from .parsers.sas_config import parse_sas_config
 
 ROLES = ("DATA", "WORK", "UTILLOC")
-VALUE_FOR_ROLE = SAS_ROLE_VALUES
-FOUNDATION = SAS_FOUNDATION
 MAX_CONFIG_FILES = 64
 
 
@@ -90,8 +88,8 @@ def _standard_sasroots(root: HostRoot, problems: list[str]) -> list[str]:
     found = []
     for home in SAS_HOMES:
         try:
-            if root.probe(f"{home}/{FOUNDATION}"):
-                found.append(f"{home}/{FOUNDATION}")
+            if root.probe(f"{home}/{SAS_FOUNDATION}"):
+                found.append(f"{home}/{SAS_FOUNDATION}")
         except FactError as exc:
             problems.append(str(exc))
     return found
@@ -104,9 +102,9 @@ def discover(root: HostRoot, values: Mapping[str, Any],
     notes: list[str] = []
     problems: list[str] = []
     files_read: list[str] = []
-    unset = [role for role in ROLES if not values.get(VALUE_FOR_ROLE[role])]
+    unset = [role for role in ROLES if not values.get(SAS_ROLE_VALUES[role])]
     for role in ROLES:
-        name = VALUE_FOR_ROLE[role]
+        name = SAS_ROLE_VALUES[role]
         for path in values.get(name) or []:
             dirs.append(SasDir(role, path, value_origins.get(name, f"site value {name}")))
     discoverable = [role for role in unset if role != "DATA"]

@@ -6,10 +6,11 @@ from collections.abc import Sequence
 from typing import IO, Any
 
 from ..rules import Catalogue, parse_assignment, resolve_values
+from ..rules.host_layout import SAS_ROLE_VALUES
 from .engine import ScanResult, evaluate
 from .facts import collect
 from .hostroot import FactError, HostRoot
-from .sasdirs import VALUE_FOR_ROLE, discover
+from .sasdirs import discover
 
 
 def _values(catalogue: Catalogue, profile_name: str, assignments: Sequence[str]
@@ -30,7 +31,7 @@ def site_values(catalogue: Catalogue, profile_name: str = "default",
     values, origins = _values(catalogue, profile_name, assignments)
     host = HostRoot(root)
     discovery = discover(host, values, origins)
-    for role, name in VALUE_FOR_ROLE.items():
+    for role, name in SAS_ROLE_VALUES.items():
         paths = [d.path for d in discovery.dirs if d.role == role]
         resolved = []
         for path in paths:

@@ -17,11 +17,7 @@ from .hostroot import FactError, HostRoot
 from .parsers.tuned_conf import Sections, includes, parse_active_profile, parse_tuned_conf
 from .unavailable import Unavailable
 
-PROFILE_DIRS = TUNED_PROFILE_DIRS
-ACTIVE_FILES = TUNED_ACTIVE_FILES
-BINARIES = TUNED_BINARIES
 BOOT_LINKS = tuple(f"{wants}/tuned.service" for wants in SYSTEMD_WANTS_DIRS)
-SYSV_DIRS = SYSV_RUNLEVEL_DIRS
 MAX_PROFILES = 32
 
 
@@ -56,7 +52,7 @@ class TunedFacts:
 def _profile_file(root: HostRoot, name: str) -> str | None:
     if "/" in name or name in ("", ".", ".."):
         return None
-    for directory in PROFILE_DIRS:
+    for directory in TUNED_PROFILE_DIRS:
         path = f"{directory}/{name}/tuned.conf"
         if root.probe(path):  # FactError when a profile directory cannot be searched
             return path
@@ -84,7 +80,7 @@ def resolve_chain(root: HostRoot, active: list[str]) -> TunedChain:
             chain.unreadable = True
             return
         if path is None:
-            chain.problems.append(f"profile '{name}' not found in {' or '.join(PROFILE_DIRS)}")
+            chain.problems.append(f"profile '{name}' not found in {' or '.join(TUNED_PROFILE_DIRS)}")
             return
         try:
             sections: Sections = parse_tuned_conf(root.read_text(path, 1024 * 1024))
@@ -108,14 +104,14 @@ def resolve_chain(root: HostRoot, active: list[str]) -> TunedChain:
 
 
 def collect_tuned(root: HostRoot) -> TunedFacts:
-    binary = next((path for path in BINARIES if root.exists(path)), None)
+    binary = next((path for path in TUNED_BINARIES if root.exists(path)), None)
     installed = binary is not None or root.is_dir("/usr/lib/tuned")
     installed_evidence = (f"{binary} exists" if binary else
                           "/usr/lib/tuned exists" if installed else
-                          f"none of {', '.join(BINARIES)} exists")
+                          f"none of {', '.join(TUNED_BINARIES)} exists")
     link = next((path for path in BOOT_LINKS if root.exists(path) or root.is_symlink(path)),
                 None)
-    sysv = next((f"{d}/{n}" for d in SYSV_DIRS for n in root.listdir(d)
+    sysv = next((f"{d}/{n}" for d in SYSV_RUNLEVEL_DIRS for n in root.listdir(d)
                  if n.startswith("S") and n[1:3].isdigit() and n[3:] == "tuned"), None)
     enabled = link or sysv
     enabled_evidence = (f"{enabled} exists" if enabled else
@@ -123,7 +119,7 @@ def collect_tuned(root: HostRoot) -> TunedFacts:
 
     active: list[str] | Unavailable | None = None
     active_source = ""
-    for path in ACTIVE_FILES:
+    for path in TUNED_ACTIVE_FILES:
         try:
             text = root.read_optional(path, 64 * 1024)
         except FactError as exc:
