@@ -14,8 +14,8 @@ from ..rules import Catalogue
 from .checks import GENERATORS
 from .datastream import cpe_dictionary, data_stream
 from .oval import OvalDocument
+from .oval_facts import OvalFacts
 from .platforms import build_facts
-from .shared import Shared
 from .xccdf import benchmark
 
 DATASTREAM_FILE = "sascheck-ds.xml"
@@ -37,32 +37,6 @@ def build_time() -> datetime:
     return datetime.fromtimestamp(seconds, tz=timezone.utc)
 
 
-def _external_dependencies(oval: etree._Element, definition_id: str) -> list[tuple[str, str]]:
-    """(external variable id, site value name) pairs a definition depends on."""
-    by_id = {element.get("id"): element for element in oval.iter() if element.get("id")}
-    seen: set[str] = set()
-    pending = [definition_id]
-    externals: list[tuple[str, str]] = []
-    while pending:
-        current = pending.pop()
-        if current in seen or current not in by_id:
-            continue
-        seen.add(current)
-        element = by_id[current]
-        if etree.QName(element).localname == "external_variable":
-            externals.append((current, element.get("comment", "")))
-            continue
-        for node in element.iter():
-            for attribute in ("test_ref", "object_ref", "state_ref", "var_ref"):
-                reference = node.get(attribute)
-                if reference:
-                    pending.append(reference)
-            if node.text and node.text.startswith("oval:") and etree.QName(node).localname in (
-                    "object_reference", "filter", "var_ref"):
-                pending.append(node.text)
-    return sorted(externals)
-
-
 Fixes = Mapping[str, list[tuple[str, str]]]
 
 
@@ -72,21 +46,22 @@ def compile_catalogue(catalogue: Catalogue, when: datetime | None = None,
     when = when or build_time()
     timestamp = when.strftime("%Y-%m-%dT%H:%M:%S")
     oval = OvalDocument()
-    shared = Shared(oval, catalogue.variables)
+    oval_facts = OvalFacts(oval, catalogue.variables)
     definitions: dict[str, str] = {}
     for rule in catalogue.rules.values():
-        body = GENERATORS[rule.kind](shared, rule)
+        body = GENERATORS[rule.kind](oval_facts, rule)
         definitions[rule.id] = oval.definition(
             rule.title, rule.description, body,
             references=[("sascheck", rule.id)])
+    # Each rule exports the site values its kind reads (rules/check_kinds.py).
+    exports = {rule.id: sorted((oval_facts.external(name), name) for name in rule.values)
+               for rule in catalogue.rules.values()}
     oval_root = oval.root(timestamp)
-    exports = {rule_id: _external_dependencies(oval_root, definition)
-               for rule_id, definition in definitions.items()}
     cpe_oval = OvalDocument(namespace="org.sascheck.cpe")
-    facts = build_facts(cpe_oval)
+    cpe_facts = build_facts(cpe_oval)
     xccdf = benchmark(catalogue, __version__, when.strftime("%Y-%m-%d"), definitions, exports,
                       fixes)
-    stream = data_stream(xccdf, oval_root, cpe_dictionary(facts, timestamp),
+    stream = data_stream(xccdf, oval_root, cpe_dictionary(cpe_facts, timestamp),
                          cpe_oval.root(timestamp), timestamp)
     return etree.tostring(stream, xml_declaration=True, encoding="UTF-8", pretty_print=True)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..rules import ROLES, Rule
+from ..rules import HOST_ROLES, Rule
 from ..rules.host_layout import (
     CONTAINER_MARKERS,
     INIT_ENVIRON,
@@ -18,7 +18,6 @@ from ..rules.host_layout import (
 from .oval import Element, OvalDocument, all_of, any_of, criterion, entity, none_of
 
 CPE_PREFIX = "cpe:/a:sascheck:"
-EXTRA_FACTS = {"thp_mode": ("thp_supported",), "cpu_governor": ("cpufreq",)}
 
 
 @dataclass(frozen=True)
@@ -94,5 +93,5 @@ def build_facts(oval: OvalDocument) -> dict[str, Fact]:
 
 def facts_for(rule: Rule) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(role facts any of which must hold, extra facts all of which must hold)."""
-    assert set(rule.applies_to) <= set(ROLES)
-    return tuple(f"role_{role}" for role in rule.applies_to), EXTRA_FACTS.get(rule.kind, ())
+    assert set(rule.applies_to) <= set(HOST_ROLES)
+    return tuple(f"role_{role}" for role in rule.applies_to), rule.needs

@@ -116,7 +116,7 @@ def _rule(rule: Rule, definition: str, exports: list[tuple[str, str]],
     _sub(element, "title", rule.title)
     _sub(element, "description", rule.description)
     for reference in rule.references:
-        _sub(element, "reference", f"{reference.document} §{reference.section}")
+        _sub(element, "reference", reference.citation)
     _sub(element, "rationale", rule.rationale)
     _sub(element, "platform", idref=f"#sascheck_platform_{rule.id}")
     element.extend(fix_element(rule, system, text) for system, text in fixes)

@@ -24,10 +24,6 @@ from . import udev
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 FORMATS = ("bash", "ansible", "tuned", "udev")
-MANUAL = {
-    "sas_fs_type": "a file system type cannot change in place: migrate SAS data to xfs",
-    "sas_dirs_separate": "give DATA, WORK and UTILLOC file systems of their own (planning)",
-}
 
 
 class FixError(Exception):
@@ -155,12 +151,12 @@ def _value_lines(fix: FixInput, mode: str) -> list[str]:
 
 
 def _rule_context(rule: Rule) -> dict[str, Any]:
-    return {"rule": rule, "params": rule.params, "manual_reason": MANUAL.get(rule.id, "")}
+    return {"rule": rule, "params": rule.params, "manual_reason": rule.manual_fix}
 
 
 def _template_for(rule: Rule, fmt: str) -> str:
     extension = "sh" if fmt == "bash" else "yml"
-    return f"{fmt}/manual.{extension}.j2" if rule.id in MANUAL else f"{fmt}/{rule.kind}.{extension}.j2"
+    return f"{fmt}/manual.{extension}.j2" if rule.manual_fix else f"{fmt}/{rule.kind}.{extension}.j2"
 
 
 def bash_script(catalogue: Catalogue, fix: FixInput, mode: str = "bash") -> str:

@@ -4,26 +4,20 @@ from __future__ import annotations
 
 from ..rules import Catalogue
 
-SEED_NAMES = {
-    "000": "RH SAS 9.2 RA",
-    "001": "RH/SAS slides",
-    "002": "RH AIM7 RA",
-    "003": "SAS/Veritas/EMC XtremIO",
-}
-
 
 def _cell(text: str) -> str:
     return " ".join(text.split()).replace("|", "\\|")
 
 
 def markdown_catalogue(catalogue: Catalogue) -> str:
-    lines = ["| id | severity | applies to | passes when | sources |",
-             "| --- | --- | --- | --- | --- |"]
+    lines = ["| id | severity | applies to | passes when | site values | fix | sources |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
     for rule in catalogue.rules.values():
-        sources = "; ".join(f"{SEED_NAMES.get(ref.document[:3], ref.document)} §{ref.section}"
-                            for ref in rule.references)
+        sources = "; ".join(ref.citation for ref in rule.references)
+        values = ", ".join(f"`{name}`" for name in rule.values) or "none"
+        fix = "manual" if rule.manual_fix else "automatic"
         lines.append(f"| `{rule.id}` | {rule.severity.value} | {', '.join(rule.applies_to)} | "
-                     f"{_cell(rule.description)} | {_cell(sources)} |")
+                     f"{_cell(rule.description)} | {values} | {fix} | {_cell(sources)} |")
     lines.append("")
     lines.append("Site values (`--set NAME=VALUE`, lists comma-separated):")
     lines.append("")

@@ -99,8 +99,7 @@ def _with_catalogue(rule: RuleView, catalogue: Catalogue) -> RuleView:
         rule.severity = rule.severity or known.severity.value
         rule.rationale = known.rationale
         rule.description = known.description
-        rule.references = rule.references or [
-            {"document": r.document, "section": r.section} for r in known.references]
+        rule.references = rule.references or [r.to_dict() for r in known.references]
     return rule
 
 

@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 from .loader import CatalogueError, load_catalogue
-from .model import ROLES, Catalogue, Profile, Reference, Rule, Severity, Variable
-from .values import ValueError_, parse_assignment, resolve_values
+from .model import HOST_ROLES, Catalogue, Profile, Reference, Rule, Severity, Variable
+from .values import SiteValueError, parse_assignment, resolve_values
 
 __all__ = [
-    "ROLES",
+    "HOST_ROLES",
     "Catalogue",
     "CatalogueError",
     "Profile",
     "Reference",
     "Rule",
     "Severity",
-    "ValueError_",
+    "SiteValueError",
     "Variable",
     "load_catalogue",
     "parse_assignment",

@@ -52,6 +52,7 @@ SAS_FOUNDATION = "SASFoundation/9.4"
 # SAS directory role -> the site value that names its directories.
 SAS_ROLE_VALUES = {"DATA": "sas_data_dirs", "WORK": "sas_work_dirs",
                    "UTILLOC": "sas_utilloc_dirs"}
+SAS_ROLES = tuple(SAS_ROLE_VALUES)
 
 
 def legacy_kernel(release: str) -> bool:

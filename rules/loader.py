@@ -17,13 +17,16 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import jsonschema
 
-from .model import Catalogue, Profile, Reference, Rule, Severity, Variable
-from .values import ValueError_, coerce
+from .check_kinds import KINDS, rule_values
+from .model import Catalogue, Profile, Reference, Rule, Severity, Source, Variable
+from .values import SiteValueError, coerce
 from .yamlsource import LocatedDocument, SourceError, load_located
 
 RULES_DIR = Path(__file__).resolve().parent
 RULE_ID = re.compile(r"^[a-z0-9_]+$")
-NON_RULE_FILES = {"variables.yml"}
+SOURCE_ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+NON_RULE_FILES = {"variables.yml", "sources.yml"}
+SOURCE_FIELDS = {"file": str, "title": str, "publisher": str, "year": int}
 STAMP_FILE = "validated.sha256"
 
 
@@ -114,7 +117,7 @@ def _load_variables(directory: Path) -> dict[str, Variable]:
                             pattern=spec.get("pattern"), min_items=int(spec.get("min_items", 0)))
         try:
             default = coerce(variable, spec.get("default"), f"{document.file} default")
-        except ValueError_ as exc:
+        except SiteValueError as exc:
             errors.append(document.error([name, "default"], str(exc)))
             continue
         variables[name] = dataclasses.replace(variable, default=default)
@@ -123,34 +126,79 @@ def _load_variables(directory: Path) -> dict[str, Variable]:
     return variables
 
 
-def _rule_from(document: LocatedDocument, variables: dict[str, Variable]) -> Rule:
+def _load_sources(directory: Path) -> dict[str, Source]:
+    document = load_located(directory / "sources.yml")
+    if not isinstance(document.data, dict):
+        raise CatalogueError([document.error([], "expected a mapping of source ids")])
+    sources: dict[str, Source] = {}
+    errors: list[SourceError] = []
+    for source_id, spec in document.data.items():
+        if not isinstance(source_id, str) or not SOURCE_ID.match(source_id):
+            errors.append(document.error([source_id], "source ids are [a-z0-9-]"))
+            continue
+        if not isinstance(spec, dict):
+            errors.append(document.error([source_id], "expected file, title, publisher, year"))
+            continue
+        wrong = [name for name, kind in SOURCE_FIELDS.items()
+                 if not isinstance(spec.get(name), kind) or isinstance(spec.get(name), bool)]
+        unknown = sorted(set(spec) - set(SOURCE_FIELDS))
+        for name in wrong:
+            errors.append(document.error([source_id, name], f"needs a {SOURCE_FIELDS[name].__name__}"))
+        for name in unknown:
+            errors.append(document.error([source_id, name], "unknown field"))
+        if not wrong and not unknown:
+            sources[source_id] = Source(source_id, spec["file"], " ".join(spec["title"].split()),
+                                        spec["publisher"], spec["year"])
+    if errors:
+        raise CatalogueError(errors)
+    return sources
+
+
+def _rule_from(document: LocatedDocument, variables: dict[str, Variable],
+               sources: dict[str, Source]) -> Rule:
     rule_id = document.file.stem
     data = document.data
     check = dict(data["check"])
-    kind = check.pop("kind")
-    for param, wanted in (("allowed_when", "boolean"), ("value_from", "integer")):
+    kind = KINDS[check.pop("kind")]
+    for param, wanted in kind.value_params.items():
         if param in check:
             variable = variables.get(check[param])
             if variable is None or variable.type != wanted:
                 raise document.error(["check", param],
                                      f"'{check[param]}' is not a {wanted} site value")
+    manual_fix = " ".join(str(data.get("manual_fix", "")).split())
+    if not kind.automatic_fix and not manual_fix:
+        raise document.error(["manual_fix"], f"check kind '{kind.name}' has no automatic fix: "
+                                             "say what to do by hand")
     return Rule(
         id=rule_id,
         title=data["title"].strip(),
         description=data["description"].strip(),
         rationale=data["rationale"].strip(),
         severity=Severity(data["severity"]),
-        references=tuple(Reference(ref["document"], ref["section"], ref.get("note", ""))
-                         for ref in data["references"]),
+        references=tuple(_reference(document, index, ref, sources)
+                         for index, ref in enumerate(data["references"])),
         applies_to=tuple(data["applies_to"]),
-        kind=kind,
+        kind=kind.name,
         params=check,
-        sas_filesystems=bool(data.get("sas_filesystems", False)),
         source=document.file,
+        sas_filesystems=kind.sas_filesystems,
+        values=rule_values(kind, check),
+        needs=kind.needs,
+        manual_fix=manual_fix,
     )
 
 
-def _load_rules(directory: Path, variables: dict[str, Variable],
+def _reference(document: LocatedDocument, index: int, ref: dict[str, str],
+               sources: dict[str, Source]) -> Reference:
+    source = sources.get(ref["source"])
+    if source is None:
+        raise document.error(["references", index, "source"],
+                             f"unknown source '{ref['source']}' (see sources.yml)")
+    return Reference(source, ref["section"], ref.get("note", ""))
+
+
+def _load_rules(directory: Path, variables: dict[str, Variable], sources: dict[str, Source],
                 errors: list[SourceError]) -> dict[str, Rule]:
     rules: dict[str, Rule] = {}
     for file in sorted(directory.glob("*.yml")):
@@ -164,7 +212,7 @@ def _load_rules(directory: Path, variables: dict[str, Variable],
         if document is None:
             continue
         try:
-            rules[file.stem] = _rule_from(document, variables)
+            rules[file.stem] = _rule_from(document, variables, sources)
         except SourceError as exc:
             errors.append(exc)
     return rules
@@ -209,7 +257,7 @@ def _load_profiles(directory: Path, rules: dict[str, Rule], variables: dict[str,
                 return None
             try:
                 values[key] = coerce(variables[key], raw, f"profile {name}")
-            except ValueError_ as exc:
+            except SiteValueError as exc:
                 errors.append(document.error(["values", key], str(exc)))
                 return None
         profile = Profile(name, data["title"].strip(), data["description"].strip(), rule_ids,
@@ -228,13 +276,15 @@ def load_catalogue(directory: Path | None = None) -> Catalogue:
     _SKIP_SCHEMA[directory] = _already_validated(directory)
     try:
         variables = _load_variables(directory)
+        sources = _load_sources(directory)
     except SourceError as exc:
         raise CatalogueError([exc]) from exc
     errors: list[SourceError] = []
-    rules = _load_rules(directory, variables, errors)
+    rules = _load_rules(directory, variables, sources, errors)
     profiles = _load_profiles(directory, rules, variables, errors)
     if errors:
         raise CatalogueError(errors)
     if "default" not in profiles:
         raise CatalogueError([SourceError(directory / "profiles", "no 'default' profile")])
-    return Catalogue(rules=rules, variables=variables, profiles=profiles, directory=directory)
+    return Catalogue(rules=rules, variables=variables, profiles=profiles, directory=directory,
+                     sources=sources)

@@ -8,7 +8,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-ROLES = ("bare_metal", "kvm_guest", "kvm_host", "container")
+HOST_ROLES = ("bare_metal", "kvm_guest", "kvm_host", "container")
 
 
 class Severity(str, Enum):
@@ -18,10 +18,32 @@ class Severity(str, Enum):
 
 
 @dataclass(frozen=True)
+class Source:
+    """A published document the rules cite (rules/sources.yml)."""
+    id: str
+    file: str  # the document's text among the project's seeds
+    title: str
+    publisher: str
+    year: int
+
+    @property
+    def citation(self) -> str:
+        return f"{self.publisher}, {self.title} ({self.year})"
+
+
+@dataclass(frozen=True)
 class Reference:
-    document: str
+    source: Source
     section: str
     note: str = ""
+
+    @property
+    def citation(self) -> str:
+        """How reports cite it: "Red Hat, Optimizing RHEL for SAS 9.2 (2011), §5.3 ..."."""
+        return f"{self.source.citation}, §{self.section}"
+
+    def to_dict(self) -> dict[str, str]:
+        return {"source": self.source.id, "section": self.section, "citation": self.citation}
 
 
 @dataclass(frozen=True)
@@ -35,8 +57,12 @@ class Rule:
     applies_to: tuple[str, ...]
     kind: str
     params: Mapping[str, Any]
-    sas_filesystems: bool
     source: Path
+    # Derived from the check kind (rules/check_kinds.py) when the rule is loaded:
+    sas_filesystems: bool = False  # judges the file systems that hold SAS directories
+    values: tuple[str, ...] = ()  # the site values the rule depends on
+    needs: tuple[str, ...] = ()  # facts without which it is notapplicable
+    manual_fix: str = ""  # what to do by hand; empty when the fix is automatic
 
 
 @dataclass(frozen=True)
@@ -67,6 +93,7 @@ class Catalogue:
     variables: dict[str, Variable]
     profiles: dict[str, Profile]
     directory: Path
+    sources: dict[str, Source]
 
     def profile(self, name: str) -> Profile:
         try:

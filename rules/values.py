@@ -10,7 +10,7 @@ from typing import Any
 from .model import Variable
 
 
-class ValueError_(Exception):
+class SiteValueError(Exception):
     """A site value with an unknown name or the wrong type."""
 
 
@@ -35,22 +35,22 @@ def coerce(variable: Variable, raw: Any, origin: str) -> Any:
             return raw
         if isinstance(raw, str) and raw.strip().lower() in _TRUE | _FALSE:
             return raw.strip().lower() in _TRUE
-        raise ValueError_(f"{origin}: {name} must be true or false, not {raw!r}")
+        raise SiteValueError(f"{origin}: {name} must be true or false, not {raw!r}")
     if kind == "integer":
         if isinstance(raw, bool):
-            raise ValueError_(f"{origin}: {name} must be a whole number, not {raw!r}")
+            raise SiteValueError(f"{origin}: {name} must be a whole number, not {raw!r}")
         if isinstance(raw, str) and not _ASCII_INTEGER.fullmatch(raw.strip()):
-            raise ValueError_(f"{origin}: {name} must be a whole number, not {raw!r}")
+            raise SiteValueError(f"{origin}: {name} must be a whole number, not {raw!r}")
         try:
             number = int(raw.strip()) if isinstance(raw, str) else int(raw)
         except (TypeError, ValueError, OverflowError):
-            raise ValueError_(f"{origin}: {name} must be a whole number, not {raw!r}") from None
+            raise SiteValueError(f"{origin}: {name} must be a whole number, not {raw!r}") from None
         if isinstance(raw, float) and raw != number:
-            raise ValueError_(f"{origin}: {name} must be a whole number, not {raw!r}")
+            raise SiteValueError(f"{origin}: {name} must be a whole number, not {raw!r}")
         if variable.minimum is not None and number < variable.minimum:
-            raise ValueError_(f"{origin}: {name} must be at least {variable.minimum}")
+            raise SiteValueError(f"{origin}: {name} must be at least {variable.minimum}")
         if variable.maximum is not None and number > variable.maximum:
-            raise ValueError_(f"{origin}: {name} must be at most {variable.maximum}")
+            raise SiteValueError(f"{origin}: {name} must be at most {variable.maximum}")
         return number
     if kind in ("paths", "strings"):
         if isinstance(raw, str):
@@ -58,24 +58,24 @@ def coerce(variable: Variable, raw: Any, origin: str) -> Any:
         elif isinstance(raw, list) and all(isinstance(item, str) for item in raw):
             items = list(raw)
         else:
-            raise ValueError_(f"{origin}: {name} must be a list of strings, not {raw!r}")
+            raise SiteValueError(f"{origin}: {name} must be a list of strings, not {raw!r}")
         for item in items:
             # Values end up in shell, YAML, XML and udev text (each escaped for its target).
             if has_control_character(item):
-                raise ValueError_(f"{origin}: {name} has a control character in {item!r}")
+                raise SiteValueError(f"{origin}: {name} has a control character in {item!r}")
             if variable.pattern and not re.fullmatch(variable.pattern, item):
-                raise ValueError_(f"{origin}: {name}: {item!r} is not a valid name "
+                raise SiteValueError(f"{origin}: {name}: {item!r} is not a valid name "
                                   f"(allowed: {variable.pattern})")
         if len(items) < variable.min_items:
-            raise ValueError_(f"{origin}: {name} needs at least {variable.min_items} "
+            raise SiteValueError(f"{origin}: {name} needs at least {variable.min_items} "
                               f"item{'s' if variable.min_items > 1 else ''}")
         if kind == "paths":
             for item in items:
                 if not item.startswith("/"):
-                    raise ValueError_(f"{origin}: {name} needs absolute paths, not {item!r}")
+                    raise SiteValueError(f"{origin}: {name} needs absolute paths, not {item!r}")
             items = [posixpath.normpath(item) for item in items]
         return items
-    raise ValueError_(f"{origin}: {name} has unsupported type {kind}")
+    raise SiteValueError(f"{origin}: {name} has unsupported type {kind}")
 
 
 def has_control_character(text: str) -> bool:
@@ -87,7 +87,7 @@ def parse_assignment(text: str) -> tuple[str, str]:
     """Split ``NAME=VALUE``; the value may itself contain '='."""
     name, sep, value = text.partition("=")
     if not sep or not name.strip():
-        raise ValueError_(f"--set {text!r}: expected NAME=VALUE")
+        raise SiteValueError(f"--set {text!r}: expected NAME=VALUE")
     return name.strip(), value
 
 
@@ -99,6 +99,6 @@ def resolve_values(variables: Mapping[str, Variable],
         for name, raw in layer.items():
             if name not in variables:
                 known = ", ".join(sorted(variables))
-                raise ValueError_(f"{origin}: unknown site value '{name}' (known: {known})")
+                raise SiteValueError(f"{origin}: unknown site value '{name}' (known: {known})")
             values[name] = coerce(variables[name], raw, origin)
     return values

@@ -28,14 +28,14 @@ def _user_errors() -> Iterator[None]:
     from .outputs import OutputError
     from .remediations.generate import FixError
     from .reports.resultfile import ResultFileError
-    from .rules import ValueError_
+    from .rules import SiteValueError
     from .scanner.hostroot import FactError
 
     try:
         yield
     except KeyError as exc:
         raise UsageError(str(exc.args[0])) from exc
-    except (ValueError_, FactError, FixError, OutputError, ResultFileError) as exc:
+    except (SiteValueError, FactError, FixError, OutputError, ResultFileError) as exc:
         raise UsageError(str(exc)) from exc
 
 
@@ -309,25 +309,21 @@ def _tailor(args: argparse.Namespace) -> int:
 
 
 def _fix_input(catalogue: Any, args: argparse.Namespace) -> Any:
-    from .remediations.generate import FixInput, fix_input_from_result, select_rules
+    """What to remediate: an earlier scan's results (--from), or a scan now; either way
+    through the one results contract (remediations.generate.fix_input_from_result)."""
+    from .remediations.generate import fix_input_from_result
     from .reports.resultfile import read_result
-    from .scanner.scan import run_scan, site_values
+    from .scanner.scan import run_scan
 
     with _user_errors():
         if args.from_json:
-            return fix_input_from_result(
-                catalogue, read_result(args.from_json), profile=args.profile,
-                assignments=args.set, role=args.role, everything=args.all, only=args.rule)
-        root = args.root or "/"
-        profile = args.profile or "default"
-        result = run_scan(catalogue, profile, args.set, root, args.role).to_dict()
-        values = site_values(catalogue, profile, args.set, root)
-        rule_ids = select_rules(result, catalogue, args.all, args.rule)
-    role = args.role if args.role != "auto" else result["role"]["name"]
-    return FixInput(host=result["host"].get("hostname") or "this host", role=role,
-                    profile=profile, kernel=result["host"].get("kernel", ""), values=values,
-                    rule_ids=rule_ids, storage=tuple(result.get("storage", [])),
-                    forced_role="" if args.role == "auto" else args.role)
+            result = read_result(args.from_json)
+        else:
+            result = run_scan(catalogue, args.profile or "default", args.set, args.root or "/",
+                              args.role).to_dict()
+        return fix_input_from_result(
+            catalogue, result, profile=args.profile, assignments=args.set, role=args.role,
+            everything=args.all, only=args.rule)
 
 
 @_rooted
@@ -376,9 +372,11 @@ def _explain(args: argparse.Namespace) -> int:
     if rule is None:
         raise UsageError(f"unknown rule '{args.rule_id}'; 'sascheck rules' lists them")
     lines = [f"{rule.id}: {rule.title}", f"severity: {rule.severity.value}",
-             f"applies to: {', '.join(rule.applies_to)}", f"check: {rule.kind}", "",
+             f"applies to: {', '.join(rule.applies_to)}", f"check: {rule.kind}",
+             f"site values: {', '.join(rule.values) or '(none)'}",
+             f"fix: {'manual: ' + rule.manual_fix if rule.manual_fix else 'automatic'}", "",
              rule.description, "", "Rationale:", rule.rationale, "", "Sources:"]
-    lines += [f"  - {ref.document} §{ref.section}" + (f" ({ref.note})" if ref.note else "")
+    lines += [f"  - {ref.citation}" + (f" ({ref.note})" if ref.note else "")
               for ref in rule.references]
     print("\n".join(lines))
     return EXIT_OK

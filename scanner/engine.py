@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import socket
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
@@ -97,6 +97,15 @@ def storage(facts: Facts) -> list[dict[str, Any]]:
     } for fs in facts.sas_filesystems]
 
 
+# Why a rule that needs an applicability fact (rules/check_kinds.py) cannot apply, or None.
+MISSING_FACT: dict[str, Callable[[Facts], str | None]] = {
+    "thp_supported": lambda facts: None if facts.thp is not None else (
+        "the kernel has no transparent_hugepage directory under /sys/kernel/mm"),
+    "cpufreq": lambda facts: None if facts.governors else (
+        "no CPU exposes cpufreq (common in virtual machines)"),
+}
+
+
 def _gate(rule: Rule, facts: Facts) -> Outcome | None:
     """An outcome that stops evaluation (wrong role, no SAS directories), or None."""
     role = facts.role.name
@@ -108,6 +117,10 @@ def _gate(rule: Rule, facts: Facts) -> Outcome | None:
     if role not in rule.applies_to:
         return Outcome(Verdict.NOTAPPLICABLE, "", "",
                        message=f"applies to {', '.join(rule.applies_to)}; this host is {role}")
+    for need in rule.needs:
+        missing = MISSING_FACT[need](facts)
+        if missing:
+            return Outcome(Verdict.NOTAPPLICABLE, "", "", message=missing)
     if rule.sas_filesystems:
         if isinstance(facts.sas_filesystems, list):
             if not facts.sas_filesystems and not facts.unplaced_dirs:
@@ -132,7 +145,7 @@ def evaluate_rule(rule: Rule, facts: Facts, values: Mapping[str, Any]) -> RuleRe
         actual=outcome.actual,
         evidence=outcome.evidence,
         message=outcome.message,
-        references=[{"document": r.document, "section": r.section} for r in rule.references],
+        references=[reference.to_dict() for reference in rule.references],
     )
 
 

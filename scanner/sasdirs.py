@@ -13,12 +13,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..rules.host_layout import SAS_FOUNDATION, SAS_HOMES, SAS_ROLE_VALUES
+from ..rules.host_layout import SAS_FOUNDATION, SAS_HOMES, SAS_ROLE_VALUES, SAS_ROLES
 from ..rules.values import has_control_character
 from .hostroot import FactError, HostRoot
 from .parsers.sas_config import parse_sas_config
 
-ROLES = ("DATA", "WORK", "UTILLOC")
 MAX_CONFIG_FILES = 64
 
 
@@ -102,8 +101,8 @@ def discover(root: HostRoot, values: Mapping[str, Any],
     notes: list[str] = []
     problems: list[str] = []
     files_read: list[str] = []
-    unset = [role for role in ROLES if not values.get(SAS_ROLE_VALUES[role])]
-    for role in ROLES:
+    unset = [role for role in SAS_ROLES if not values.get(SAS_ROLE_VALUES[role])]
+    for role in SAS_ROLES:
         name = SAS_ROLE_VALUES[role]
         for path in values.get(name) or []:
             dirs.append(SasDir(role, path, value_origins.get(name, f"site value {name}")))

@@ -62,7 +62,7 @@ def collect_snapshot(catalogue: Catalogue, output: IO[bytes], profile_name: str 
 
 def run_scan(catalogue: Catalogue, profile_name: str = "default",
              assignments: Sequence[str] = (), root: str = "/", role: str = "auto") -> ScanResult:
-    """Raises KeyError (unknown profile), rules.ValueError_ (bad --set) or FactError (bad root)."""
+    """Raises KeyError (unknown profile), rules.SiteValueError (bad --set) or FactError (bad root)."""
     profile = catalogue.profile(profile_name)
     values, origins = _values(catalogue, profile_name, assignments)
     rules = catalogue.rules_of(profile)

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from sascheck.scanner.example_roots import SAS_TUNED_PROFILE
-from sascheck.scanner.rootbuilder import RootBuilder
+from tests.example_roots import SAS_TUNED_PROFILE
+from tests.rootbuilder import RootBuilder
 
 SAS_PROFILE = SAS_TUNED_PROFILE
 

@@ -11,7 +11,7 @@ import pytest
 
 from sascheck.rules import CatalogueError, load_catalogue
 from sascheck.rules.loader import RULES_DIR
-from sascheck.scanner.rootbuilder import RootBuilder
+from tests.rootbuilder import RootBuilder
 
 from .hosts import tree_digest
 

@@ -77,4 +77,8 @@ def test_rules_and_explain(capsys):
     assert "thp_disabled_at_boot" in listing
     assert main(["explain", "thp_disabled"]) == 0
     text = capsys.readouterr().out
-    assert "25%" in text and "000_21dcb643f0e3de04.txt §5.3" in text
+    assert "25%" in text and "Red Hat, Optimizing RHEL for SAS 9.2 (2011), §5.3" in text
+    assert main(["explain", "sas_fs_type"]) == 0
+    text = capsys.readouterr().out
+    assert "site values: allowed_fs_types, sas_data_dirs" in text
+    assert "fix: manual: A file system's type cannot change in place" in text

@@ -6,7 +6,7 @@ import pytest
 
 from sascheck.scanner.hostroot import FactError, HostRoot
 from sascheck.scanner.role import detect_role
-from sascheck.scanner.rootbuilder import RootBuilder
+from tests.rootbuilder import RootBuilder
 
 SASROOT = "/opt/sas/SASHome/SASFoundation/9.4"
 SAS_RULES = ("io_scheduler", "read_ahead", "barrier_requires_protected_cache", "sas_fs_noatime",

@@ -5,13 +5,14 @@ from __future__ import annotations
 import filecmp
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from sascheck.scanner.example_roots import EXAMPLES
+from tests.example_roots import EXAMPLES
 
 PROJECT = Path(__file__).resolve().parent.parent
 
@@ -54,8 +55,13 @@ def test_committed_example_roots_are_current(name, tmp_path):
 @pytest.mark.slow
 def test_wheel_installs_into_a_fresh_venv_and_scans(tmp_path):
     dist = tmp_path / "dist"
+    # From a copy without build/: setuptools would otherwise reuse files a stale build left.
+    source = tmp_path / "source"
+    shutil.copytree(PROJECT, source, symlinks=True, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", "test-artifacts",
+        ".*_cache"))
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist),
-                    str(PROJECT)], check=True)
+                    str(source)], check=True)
     wheel = next(dist.glob("sascheck-*.whl"))
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
@@ -64,6 +70,9 @@ def test_wheel_installs_into_a_fresh_venv_and_scans(tmp_path):
     ours = {p.name for p in site.iterdir() if not p.name.startswith(("_", "pip"))}
     assert {"scanner", "rules", "reports", "sascheck.py"} & ours == set()
     assert "sascheck" in ours
+    shipped = {p.name for p in (site / "sascheck").rglob("*.py")}
+    assert {"rootbuilder.py", "example_roots.py"} & shipped == set()  # test scaffolding
+    assert (site / "sascheck/rules/sources.yml").exists()
     where = subprocess.run([venv / "bin/python", "-c",
                             "import pathlib, sascheck.scanner, sascheck.content; "
                             "ds = pathlib.Path(sascheck.content.__file__).with_name("

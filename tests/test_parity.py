@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from sascheck.cli import main
-from sascheck.scanner.example_roots import EXAMPLE_VALUES, EXAMPLES
+from tests.example_roots import EXAMPLE_VALUES, EXAMPLES
 
 from .hosts import BASELINE_SETS, sas_host
 from .oscap import oscap_available, oscap_eval, tailor

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from sascheck.rules import load_catalogue
-from sascheck.scanner.example_roots import EXAMPLE_VALUES, EXAMPLES
 from sascheck.scanner.scan import run_scan
+from tests.example_roots import EXAMPLE_VALUES, EXAMPLES
 
 from .hosts import BASELINE_SETS, SasFs, sas_host, tree_digest
 from .oscap import DATASTREAM, oscap_available

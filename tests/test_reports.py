@@ -13,7 +13,7 @@ from lxml import etree
 from sascheck.cli import main
 from sascheck.reports.model import load
 from sascheck.rules import load_catalogue
-from sascheck.scanner.example_roots import EXAMPLE_VALUES, EXAMPLES
+from tests.example_roots import EXAMPLE_VALUES, EXAMPLES
 
 from .browser import browser_available, open_page, screenshot
 from .hosts import SasFs, sas_host

@@ -21,7 +21,7 @@ from lxml import etree
 from sascheck.cli import main
 from sascheck.remediations.generate import FixInput, generate
 from sascheck.scanner.hostroot import HostRoot
-from sascheck.scanner.rootbuilder import RootBuilder
+from tests.rootbuilder import RootBuilder
 
 from .hosts import HostSpec, SasFs, build_host, sas_host, tree_digest
 from .remedy import ansible_available, run_playbook

@@ -15,7 +15,7 @@ import pytest
 from sascheck.cli import main
 from sascheck.scanner import snapshot
 from sascheck.scanner.collect_script import SCRIPT
-from sascheck.scanner.example_roots import EXAMPLE_VALUES, EXAMPLES
+from tests.example_roots import EXAMPLE_VALUES, EXAMPLES
 
 from .hosts import BASELINE_SETS, sas_host
 from .test_verdicts import CASES

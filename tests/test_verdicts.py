@@ -198,7 +198,7 @@ def test_failing_device_is_named_in_evidence(host, scan):
 
 
 def test_read_ahead_of_a_partition_is_its_disks(tmp_path, scan):
-    from sascheck.scanner.rootbuilder import RootBuilder
+    from tests.rootbuilder import RootBuilder
 
     root = RootBuilder(tmp_path)
     root.disk("nvme0n1", scheduler="[none] mq-deadline", read_ahead_kb=4096)
@@ -211,7 +211,7 @@ def test_read_ahead_of_a_partition_is_its_disks(tmp_path, scan):
 
 
 def test_md_raid_members_are_followed(tmp_path, scan):
-    from sascheck.scanner.rootbuilder import RootBuilder
+    from tests.rootbuilder import RootBuilder
 
     root = RootBuilder(tmp_path)
     root.disk("sdb", scheduler="[mq-deadline] none").disk("sdc", scheduler="[bfq] none")

@@ -16,10 +16,7 @@ def thp_mode(params: Mapping[str, Any], facts: Facts, values: Mapping[str, Any])
     allowed: list[str] = params["allowed"]
     expected = f"THP {setting} selects {' or '.join(allowed)}"
     thp = facts.thp
-    if thp is None:
-        return Outcome(Verdict.NOTAPPLICABLE, expected, "no THP support",
-                       message="the kernel has no transparent_hugepage directory under "
-                               "/sys/kernel/mm")
+    assert thp is not None  # the kind needs thp_supported: the engine checked it
     if isinstance(thp, Unavailable):
         return Outcome(Verdict.ERROR, expected, "unreadable", message=thp.reason)
     source = f"{thp.base}/{setting}"
@@ -37,9 +34,6 @@ def thp_mode(params: Mapping[str, Any], facts: Facts, values: Mapping[str, Any])
 def cpu_governor(params: Mapping[str, Any], facts: Facts, values: Mapping[str, Any]) -> Outcome:
     wanted: str = params["governor"]
     expected = f"every CPU with cpufreq uses the '{wanted}' governor"
-    if not facts.governors:
-        return Outcome(Verdict.NOTAPPLICABLE, expected, "no cpufreq",
-                       message="no CPU exposes cpufreq (common in virtual machines)")
     evidence = []
     for cpu, governor in facts.governors.items():
         source = f"/sys/devices/system/cpu/{cpu}/cpufreq/scaling_governor"

@@ -1,4 +1,4 @@
-"""OVAL machinery shared by several rules: site values, the SAS file systems, the block
+"""The host as OVAL sees it, built once and shared by the rules' checks: site values, the SAS file systems, the block
 devices below them, the tuned profile chain and the boot configuration.
 
 The SAS file system of a directory is the mount with the longest mount point that is a
@@ -25,6 +25,7 @@ from typing import Any, TypeVar, cast
 from ..rules import Variable
 from ..rules.host_layout import (
     SAS_ROLE_VALUES,
+    SAS_ROLES,
     SYSTEMD_WANTS_DIRS,
     SYSV_RUNLEVEL_DIRS,
     TUNED_ACTIVE_FILES,
@@ -48,7 +49,6 @@ from .oval import (
     var,
 )
 
-SAS_ROLES = tuple(SAS_ROLE_VALUES)
 STACK_DEPTH = 5  # mounted device + 4 layers below (e.g. LV -> mpath partition -> mpath -> path)
 CHAIN_DEPTH = 5  # active tuned profiles + 4 levels of include=
 PAIR_COMMENT = r"^\^\(\?#(.*)\)$"
@@ -58,13 +58,13 @@ EXTERNAL_TYPES = {"paths": "string", "strings": "string", "integer": "int",
 
 
 @dataclass
-class Shared:
+class OvalFacts:
     oval: OvalDocument
     variables: Mapping[str, Variable]
     _cache: dict[str, Any] = field(default_factory=dict)
 
     def _once(self, key: str, build: Callable[[], T]) -> T:
-        """Build a piece of shared machinery once; later rules reuse its ids."""
+        """Build a piece of facts machinery once; later rules reuse its ids."""
         if key not in self._cache:
             self._cache[key] = build()
         return cast(T, self._cache[key])

@@ -1,0 +1,125 @@
+"""The check kinds: what each one takes, reads and fixes, declared once.
+
+A rule file names a kind and gives its parameters. Everything else follows from this table:
+the rule schema's ``check`` part (``rules/schema.json`` is generated from it by
+``scripts/update-generated``), the site values a rule depends on (XCCDF exports, reports,
+remediations), the facts without which a rule is ``notapplicable``, and whether a fix can be
+automatic. Each kind is implemented once per engine, under its own name:
+
+- ``scanner/checks``: the Python evaluator (``CHECKS``)
+- ``content/checks.py``: the OVAL generator (``GENERATORS``)
+- ``remediations/templates/bash/<kind>.sh.j2``: the bash fix, which the Ansible tasks also
+  run in plan mode (only for kinds whose fix is automatic)
+
+``tests/test_check_kinds.py`` fails when one of them is missing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .host_layout import SAS_ROLE_VALUES
+
+STRING_LIST: Mapping[str, Any] = {"type": "array", "minItems": 1,
+                                  "items": {"type": "string", "minLength": 1}}
+# Facts that make a rule applicable at all, beyond its roles (scanner/engine.py and
+# content/platforms.py each implement every one).
+APPLICABILITY_FACTS = ("thp_supported", "cpufreq")
+
+
+@dataclass(frozen=True)
+class CheckKind:
+    name: str
+    summary: str
+    # JSON Schema properties of the parameters (the rule file's ``check`` block, less kind).
+    params: Mapping[str, Any] = field(default_factory=dict)
+    required: tuple[str, ...] = ()
+    # Site values the kind always reads.
+    values: tuple[str, ...] = ()
+    # Parameters whose value names a site value, with the type that value must have.
+    value_params: Mapping[str, str] = field(default_factory=dict)
+    # Judges the file systems holding SAS directories: notchecked while none is known, and
+    # the SAS directory values are among what it reads.
+    sas_filesystems: bool = False
+    needs: tuple[str, ...] = ()  # APPLICABILITY_FACTS that must hold
+    automatic_fix: bool = True  # False: the rule file says what to do by hand (manual_fix)
+
+    def schema(self) -> dict[str, Any]:
+        """The JSON Schema ``then`` clause for a rule's ``check`` block of this kind."""
+        properties: dict[str, Any] = {"kind": True, **self.params}
+        for param in self.value_params:
+            properties[param] = {"type": "string", "pattern": "^[a-z][a-z0-9_]*$",
+                                 "description": f"names a {self.value_params[param]} site value"}
+        clause: dict[str, Any] = {"additionalProperties": False, "properties": properties}
+        if self.required:
+            clause["required"] = ["kind", *self.required]
+        return clause
+
+
+SAS_DIR_VALUES = tuple(SAS_ROLE_VALUES.values())
+
+KINDS: dict[str, CheckKind] = {kind.name: kind for kind in (
+    CheckKind("thp_mode", "the running kernel's THP setting (enabled or defrag) selects an "
+                          "allowed mode",
+              params={"setting": {"enum": ["enabled", "defrag"]}, "allowed": STRING_LIST},
+              required=("setting", "allowed"), needs=("thp_supported",)),
+    CheckKind("cpu_governor", "every CPU with cpufreq uses one governor",
+              params={"governor": {"type": "string", "minLength": 1}}, required=("governor",),
+              needs=("cpufreq",)),
+    CheckKind("sysctl_value", "a /proc/sys value equals an integer site value",
+              params={"key": {"type": "string", "pattern": r"^[a-z0-9_]+(\.[a-z0-9_]+)+$"}},
+              required=("key", "value_from"), value_params={"value_from": "integer"}),
+    CheckKind("block_scheduler", "the devices under SAS file systems use an allowed scheduler",
+              values=("allowed_schedulers",), sas_filesystems=True),
+    CheckKind("block_read_ahead", "the devices SAS file systems mount read ahead at least the "
+                                  "minimum",
+              values=("read_ahead_min_kb",), sas_filesystems=True),
+    CheckKind("mount_option_forbidden", "SAS file systems are not mounted with these options, "
+                                        "unless a boolean site value allows them",
+              params={"options": STRING_LIST}, required=("options",),
+              value_params={"allowed_when": "boolean"}, sas_filesystems=True),
+    CheckKind("mount_option_required", "SAS file systems are mounted with this option",
+              params={"option": {"type": "string", "minLength": 1}}, required=("option",),
+              sas_filesystems=True),
+    CheckKind("sas_dirs_separate", "SAS DATA, WORK and UTILLOC are on file systems of their own",
+              sas_filesystems=True, automatic_fix=False),
+    CheckKind("fs_type", "SAS file systems are of an allowed type",
+              values=("allowed_fs_types",), sas_filesystems=True, automatic_fix=False),
+    CheckKind("tuned_profile", "tuned is installed, enabled at boot, and its active profile is "
+                               "or includes an allowed one",
+              values=("allowed_tuned_profiles",)),
+    CheckKind("thp_at_boot", "something re-establishes THP never at every boot"),
+    CheckKind("io_tuning_at_boot", "something sets the scheduler and read-ahead at every boot",
+              values=("read_ahead_min_kb", "allowed_schedulers")),
+)}
+
+
+def rule_values(kind: CheckKind, params: Mapping[str, Any]) -> tuple[str, ...]:
+    """The site values a rule of this kind with these parameters depends on, in a stable
+    order: the kind's own, those its parameters name, then the SAS directories."""
+    names = [*kind.values, *(params[p] for p in kind.value_params if p in params)]
+    if kind.sas_filesystems:
+        names += SAS_DIR_VALUES
+    return tuple(dict.fromkeys(names))
+
+
+def check_schema() -> dict[str, Any]:
+    """The rule schema's ``check`` property."""
+    return {
+        "type": "object",
+        "required": ["kind"],
+        "properties": {"kind": {"enum": list(KINDS)}},
+        "allOf": [{"if": {"properties": {"kind": {"const": kind.name}}}, "then": kind.schema()}
+                  for kind in KINDS.values()],
+    }
+
+
+def schema_with_current_kinds(text: str) -> str:
+    """The rule schema's JSON text with its ``check`` property rendered from KINDS."""
+    import json
+
+    schema = json.loads(text)
+    schema["properties"]["check"] = check_schema()
+    return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
