@@ -10,11 +10,21 @@ import re
 from collections.abc import Callable
 
 from ..rules import Rule
-from ..rules.host_layout import INIT_SCRIPTS, SAS_ROLES, THP_DIRS, legacy_kernel_regex
+from ..rules.host_layout import (
+    BLS_ENTRIES,
+    GRUB_DEFAULTS,
+    GRUBENV,
+    INIT_SCRIPTS,
+    KERNEL_CMDLINE,
+    LEGACY_GRUB_CONFS,
+    SAS_ROLES,
+    THP_DIRS,
+    UDEV_RULES_DIRS,
+    legacy_kernel_regex,
+)
 from .oval import Element, all_of, any_of, criterion, entity, none_of
 from .oval_facts import OvalFacts
 
-UDEV_DIRS = ("/etc/udev/rules.d", "/usr/lib/udev/rules.d", "/lib/udev/rules.d", "/run/udev/rules.d")
 BLOCK_RULE = r'(?=[^#\n]*SUBSYSTEM=="(?:[^"\n]*\|)?block(?:\|[^"\n]*)?")'
 SETRA = r"blockdev\s+(?:[^\n]*\s)?--setra\s+(\d+)"
 # The last NAME= argument (the kernel takes the last); quotes may surround the line.
@@ -191,7 +201,7 @@ def _files(facts: OvalFacts, comment: str, paths: tuple[str, ...], pattern: str)
 def _udev(facts: OvalFacts, comment: str, assignment: str) -> str:
     return facts.oval.obj(
         "ind:textfilecontent54", comment,
-        entity("ind:path", var=facts.oval.paths("udev rules directories", UDEV_DIRS),
+        entity("ind:path", var=facts.oval.paths("udev rules directories", UDEV_RULES_DIRS),
                var_check="at least one"),
         entity("ind:filename", r"\.rules$", op="pattern match"),
         entity("ind:pattern", rf"^{BLOCK_RULE}[^#\n]*{assignment}", op="pattern match"),
@@ -205,20 +215,19 @@ class _Cmdline:
         self.facts = facts
         oval = facts.oval
         self.bls = oval.obj("ind:textfilecontent54", "BLS entry options",
-                            entity("ind:path", "/boot/loader/entries"),
+                            entity("ind:path", BLS_ENTRIES),
                             entity("ind:filename", r"\.conf$", op="pattern match"),
                             entity("ind:pattern", r"^options[ \t]+(.*)$", op="pattern match"),
                             entity("ind:instance", "1", datatype="int",
                                    op="greater than or equal"))
-        self.legacy = _files(facts, "GRUB 0.97 kernel lines", ("/boot/grub/grub.conf",),
+        self.legacy = _files(facts, "GRUB 0.97 kernel lines", LEGACY_GRUB_CONFS[:1],
                              r"^[ \t]*kernel[ \t]+\S+(.*)$")
-        self.grub = _files(facts, "GRUB_CMDLINE_LINUX in /etc/default/grub",
-                           ("/etc/default/grub",),
+        self.grub = _files(facts, f"GRUB_CMDLINE_LINUX in {GRUB_DEFAULTS}", (GRUB_DEFAULTS,),
                            r"^[ \t]*(?:export[ \t]+)?GRUB_CMDLINE_LINUX(?:_DEFAULT)?=(.*)$")
-        self.kernel = _files(facts, "/etc/kernel/cmdline", ("/etc/kernel/cmdline",),
+        self.kernel = _files(facts, KERNEL_CMDLINE, (KERNEL_CMDLINE,),
                              r"^([^#\n].*)$")
         self.grubenv = _files(facts, "grubenv kernelopts and tuned_params",
-                              ("/boot/grub2/grubenv",), r"^(?:kernelopts|tuned_params)=(.*)$")
+                              (GRUBENV,), r"^(?:kernelopts|tuned_params)=(.*)$")
 
     def exists(self, object_id: str, comment: str) -> Element:
         return criterion(self.facts.oval.test("ind:textfilecontent54", comment, object_id,
@@ -250,12 +259,12 @@ class _Cmdline:
                    criterion(oval.test("ind:textfilecontent54", "grubenv sets THP never",
                                        self.grubenv, has, check="at least one"))))
         legacy_ok = self.none_lack(self.legacy, has, "every GRUB 0.97 entry sets THP never")
-        grub_ok = self.none_lack(self.grub, has, "/etc/default/grub sets THP never")
-        kernel_ok = self.none_lack(self.kernel, has, "/etc/kernel/cmdline sets THP never")
+        grub_ok = self.none_lack(self.grub, has, f"{GRUB_DEFAULTS} sets THP never")
+        kernel_ok = self.none_lack(self.kernel, has, f"{KERNEL_CMDLINE} sets THP never")
         bls = self.exists(self.bls, "BLS entries exist")
         legacy = self.exists(self.legacy, "GRUB 0.97 entries exist")
-        grub = self.exists(self.grub, "/etc/default/grub sets the command line")
-        kernel = self.exists(self.kernel, "/etc/kernel/cmdline exists")
+        grub = self.exists(self.grub, f"{GRUB_DEFAULTS} sets the command line")
+        kernel = self.exists(self.kernel, f"{KERNEL_CMDLINE} exists")
         return any_of(
             all_of(bls, bls_ok),
             all_of(none_of(bls), legacy, legacy_ok),
@@ -267,8 +276,7 @@ class _Cmdline:
         oval = self.facts.oval
         tests = []
         for object_id, name in ((self.bls, "BLS"), (self.legacy, "GRUB 0.97"),
-                                (self.grub, "/etc/default/grub"),
-                                (self.kernel, "/etc/kernel/cmdline")):
+                                (self.grub, GRUB_DEFAULTS), (self.kernel, KERNEL_CMDLINE)):
             values = oval.local(f"elevator= in {name}", _capture_last("elevator", object_id))
             allowed = oval.state("ind:variable", "an allowed elevator",
                                  entity("ind:value", var=allowed_var, var_check="at least one",

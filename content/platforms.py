@@ -9,8 +9,10 @@ from dataclasses import dataclass
 from ..rules import HOST_ROLES, Rule
 from ..rules.host_layout import (
     CONTAINER_MARKERS,
+    DMI_FILES,
     INIT_ENVIRON,
     KVM_MODULES,
+    PROC_MODULES,
     QEMU_OR_LIBVIRT,
     THP_DIRS,
     vm_vendor_regex,
@@ -62,9 +64,9 @@ def build_facts(oval: OvalDocument) -> dict[str, Fact]:
         _contains(oval, "the hypervisor CPU flag", ("/proc/cpuinfo",),
                   r"^(?:flags|Features)\s*:.*\shypervisor(?:\s|$)"),
         _contains(oval, "a virtual machine vendor in DMI",
-                  ("/sys/class/dmi/id/sys_vendor", "/sys/class/dmi/id/product_name"), vendors))
+                  DMI_FILES, vendors))
     kvm = all_of(
-        _contains(oval, "KVM modules loaded", ("/proc/modules",),
+        _contains(oval, "KVM modules loaded", (PROC_MODULES,),
                   "^(?:" + "|".join(KVM_MODULES) + r")\s"),
         _exists(oval, "qemu or libvirt installed", QEMU_OR_LIBVIRT))
     bodies = {

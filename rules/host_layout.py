@@ -21,6 +21,8 @@ INIT_ENVIRON = "/proc/1/environ"  # NUL-separated; container engines set contain
 # DMI sys_vendor / product_name substrings (lower case) of virtual machines.
 VM_VENDORS = ("qemu", "kvm", "red hat", "vmware", "xen", "microsoft corporation", "innotek",
               "virtualbox", "bochs", "amazon ec2", "google", "nutanix", "openstack")
+DMI_FILES = ("/sys/class/dmi/id/sys_vendor", "/sys/class/dmi/id/product_name")
+PROC_MODULES = "/proc/modules"
 KVM_MODULES = ("kvm", "kvm_intel", "kvm_amd")
 QEMU_OR_LIBVIRT = ("/usr/libexec/qemu-kvm", "/usr/bin/qemu-kvm", "/usr/bin/qemu-system-x86_64",
                    "/usr/sbin/libvirtd", "/etc/libvirt/qemu.conf")
@@ -33,6 +35,19 @@ TUNED_BINARIES = ("/usr/sbin/tuned", "/usr/bin/tuned-adm")
 SYSTEMD_WANTS_DIRS = ("/etc/systemd/system/multi-user.target.wants",
                       "/etc/systemd/system/graphical.target.wants")
 SYSV_RUNLEVEL_DIRS = ("/etc/rc.d/rc3.d", "/etc/rc3.d", "/etc/rc.d/rc5.d", "/etc/rc5.d")
+
+# -- boot loader ----------------------------------------------------------------------------
+GRUB_DEFAULTS = "/etc/default/grub"  # GRUB 2's template (grub2-mkconfig reads it)
+KERNEL_CMDLINE = "/etc/kernel/cmdline"  # kernel-install's command line
+BLS_ENTRIES = "/boot/loader/entries"  # Boot Loader Specification entries (RHEL 8+)
+GRUBENV = "/boot/grub2/grubenv"  # kernelopts, tuned_params, saved_entry
+# GRUB 0.97 (RHEL 5, 6): grubby keeps /etc/grub.conf a link to the live file.
+LEGACY_GRUB_CONFS = ("/boot/grub/grub.conf", "/etc/grub.conf")
+
+# -- udev ---------------------------------------------------------------------------------
+# A rules file in an earlier directory hides a namesake in a later one.
+UDEV_RULES_DIRS = ("/etc/udev/rules.d", "/run/udev/rules.d", "/usr/lib/udev/rules.d",
+                   "/lib/udev/rules.d")
 
 # -- boot-time scripts ----------------------------------------------------------------------
 # rc.local and its SysV runlevel links: where sites put `echo never > .../enabled` and
@@ -76,7 +91,10 @@ def shell_layout() -> str:
     """The layout as POSIX shell assignments (space-separated words; the vendor list as an
     ERE), for the generated bash library and the standalone collector."""
     words = {
-        "THP_DIRS": THP_DIRS, "CONTAINER_MARKERS": CONTAINER_MARKERS,
+        "THP_DIRS": THP_DIRS, "CONTAINER_MARKERS": CONTAINER_MARKERS, "DMI_FILES": DMI_FILES,
+        "PROC_MODULES": (PROC_MODULES,), "GRUB_DEFAULTS": (GRUB_DEFAULTS,),
+        "KERNEL_CMDLINE": (KERNEL_CMDLINE,), "BLS_ENTRIES": (BLS_ENTRIES,), "GRUBENV": (GRUBENV,),
+        "LEGACY_GRUB_CONFS": LEGACY_GRUB_CONFS, "UDEV_RULES_DIRS": UDEV_RULES_DIRS,
         "KVM_MODULES": KVM_MODULES, "QEMU_OR_LIBVIRT": QEMU_OR_LIBVIRT,
         "TUNED_PROFILE_DIRS": TUNED_PROFILE_DIRS, "TUNED_ACTIVE_FILES": TUNED_ACTIVE_FILES,
         "TUNED_BINARIES": TUNED_BINARIES, "SYSTEMD_WANTS_DIRS": SYSTEMD_WANTS_DIRS,

@@ -16,6 +16,14 @@ set -eu
 # ---- host layout: generated from rules/host_layout.py (scripts/update-generated) ----
 LAYOUT_THP_DIRS='/sys/kernel/mm/transparent_hugepage /sys/kernel/mm/redhat_transparent_hugepage'
 LAYOUT_CONTAINER_MARKERS='/.dockerenv /run/.containerenv'
+LAYOUT_DMI_FILES='/sys/class/dmi/id/sys_vendor /sys/class/dmi/id/product_name'
+LAYOUT_PROC_MODULES=/proc/modules
+LAYOUT_GRUB_DEFAULTS=/etc/default/grub
+LAYOUT_KERNEL_CMDLINE=/etc/kernel/cmdline
+LAYOUT_BLS_ENTRIES=/boot/loader/entries
+LAYOUT_GRUBENV=/boot/grub2/grubenv
+LAYOUT_LEGACY_GRUB_CONFS='/boot/grub/grub.conf /etc/grub.conf'
+LAYOUT_UDEV_RULES_DIRS='/etc/udev/rules.d /run/udev/rules.d /usr/lib/udev/rules.d /lib/udev/rules.d'
 LAYOUT_KVM_MODULES='kvm kvm_intel kvm_amd'
 LAYOUT_QEMU_OR_LIBVIRT='/usr/libexec/qemu-kvm /usr/bin/qemu-kvm /usr/bin/qemu-system-x86_64 /usr/sbin/libvirtd /etc/libvirt/qemu.conf'
 LAYOUT_TUNED_PROFILE_DIRS='/etc/tuned /usr/lib/tuned'
@@ -138,7 +146,7 @@ for dir in $LAYOUT_THP_DIRS; do
     follow "$dir/enabled"
     follow "$dir/defrag"
 done
-for file in /sys/class/dmi/id/sys_vendor /sys/class/dmi/id/product_name; do
+for file in $LAYOUT_DMI_FILES; do
     follow "$file"
 done
 for cpu in "$ROOT"/sys/devices/system/cpu/cpu[0-9]*; do
@@ -148,10 +156,9 @@ for cpu in "$ROOT"/sys/devices/system/cpu/cpu[0-9]*; do
 done
 
 # Configuration: boot, tuned, udev, init scripts, identity.
-for file in /etc/hostname /etc/os-release /etc/redhat-release /etc/default/grub /etc/kernel/cmdline \
-        /etc/fstab $LAYOUT_INIT_SCRIPTS \
-        /boot/grub2/grubenv /boot/grub/grub.conf \
-        /etc/grub.conf /etc/tuned/profile_mode $LAYOUT_TUNED_ACTIVE_FILES; do
+for file in /etc/hostname /etc/os-release /etc/redhat-release /etc/fstab \
+        $LAYOUT_GRUB_DEFAULTS $LAYOUT_KERNEL_CMDLINE $LAYOUT_GRUBENV $LAYOUT_LEGACY_GRUB_CONFS \
+        $LAYOUT_INIT_SCRIPTS /etc/tuned/profile_mode $LAYOUT_TUNED_ACTIVE_FILES; do
     follow "$file"
 done
 for dir in $LAYOUT_TUNED_PROFILE_DIRS; do
@@ -159,10 +166,10 @@ for dir in $LAYOUT_TUNED_PROFILE_DIRS; do
         [ -e "$entry" ] && follow "${entry#"$ROOT"}"
     done
 done
-for entry in "$ROOT"/boot/loader/entries/*.conf "$ROOT"/etc/udev/rules.d/*.rules \
-        "$ROOT"/usr/lib/udev/rules.d/*.rules "$ROOT"/lib/udev/rules.d/*.rules \
-        "$ROOT"/run/udev/rules.d/*.rules; do
-    [ -e "$entry" ] && follow "${entry#"$ROOT"}"
+for dir in $LAYOUT_BLS_ENTRIES $LAYOUT_UDEV_RULES_DIRS; do
+    for entry in "$ROOT$dir"/*.conf "$ROOT$dir"/*.rules; do
+        [ -e "$entry" ] && follow "${entry#"$ROOT"}"
+    done
 done
 for dir in $LAYOUT_SYSV_RUNLEVEL_DIRS; do
     for link in "$ROOT$dir"/S[0-9][0-9]tuned; do

@@ -12,7 +12,16 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from ..rules.host_layout import INIT_SCRIPTS, THP_DIRS
+from ..rules.host_layout import (
+    BLS_ENTRIES,
+    GRUB_DEFAULTS,
+    GRUBENV,
+    INIT_SCRIPTS,
+    KERNEL_CMDLINE,
+    LEGACY_GRUB_CONFS,
+    THP_DIRS,
+    UDEV_RULES_DIRS,
+)
 from .blockdev import BlockGraph, StackLayer, device_for_mount, read_queue, read_topology
 from .hostroot import FactError, HostRoot
 from .parsers import boot
@@ -27,8 +36,6 @@ from .unavailable import Unavailable
 
 T = TypeVar("T")
 
-UDEV_DIRS = ("/etc/udev/rules.d", "/usr/lib/udev/rules.d", "/lib/udev/rules.d",
-             "/run/udev/rules.d")
 MOUNTS_LIMIT = 16 * 1024 * 1024
 
 
@@ -59,7 +66,7 @@ class BootSource:
     @property
     def kind(self) -> str:
         """bls | legacy | default: which sources decide the next boot (see checks)."""
-        if self.path.startswith("/boot/loader/entries/"):
+        if self.path.startswith(BLS_ENTRIES + "/"):
             return "bls"
         if "(kernel line" in self.path:
             return "legacy"
@@ -167,20 +174,20 @@ def collect_boot_sources(root: HostRoot, problems: list[str]) -> list[BootSource
         if text is not None:
             sources.append(BootSource(path, tuple(parse(text))))
 
-    add("/etc/default/grub", boot.grub_defaults_args)
-    add("/etc/kernel/cmdline", boot.cmdline_args)
+    add(GRUB_DEFAULTS, boot.grub_defaults_args)
+    add(KERNEL_CMDLINE, boot.cmdline_args)
     try:
-        entries = root.glob_files("/boot/loader/entries", ".conf")
+        entries = root.glob_files(BLS_ENTRIES, ".conf")
     except FactError as exc:
         problems.append(str(exc))
         entries = []
     grubenv: dict[str, str] = {}
     if entries:
         grubenv = boot.grubenv_vars(
-            _read_noting(root, "/boot/grub2/grubenv", problems, 64 * 1024) or "")
+            _read_noting(root, GRUBENV, problems, 64 * 1024) or "")
     for entry in entries:
         add(entry, lambda text: boot.expand_grubenv(boot.bls_entry_args(text), grubenv))
-    for legacy in ("/boot/grub/grub.conf", "/etc/grub.conf"):
+    for legacy in LEGACY_GRUB_CONFS:
         text = _read_noting(root, legacy, problems)
         if text is not None:
             for index, args in enumerate(boot.legacy_grub_args(text), start=1):
@@ -201,7 +208,7 @@ def collect_init_scripts(root: HostRoot, problems: list[str]) -> dict[str, str]:
 def collect_udev_rules(root: HostRoot, problems: list[str]) -> list[tuple[str, UdevRule]]:
     # As udev does: a file in /etc hides a same-named one in /usr/lib or /lib.
     files: dict[str, str] = {}
-    for directory in UDEV_DIRS:
+    for directory in UDEV_RULES_DIRS:
         try:
             names = root.listdir(directory)
         except FactError as exc:

@@ -6,12 +6,15 @@ on in a KVM host: seed 000 §6.8), so the report says which role was used and wh
 
 from __future__ import annotations
 
+import posixpath
 from dataclasses import dataclass
 
 from ..rules.host_layout import (
     CONTAINER_MARKERS,
+    DMI_FILES,
     INIT_ENVIRON,
     KVM_MODULES,
+    PROC_MODULES,
     QEMU_OR_LIBVIRT,
     VM_VENDORS,
 )
@@ -79,16 +82,16 @@ def detect_role(root: HostRoot) -> RoleDecision:
     guest_reasons: list[str] = []
     if "hypervisor" in cpuinfo_flags(evidence.text("/proc/cpuinfo") or ""):
         guest_reasons.append("/proc/cpuinfo has the 'hypervisor' flag")
-    for field in ("sys_vendor", "product_name"):
-        value = (evidence.text(f"/sys/class/dmi/id/{field}") or "").strip()
+    for path in DMI_FILES:
+        value = (evidence.text(path) or "").strip()
         if value and any(vendor in value.lower() for vendor in VM_VENDORS):
-            guest_reasons.append(f"DMI {field} is {value!r}")
+            guest_reasons.append(f"DMI {posixpath.basename(path)} is {value!r}")
     if guest_reasons:
         return RoleDecision("kvm_guest", AUTO, tuple(guest_reasons), ("kvm_guest",))
     unsure = ["kvm_guest"] if len(evidence.problems) > before else []
 
     before = len(evidence.problems)
-    modules_text = evidence.text("/proc/modules")
+    modules_text = evidence.text(PROC_MODULES)
     modules = {line.split()[0] for line in (modules_text or "").splitlines() if line.split()}
     kvm = sorted(modules & set(KVM_MODULES))
     virt_tools = [path for path in QEMU_OR_LIBVIRT if root.exists(path)]

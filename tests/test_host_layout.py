@@ -19,7 +19,9 @@ ENGINES = ("scanner", "content", "remediations", "reports", "sascheck")
 FACTS = [*host_layout.THP_DIRS, *host_layout.CONTAINER_MARKERS, *host_layout.QEMU_OR_LIBVIRT,
          *host_layout.TUNED_ACTIVE_FILES, *host_layout.SYSV_RUNLEVEL_DIRS,
          *host_layout.SYSTEMD_WANTS_DIRS, *host_layout.SAS_HOMES, host_layout.SAS_FOUNDATION,
-         "microsoft corporation"]
+         *host_layout.DMI_FILES, *host_layout.UDEV_RULES_DIRS, *host_layout.LEGACY_GRUB_CONFS,
+         host_layout.GRUB_DEFAULTS, host_layout.KERNEL_CMDLINE, host_layout.BLS_ENTRIES,
+         host_layout.GRUBENV, host_layout.PROC_MODULES, "microsoft corporation"]
 
 
 def _string_literals(path: Path) -> list[str]:

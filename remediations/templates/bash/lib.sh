@@ -207,15 +207,15 @@ detect_role() {
     if grep -Eqs '^(flags|Features)[[:space:]]*:.*[[:space:]]hypervisor([[:space:]]|$)' "$ROOT/proc/cpuinfo"; then
         printf kvm_guest; return
     fi
-    for file in "$ROOT/sys/class/dmi/id/sys_vendor" "$ROOT/sys/class/dmi/id/product_name"; do
-        [[ -r "$file" ]] || continue
-        vendor="$(tr '[:upper:]' '[:lower:]' < "$file")"
+    for file in $LAYOUT_DMI_FILES; do
+        [[ -r "$ROOT$file" ]] || continue
+        vendor="$(tr '[:upper:]' '[:lower:]' < "$ROOT$file")"
         if [[ "$vendor" =~ $LAYOUT_VM_VENDORS ]]; then
             printf kvm_guest; return
         fi
     done
     for module in $LAYOUT_KVM_MODULES; do
-        grep -qs "^${module}[[:space:]]" "$ROOT/proc/modules" || continue
+        grep -qs "^${module}[[:space:]]" "$ROOT$LAYOUT_PROC_MODULES" || continue
         for file in $LAYOUT_QEMU_OR_LIBVIRT; do
             if [[ -e "$ROOT$file" ]]; then printf kvm_host; return; fi
         done
@@ -409,13 +409,18 @@ persist_kernel_arg() {
             run_command grubby --update-kernel=ALL --args="$argument"
         fi
     else
-        for entry in "$ROOT"/boot/loader/entries/*.conf; do
+        for entry in "$ROOT$LAYOUT_BLS_ENTRIES"/*.conf; do
             if [[ -f "$entry" ]]; then set_kernel_arg "$entry" '^[ \t]*options[ \t]' "$argument"; fi
         done
-        set_kernel_arg "$ROOT/boot/grub/grub.conf" '^[ \t]*kernel[ \t]' "$argument"
+        for entry in $LAYOUT_LEGACY_GRUB_CONFS; do
+            # One of them is grubby's link to the other, the live file: edit that file once.
+            if [[ -f "$ROOT$entry" && ! -L "$ROOT$entry" ]]; then
+                set_kernel_arg "$ROOT$entry" '^[ \t]*kernel[ \t]' "$argument"
+            fi
+        done
     fi
-    set_kernel_arg "$ROOT/etc/default/grub" '^[ \t]*GRUB_CMDLINE_LINUX=' "$argument"
-    set_kernel_arg "$ROOT/etc/kernel/cmdline" '.' "$argument"
+    set_kernel_arg "$ROOT$LAYOUT_GRUB_DEFAULTS" '^[ \t]*GRUB_CMDLINE_LINUX=' "$argument"
+    set_kernel_arg "$ROOT$LAYOUT_KERNEL_CMDLINE" '.' "$argument"
 }
 
 # Rewrite the options of fstab entries for a mount point (fstab escapes like /proc/mounts).
