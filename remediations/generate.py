@@ -19,6 +19,7 @@ import jinja2
 from .. import __version__
 from ..reports.escaping import for_terminal
 from ..rules import Catalogue, Rule, parse_assignment, resolve_values
+from ..rules.errors import UserInputError
 from ..rules.host_layout import LEGACY_SCHEDULERS, SAS_ROLE_VALUES, legacy_kernel, shell_layout
 from . import udev
 
@@ -26,7 +27,7 @@ TEMPLATES = Path(__file__).resolve().parent / "templates"
 FORMATS = ("bash", "ansible", "tuned", "udev")
 
 
-class FixError(Exception):
+class FixError(UserInputError):
     """Nothing to generate, or an unusable input."""
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 import jsonschema
 
+from ..rules.errors import UserInputError
 from .escaping import deep, for_utf8
 
 SCHEMA_FILE = Path(__file__).resolve().parent / "result-schema.json"
@@ -25,7 +26,7 @@ SCHEMA_NAME = "sascheck-result/1"
 MAX_RESULT_BYTES = 64 << 20
 
 
-class ResultFileError(Exception):
+class ResultFileError(UserInputError):
     """A results file that cannot be used, with the reason (one line)."""
 
 

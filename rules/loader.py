@@ -28,6 +28,9 @@ SOURCE_ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 NON_RULE_FILES = {"variables.yml", "sources.yml"}
 SOURCE_FIELDS = {"file": str, "title": str, "publisher": str, "year": int}
 STAMP_FILE = "validated.sha256"
+# The parsed documents of the stamped catalogue, as JSON: a scan of the shipped rules then
+# neither imports nor runs a YAML parser (scripts/update-rule-stamp writes it).
+CACHE_FILE = "validated.cache"
 
 
 def catalogue_digest(directory: Path) -> str:
@@ -43,12 +46,42 @@ def catalogue_digest(directory: Path) -> str:
 
 def _already_validated(directory: Path) -> bool:
     """True when the files are byte for byte those the tests validated (the shipped
-    catalogue): then the JSON Schema pass, and jsonschema's import, can be skipped."""
+    catalogue): then the JSON Schema pass, and jsonschema's import, can be skipped, and
+    the documents are read from the cache when it is of the same files."""
     stamp = directory / STAMP_FILE
     try:
-        return stamp.read_text(encoding="utf-8").strip() == catalogue_digest(directory)
+        digest = catalogue_digest(directory)
+        if stamp.read_text(encoding="utf-8").strip() != digest:
+            return False
     except OSError:
         return False
+    try:
+        cache = json.loads((directory / CACHE_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return True
+    if isinstance(cache, dict) and cache.get("digest") == digest:
+        _CACHED.update({directory / name: data for name, data in cache["documents"].items()})
+    return True
+
+
+def cache_documents(directory: Path) -> str:
+    """The cache file's text for the catalogue in ``directory`` as it is now."""
+    files = [*directory.glob("*.yml"), *(directory / "profiles").glob("*.yml")]
+    documents = {file.relative_to(directory).as_posix(): load_located(file).data
+                 for file in sorted(files)}
+    return json.dumps({"digest": catalogue_digest(directory), "documents": documents},
+                      sort_keys=True) + "\n"
+
+
+_CACHED: dict[Path, Any] = {}
+
+
+def _read(file: Path) -> LocatedDocument:
+    """A catalogue file's document: from the cache (no line numbers: it has no errors to
+    report), else parsed."""
+    if file in _CACHED:
+        return LocatedDocument(file, _CACHED[file], {})
+    return load_located(file)
 
 
 class CatalogueError(Exception):
@@ -90,7 +123,7 @@ def _valid_document(file: Path, schema: Path, errors: list[SourceError]
                     ) -> LocatedDocument | None:
     """The parsed file, or None with its problems added to ``errors``."""
     try:
-        document = load_located(file)
+        document = _read(file)
     except SourceError as exc:
         errors.append(exc)
         return None
@@ -100,7 +133,7 @@ def _valid_document(file: Path, schema: Path, errors: list[SourceError]
 
 
 def _load_variables(directory: Path) -> dict[str, Variable]:
-    document = load_located(directory / "variables.yml")
+    document = _read(directory / "variables.yml")
     if not isinstance(document.data, dict):
         raise CatalogueError([document.error([], "expected a mapping of site values")])
     variables: dict[str, Variable] = {}
@@ -127,7 +160,7 @@ def _load_variables(directory: Path) -> dict[str, Variable]:
 
 
 def _load_sources(directory: Path) -> dict[str, Source]:
-    document = load_located(directory / "sources.yml")
+    document = _read(directory / "sources.yml")
     if not isinstance(document.data, dict):
         raise CatalogueError([document.error([], "expected a mapping of source ids")])
     sources: dict[str, Source] = {}

@@ -7,10 +7,11 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from .errors import UserInputError
 from .model import Variable
 
 
-class SiteValueError(Exception):
+class SiteValueError(UserInputError):
     """A site value with an unknown name or the wrong type."""
 
 

@@ -8,13 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import yaml
+if TYPE_CHECKING:
+    import yaml
 
 PathKey = tuple[Any, ...]
-# libyaml's loader when PyYAML was built with it (the wheels are), else the pure-Python one.
-FAST_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class SourceError(Exception):
@@ -54,6 +53,8 @@ class LocatedDocument:
 
 
 def _index_lines(node: yaml.Node, path: PathKey, lines: dict[PathKey, int]) -> None:
+    import yaml
+
     lines.setdefault(path, node.start_mark.line + 1)
     if isinstance(node, yaml.MappingNode):
         for key_node, value_node in node.value:
@@ -71,9 +72,12 @@ def load_located(file: Path) -> LocatedDocument:
         text = file.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise SourceError(file, f"cannot read: {exc}") from exc
+    import yaml  # only when a file is really parsed (see loader.STAMP_FILE)
+
     try:
         # One parse: compose (for line numbers), then construct from the same node.
-        loader = FAST_LOADER(text)
+        # libyaml's loader when PyYAML was built with it (the wheels are).
+        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)
         try:
             node = loader.get_single_node()
             data = loader.construct_document(node) if node is not None else None

@@ -25,17 +25,13 @@ class UsageError(Exception):
 def _user_errors() -> Iterator[None]:
     """Turn the library's errors about user input into one-line usage errors: an unknown
     profile (KeyError), a bad site value, an unusable root, an impossible fix."""
-    from .outputs import OutputError
-    from .remediations.generate import FixError
-    from .reports.resultfile import ResultFileError
-    from .rules import SiteValueError
-    from .scanner.hostroot import FactError
+    from .rules.errors import UserInputError
 
     try:
         yield
     except KeyError as exc:
         raise UsageError(str(exc.args[0])) from exc
-    except (SiteValueError, FactError, FixError, OutputError, ResultFileError) as exc:
+    except UserInputError as exc:
         raise UsageError(str(exc)) from exc
 
 

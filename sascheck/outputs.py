@@ -22,12 +22,14 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
+from .rules.errors import UserInputError
+
 STDOUT = "-"
 # Links the system itself provides for a process's own descriptors.
 _DESCRIPTOR_LINKS = ("/dev/stdout", "/dev/stderr", "/dev/fd/", "/proc/self/fd/")
 
 
-class OutputError(Exception):
+class OutputError(UserInputError):
     """An output that must not be written, with the reason."""
 
 

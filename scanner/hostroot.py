@@ -13,11 +13,13 @@ import os
 import posixpath
 import stat
 
+from ..rules.errors import UserInputError
+
 MAX_SYMLINKS = 40
 DEFAULT_READ_LIMIT = 4 * 1024 * 1024
 
 
-class FactError(Exception):
+class FactError(UserInputError):
     """A file could not be read or understood; the message says why."""
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import filecmp
 import json
 import os
@@ -112,18 +113,34 @@ def test_rule_stamp_is_current_and_the_catalogue_validates(tmp_path):
     import sys
 
     from sascheck.rules import load_catalogue
-    from sascheck.rules.loader import RULES_DIR, STAMP_FILE, catalogue_digest
+    from sascheck.rules.loader import (
+        CACHE_FILE,
+        RULES_DIR,
+        STAMP_FILE,
+        cache_documents,
+        catalogue_digest,
+    )
 
     assert (RULES_DIR / STAMP_FILE).read_text().strip() == catalogue_digest(RULES_DIR), \
         "run scripts/update-rule-stamp"
+    assert (RULES_DIR / CACHE_FILE).read_text() == cache_documents(RULES_DIR), \
+        "run scripts/update-rule-stamp"
     copy = tmp_path / "rules"
     shutil.copytree(RULES_DIR, copy, ignore=shutil.ignore_patterns("*.py", "__pycache__",
-                                                                     STAMP_FILE))
-    assert len(load_catalogue(copy).rules) == 14  # the full JSON Schema pass
+                                                                     STAMP_FILE, CACHE_FILE))
+    parsed = load_catalogue(copy)  # the full JSON Schema pass, from the YAML
+    cached = load_catalogue()
+    assert len(parsed.rules) == 14
+    for rule_id, rule in cached.rules.items():  # the cache holds the same documents
+        assert dataclasses.replace(parsed.rules[rule_id], source=rule.source) == rule
+    assert {n: (p.rule_ids, p.values) for n, p in parsed.profiles.items()} == \
+        {n: (p.rule_ids, p.values) for n, p in cached.profiles.items()}
+    assert parsed.variables == cached.variables and parsed.sources == cached.sources
     probe = subprocess.run([sys.executable, "-c", "import sys; from sascheck.rules import "
-                            "load_catalogue; load_catalogue(); print('jsonschema' in sys.modules)"],
+                            "load_catalogue; load_catalogue(); "
+                            "print('jsonschema' in sys.modules, 'yaml' in sys.modules)"],
                            capture_output=True, text=True, check=True)
-    assert probe.stdout.strip() == "False"  # the stamped catalogue skips the import
+    assert probe.stdout.strip() == "False False"  # stamped: no schema pass, no YAML parser
 
 
 def test_scale_benchmark_script_runs(tmp_path):

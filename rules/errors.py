@@ -1,0 +1,8 @@
+"""The one base class of errors about what a user gave sascheck (a site value, a root, a
+results file, an output path, a fix that cannot be made). The command line prints any of
+them as one line and exits 1; it can catch them all without importing the modules that
+raise them (and their heavy dependencies)."""
+
+
+class UserInputError(Exception):
+    """A problem with the user's input, explained in the message."""
