@@ -1,5 +1,6 @@
-"""The host as OVAL sees it, built once and shared by the rules' checks: site values, the SAS file systems, the block
-devices below them, the tuned profile chain and the boot configuration.
+"""The host as OVAL sees it, built once and shared by the rules' checks: site values, the
+SAS file systems, the block devices below them, the tuned profile chain and the boot
+configuration.
 
 The SAS file system of a directory is the mount with the longest mount point that is a
 prefix of it. OVAL has no "longest", so it is computed with strings:
@@ -10,10 +11,13 @@ prefix of it. OVAL has no "longest", so it is computed with strings:
    ``M2/`` and ``M2/`` a prefix of ``D/`` (a regex with a look-ahead on ``M/|D/|M2/``);
 3. the deepest pairs are the pairs that are not shadowed. OVAL can subtract sets only by
    filtering items, so each pair becomes one item: a textfilecontent54 search of
-   /proc/mounts whose pattern is the pair inside a regex comment ``^(?#M/|D/)``; a filter
-   drops the shadowed ones and the pattern field gives the survivors back.
+   /proc/mounts whose pattern carries the pair as quoted text in an optional group,
+   ``^(?:\\QM/|D/\\E)?`` (it matches the empty string at the start of any line, whatever
+   the pair holds: parentheses, ``$``, spaces); a filter drops the shadowed ones and the
+   pattern field gives the survivors back.
 
-Paths containing ``|`` or ``)`` cannot be expressed this way (see the README).
+Paths containing ``|`` (the pair separator) or ``\\E`` (which ends the quoting) cannot be
+expressed this way (see the README).
 """
 
 from __future__ import annotations
@@ -51,7 +55,8 @@ from .oval import (
 
 STACK_DEPTH = 5  # mounted device + 4 layers below (e.g. LV -> mpath partition -> mpath -> path)
 CHAIN_DEPTH = 5  # active tuned profiles + 4 levels of include=
-PAIR_COMMENT = r"^\^\(\?#(.*)\)$"
+PAIR_OPEN, PAIR_CLOSE = r"^(?:\Q", r"\E)?"
+PAIR_FROM_PATTERN = r"^\^\(\?:\\Q(.*)\\E\)\?$"
 T = TypeVar("T")
 EXTERNAL_TYPES = {"paths": "string", "strings": "string", "integer": "int",
                   "boolean": "boolean"}
@@ -101,16 +106,18 @@ class OvalFacts:
     def _pair_items(self, comment: str, pairs_var: str, exclude_var: str | None) -> str:
         """One /proc/mounts item per pair value, minus the pairs in ``exclude_var``."""
         empty = self.oval.state("ind:textfilecontent54", "the empty pair",
-                                entity("ind:pattern", "^(?#)"))
+                                entity("ind:pattern", PAIR_OPEN + PAIR_CLOSE))
         filters = [("exclude", empty)]
         if exclude_var:
             shadowed = self.oval.state(
                 "ind:textfilecontent54", f"{comment}: excluded",
                 entity("ind:pattern", var=self.oval.local(
-                    f"{comment}: excluded, as patterns", concat("^(?#", var(exclude_var), ")")),
+                    f"{comment}: excluded, as patterns",
+                    concat(PAIR_OPEN, var(exclude_var), PAIR_CLOSE)),
                     var_check="at least one"))
             filters.append(("exclude", shadowed))
-        patterns = self.oval.local(f"{comment}: as patterns", concat("^(?#", var(pairs_var), ")"))
+        patterns = self.oval.local(f"{comment}: as patterns",
+                                   concat(PAIR_OPEN, var(pairs_var), PAIR_CLOSE))
         return self.oval.obj(
             "ind:textfilecontent54", comment,
             entity("ind:filepath", "/proc/mounts"),
@@ -129,14 +136,14 @@ class OvalFacts:
                                    capture(r"^(([^|]*)\|\2.*)$",
                                            concat(var(self._mounts_slashed()), "|", var(dirs))))
             pairs = oval.local(f"SAS {role}: holding pairs", capture(
-                PAIR_COMMENT, component(self._pair_items(f"SAS {role} pairs", raw_pairs, None),
+                PAIR_FROM_PATTERN, component(self._pair_items(f"SAS {role} pairs", raw_pairs, None),
                                         "pattern")))
             shadowed = oval.local(
                 f"SAS {role}: pairs with a deeper mount between",
                 capture(r"^(([^|]*)\|\2(?=([^|]+)[^|]*\|\2\3$)[^|]*)\|",
                         concat(var(pairs), "|", var(self._mounts_slashed()))))
             deepest = oval.local(f"SAS {role}: deepest pairs", capture(
-                PAIR_COMMENT, component(self._pair_items(f"SAS {role} deepest pairs", pairs,
+                PAIR_FROM_PATTERN, component(self._pair_items(f"SAS {role} deepest pairs", pairs,
                                                          shadowed), "pattern")))
             return oval.local(f"SAS {role} file systems (mount points)",
                               capture(r"^(/|.*?[^/])/?\|", var(deepest)))

@@ -15,7 +15,7 @@ import pytest
 from sascheck.cli import main
 from tests.example_roots import EXAMPLE_VALUES, EXAMPLES
 
-from .hosts import BASELINE_SETS, sas_host
+from .hosts import BASELINE_SETS, SasFs, sas_host
 from .oscap import oscap_available, oscap_eval, tailor
 from .test_verdicts import CASES
 
@@ -83,3 +83,25 @@ def test_parity_without_sas_directories_is_notchecked(tmp_path):
     theirs = oscap_eval(root, tailoring, workdir)
     for rule in ("io_scheduler", "read_ahead", "sas_fs_type", "sas_dirs_separate"):
         assert ours[rule] == theirs[rule] == "notchecked"
+
+
+# Mount points and SAS directories with the characters OVAL's pair machinery must carry as
+# text: parentheses (which ended the old regex-comment encoding), $, spaces (\040 in
+# /proc/mounts), and a deeper mount that shadows its parent for one directory. Each hostile
+# file system fails something, so an engine that loses it passes vacuously and differs.
+HOSTILE_NAMES = [SasFs("sasdata", "/sas (old)", options="rw,relatime,attr2,inode64"),
+                 SasFs("saswork", "/data$(x)", fstype="ext3", options="rw,noatime"),
+                 SasFs("sasutil", "/sas util"), SasFs("sasdeep", "/sas (old)/in)ner")]
+
+
+@pytest.mark.parametrize(("name", "data_dirs", "noatime"), [
+    ("parentheses", "/sas (old)/data", "fail"),
+    ("shadowed by a deeper mount", "/sas (old)/in)ner/data", "pass"),
+])
+def test_parity_with_hostile_mount_names(tmp_path, name, data_dirs, noatime):
+    root = sas_host(tmp_path / "root", filesystems=HOSTILE_NAMES,
+                    sas_local_cfg="-WORK '/data$(x)/work'\n-UTILLOC \"/sas util\"\n")
+    sets = [f"sas_data_dirs={data_dirs}"]
+    _compare(name, root, sets, tmp_path / "work")
+    ours = _scan(root, tailor(root, sets, tmp_path / "t.xml"), tmp_path / "work", "default")
+    assert (ours["sas_fs_noatime"], ours["sas_fs_type"]) == (noatime, "fail")
