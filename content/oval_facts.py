@@ -35,6 +35,7 @@ from ..rules.host_layout import (
     TUNED_ACTIVE_FILES,
     TUNED_BINARIES,
     TUNED_PROFILE_DIRS,
+    TUNED_SHIPPED_PROFILES,
 )
 from .oval import (
     Element,
@@ -245,10 +246,10 @@ class OvalFacts:
                          entity("unix:filepath", var=oval.paths("tuned programs", TUNED_BINARIES),
                                 var_check="at least one"))
         directory = oval.obj("unix:file", "tuned profile directory",
-                             entity("unix:path", "/usr/lib/tuned"),
+                             entity("unix:path", TUNED_SHIPPED_PROFILES),
                              entity("unix:filename", nil=True))
         return any_of(criterion(oval.test("unix:file", "tuned program exists", files)),
-                      criterion(oval.test("unix:file", "/usr/lib/tuned exists", directory)),
+                      criterion(oval.test("unix:file", f"{TUNED_SHIPPED_PROFILES} exists", directory)),
                       comment="tuned is installed")
 
     def tuned_levels(self) -> list[str]:

@@ -28,7 +28,8 @@ QEMU_OR_LIBVIRT = ("/usr/libexec/qemu-kvm", "/usr/bin/qemu-kvm", "/usr/bin/qemu-
                    "/usr/sbin/libvirtd", "/etc/libvirt/qemu.conf")
 
 # -- tuned ----------------------------------------------------------------------------
-TUNED_PROFILE_DIRS = ("/etc/tuned", "/usr/lib/tuned")  # /etc overrides /usr/lib, as in tuned
+TUNED_SHIPPED_PROFILES = "/usr/lib/tuned"  # the package's profiles: tuned is installed
+TUNED_PROFILE_DIRS = ("/etc/tuned", TUNED_SHIPPED_PROFILES)  # /etc overrides, as in tuned
 # tuned 2.x, then RHEL 6's tuned 0.2 (tune-profiles); the first that exists is in force.
 TUNED_ACTIVE_FILES = ("/etc/tuned/active_profile", "/etc/tune-profiles/active-profile")
 TUNED_BINARIES = ("/usr/sbin/tuned", "/usr/bin/tuned-adm")
@@ -97,7 +98,8 @@ def shell_layout() -> str:
         "LEGACY_GRUB_CONFS": LEGACY_GRUB_CONFS, "UDEV_RULES_DIRS": UDEV_RULES_DIRS,
         "KVM_MODULES": KVM_MODULES, "QEMU_OR_LIBVIRT": QEMU_OR_LIBVIRT,
         "TUNED_PROFILE_DIRS": TUNED_PROFILE_DIRS, "TUNED_ACTIVE_FILES": TUNED_ACTIVE_FILES,
-        "TUNED_BINARIES": TUNED_BINARIES, "SYSTEMD_WANTS_DIRS": SYSTEMD_WANTS_DIRS,
+        "TUNED_BINARIES": TUNED_BINARIES, "TUNED_SHIPPED_PROFILES": (TUNED_SHIPPED_PROFILES,),
+        "SYSTEMD_WANTS_DIRS": SYSTEMD_WANTS_DIRS,
         "SYSV_RUNLEVEL_DIRS": SYSV_RUNLEVEL_DIRS, "LEGACY_SCHEDULERS": LEGACY_SCHEDULERS,
         "SAS_HOMES": SAS_HOMES, "INIT_SCRIPTS": INIT_SCRIPTS,
     }

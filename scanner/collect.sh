@@ -29,6 +29,7 @@ LAYOUT_QEMU_OR_LIBVIRT='/usr/libexec/qemu-kvm /usr/bin/qemu-kvm /usr/bin/qemu-sy
 LAYOUT_TUNED_PROFILE_DIRS='/etc/tuned /usr/lib/tuned'
 LAYOUT_TUNED_ACTIVE_FILES='/etc/tuned/active_profile /etc/tune-profiles/active-profile'
 LAYOUT_TUNED_BINARIES='/usr/sbin/tuned /usr/bin/tuned-adm'
+LAYOUT_TUNED_SHIPPED_PROFILES=/usr/lib/tuned
 LAYOUT_SYSTEMD_WANTS_DIRS='/etc/systemd/system/multi-user.target.wants /etc/systemd/system/graphical.target.wants'
 LAYOUT_SYSV_RUNLEVEL_DIRS='/etc/rc.d/rc3.d /etc/rc3.d /etc/rc.d/rc5.d /etc/rc5.d'
 LAYOUT_LEGACY_SCHEDULERS='deadline noop cfq anticipatory'
@@ -184,7 +185,7 @@ done
 for file in $LAYOUT_TUNED_BINARIES $LAYOUT_CONTAINER_MARKERS $LAYOUT_QEMU_OR_LIBVIRT; do
     mark "$file"
 done
-[ -d "$ROOT/usr/lib/tuned" ] && grab /usr/lib/tuned
+[ -d "$ROOT$LAYOUT_TUNED_SHIPPED_PROFILES" ] && grab "$LAYOUT_TUNED_SHIPPED_PROFILES"
 
 # SAS: the standard configuration files, what they include, and what the arguments name.
 for home in $LAYOUT_SAS_HOMES; do

@@ -12,6 +12,7 @@ from ..rules.host_layout import (
     TUNED_ACTIVE_FILES,
     TUNED_BINARIES,
     TUNED_PROFILE_DIRS,
+    TUNED_SHIPPED_PROFILES,
 )
 from .hostroot import FactError, HostRoot
 from .parsers.tuned_conf import Sections, includes, parse_active_profile, parse_tuned_conf
@@ -105,9 +106,9 @@ def resolve_chain(root: HostRoot, active: list[str]) -> TunedChain:
 
 def collect_tuned(root: HostRoot) -> TunedFacts:
     binary = next((path for path in TUNED_BINARIES if root.exists(path)), None)
-    installed = binary is not None or root.is_dir("/usr/lib/tuned")
+    installed = binary is not None or root.is_dir(TUNED_SHIPPED_PROFILES)
     installed_evidence = (f"{binary} exists" if binary else
-                          "/usr/lib/tuned exists" if installed else
+                          f"{TUNED_SHIPPED_PROFILES} exists" if installed else
                           f"none of {', '.join(TUNED_BINARIES)} exists")
     link = next((path for path in BOOT_LINKS if root.exists(path) or root.is_symlink(path)),
                 None)

@@ -21,7 +21,8 @@ FACTS = [*host_layout.THP_DIRS, *host_layout.CONTAINER_MARKERS, *host_layout.QEM
          *host_layout.SYSTEMD_WANTS_DIRS, *host_layout.SAS_HOMES, host_layout.SAS_FOUNDATION,
          *host_layout.DMI_FILES, *host_layout.UDEV_RULES_DIRS, *host_layout.LEGACY_GRUB_CONFS,
          host_layout.GRUB_DEFAULTS, host_layout.KERNEL_CMDLINE, host_layout.BLS_ENTRIES,
-         host_layout.GRUBENV, host_layout.PROC_MODULES, "microsoft corporation"]
+         host_layout.GRUBENV, host_layout.PROC_MODULES, host_layout.TUNED_SHIPPED_PROFILES,
+         "microsoft corporation"]
 
 
 def _string_literals(path: Path) -> list[str]:
