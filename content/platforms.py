@@ -11,9 +11,14 @@ from ..rules.host_layout import (
     CONTAINER_MARKERS,
     DMI_FILES,
     INIT_ENVIRON,
-    KVM_MODULES,
+    KVM_VENDOR_MODULES,
+    LIBVIRT_DEFINED_DOMAINS,
+    LIBVIRT_RUNNING_DOMAINS,
+    LIBVIRT_SYSV,
+    LIBVIRT_UNITS,
     PROC_MODULES,
-    QEMU_OR_LIBVIRT,
+    SYSTEMD_WANTS_DIRS,
+    SYSV_RUNLEVEL_DIRS,
     THP_DIRS,
     vm_vendor_regex,
 )
@@ -46,6 +51,16 @@ def _directory(oval: OvalDocument, comment: str, path: str, op: str = "equals") 
     return criterion(oval.test("unix:file", comment, found))
 
 
+def _entries(oval: OvalDocument, comment: str, directories: tuple[str, ...],
+             pattern: str) -> Element:
+    """Some directory among ``directories`` holds an entry whose name matches ``pattern``."""
+    found = oval.obj("unix:file", comment,
+                     entity("unix:path", var=oval.paths(comment, directories),
+                            var_check="at least one"),
+                     entity("unix:filename", pattern, op="pattern match"))
+    return criterion(oval.test("unix:file", comment, found))
+
+
 def _contains(oval: OvalDocument, comment: str, paths: tuple[str, ...], pattern: str) -> Element:
     found = oval.obj("ind:textfilecontent54", comment,
                      entity("ind:filepath", var=oval.paths(comment, paths),
@@ -65,10 +80,17 @@ def build_facts(oval: OvalDocument) -> dict[str, Fact]:
                   r"^(?:flags|Features)\s*:.*\shypervisor(?:\s|$)"),
         _contains(oval, "a virtual machine vendor in DMI",
                   DMI_FILES, vendors))
-    kvm = all_of(
-        _contains(oval, "KVM modules loaded", (PROC_MODULES,),
-                  "^(?:" + "|".join(KVM_MODULES) + r")\s"),
-        _exists(oval, "qemu or libvirt installed", QEMU_OR_LIBVIRT))
+    # Runs guests (host_layout): a KVM vendor module in use, a running libvirt guest, or a
+    # defined guest with libvirt enabled at boot.
+    kvm = any_of(
+        _contains(oval, "a KVM vendor module in use", (PROC_MODULES,),
+                  "^(?:" + "|".join(KVM_VENDOR_MODULES) + r")\s+\d+\s+0*[1-9]"),
+        _entries(oval, "running libvirt guests", LIBVIRT_RUNNING_DOMAINS, r"\.xml$"),
+        all_of(_entries(oval, "defined libvirt guests", (LIBVIRT_DEFINED_DOMAINS,), r"\.xml$"),
+               any_of(_exists(oval, "libvirt enabled at boot (systemd)", tuple(
+                   f"{wants}/{unit}" for wants in SYSTEMD_WANTS_DIRS for unit in LIBVIRT_UNITS)),
+                      _entries(oval, "libvirt enabled at boot (SysV)", SYSV_RUNLEVEL_DIRS,
+                               rf"^S[0-9]{{2}}{LIBVIRT_SYSV}$"))))
     bodies = {
         "role_container": ("The host is a container", container),
         "role_kvm_guest": ("The host is a virtual machine", all_of(none_of(container), guest)),

@@ -18,14 +18,27 @@ THP_DIRS = ("/sys/kernel/mm/transparent_hugepage", "/sys/kernel/mm/redhat_transp
 # -- what the host is -------------------------------------------------------------------
 CONTAINER_MARKERS = ("/.dockerenv", "/run/.containerenv")  # docker, podman
 INIT_ENVIRON = "/proc/1/environ"  # NUL-separated; container engines set container=
-# DMI sys_vendor / product_name substrings (lower case) of virtual machines.
-VM_VENDORS = ("qemu", "kvm", "red hat", "vmware", "xen", "microsoft corporation", "innotek",
-              "virtualbox", "bochs", "amazon ec2", "google", "nutanix", "openstack")
+# DMI sys_vendor / product_name substrings (lower case) of virtual machines, after virt-what
+# and systemd-detect-virt: KVM/QEMU (also as Red Hat, oVirt, RHEV, OpenStack, KubeVirt,
+# Nutanix AHV, Alibaba, Google and Amazon clouds), VMware, Xen, Hyper-V (product "Virtual
+# Machine"; a bare Microsoft vendor is also their laptops), VirtualBox, Bochs, Parallels,
+# bhyve, Apple's Virtualization framework.
+VM_VENDORS = ("qemu", "kvm", "red hat", "ovirt", "rhev hypervisor", "openstack", "kubevirt",
+              "nutanix", "alibaba cloud", "google compute engine", "amazon ec2", "vmware",
+              "xen", "virtual machine", "innotek", "virtualbox", "bochs", "parallels", "bhyve",
+              "apple virtualization")
 DMI_FILES = ("/sys/class/dmi/id/sys_vendor", "/sys/class/dmi/id/product_name")
-PROC_MODULES = "/proc/modules"
-KVM_MODULES = ("kvm", "kvm_intel", "kvm_amd")
-QEMU_OR_LIBVIRT = ("/usr/libexec/qemu-kvm", "/usr/bin/qemu-kvm", "/usr/bin/qemu-system-x86_64",
-                   "/usr/sbin/libvirtd", "/etc/libvirt/qemu.conf")
+PROC_MODULES = "/proc/modules"  # name size use-count dependencies state address
+# A KVM host is one that runs guests, not one that merely could (seed 000 §6: the host
+# tuning is for hosts running SAS guests). Evidence, any of: the vendor module in use (each
+# open /dev/kvm and each guest holds a reference), a running libvirt guest (its status
+# file), or a defined guest with a libvirt daemon enabled at boot.
+KVM_VENDOR_MODULES = ("kvm_intel", "kvm_amd")
+LIBVIRT_RUNNING_DOMAINS = ("/run/libvirt/qemu", "/var/run/libvirt/qemu")  # NAME.xml
+LIBVIRT_DEFINED_DOMAINS = "/etc/libvirt/qemu"  # NAME.xml
+LIBVIRT_UNITS = ("libvirtd.service", "libvirtd.socket", "virtqemud.service",
+                 "virtqemud.socket")  # monolithic daemon (RHEL 7, 8), modular (RHEL 9)
+LIBVIRT_SYSV = "libvirtd"  # RHEL 6: /etc/rc.d/rc3.d/S97libvirtd
 
 # -- tuned ----------------------------------------------------------------------------
 TUNED_SHIPPED_PROFILES = "/usr/lib/tuned"  # the package's profiles: tuned is installed
@@ -34,7 +47,8 @@ TUNED_PROFILE_DIRS = ("/etc/tuned", TUNED_SHIPPED_PROFILES)  # /etc overrides, a
 TUNED_ACTIVE_FILES = ("/etc/tuned/active_profile", "/etc/tune-profiles/active-profile")
 TUNED_BINARIES = ("/usr/sbin/tuned", "/usr/bin/tuned-adm")
 SYSTEMD_WANTS_DIRS = ("/etc/systemd/system/multi-user.target.wants",
-                      "/etc/systemd/system/graphical.target.wants")
+                      "/etc/systemd/system/graphical.target.wants",
+                      "/etc/systemd/system/sockets.target.wants")
 SYSV_RUNLEVEL_DIRS = ("/etc/rc.d/rc3.d", "/etc/rc3.d", "/etc/rc.d/rc5.d", "/etc/rc5.d")
 
 # -- boot loader ----------------------------------------------------------------------------
@@ -96,7 +110,10 @@ def shell_layout() -> str:
         "PROC_MODULES": (PROC_MODULES,), "GRUB_DEFAULTS": (GRUB_DEFAULTS,),
         "KERNEL_CMDLINE": (KERNEL_CMDLINE,), "BLS_ENTRIES": (BLS_ENTRIES,), "GRUBENV": (GRUBENV,),
         "LEGACY_GRUB_CONFS": LEGACY_GRUB_CONFS, "UDEV_RULES_DIRS": UDEV_RULES_DIRS,
-        "KVM_MODULES": KVM_MODULES, "QEMU_OR_LIBVIRT": QEMU_OR_LIBVIRT,
+        "KVM_VENDOR_MODULES": KVM_VENDOR_MODULES,
+        "LIBVIRT_RUNNING_DOMAINS": LIBVIRT_RUNNING_DOMAINS,
+        "LIBVIRT_DEFINED_DOMAINS": (LIBVIRT_DEFINED_DOMAINS,), "LIBVIRT_UNITS": LIBVIRT_UNITS,
+        "LIBVIRT_SYSV": (LIBVIRT_SYSV,),
         "TUNED_PROFILE_DIRS": TUNED_PROFILE_DIRS, "TUNED_ACTIVE_FILES": TUNED_ACTIVE_FILES,
         "TUNED_BINARIES": TUNED_BINARIES, "TUNED_SHIPPED_PROFILES": (TUNED_SHIPPED_PROFILES,),
         "SYSTEMD_WANTS_DIRS": SYSTEMD_WANTS_DIRS,

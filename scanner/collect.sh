@@ -24,19 +24,22 @@ LAYOUT_BLS_ENTRIES=/boot/loader/entries
 LAYOUT_GRUBENV=/boot/grub2/grubenv
 LAYOUT_LEGACY_GRUB_CONFS='/boot/grub/grub.conf /etc/grub.conf'
 LAYOUT_UDEV_RULES_DIRS='/etc/udev/rules.d /run/udev/rules.d /usr/lib/udev/rules.d /lib/udev/rules.d'
-LAYOUT_KVM_MODULES='kvm kvm_intel kvm_amd'
-LAYOUT_QEMU_OR_LIBVIRT='/usr/libexec/qemu-kvm /usr/bin/qemu-kvm /usr/bin/qemu-system-x86_64 /usr/sbin/libvirtd /etc/libvirt/qemu.conf'
+LAYOUT_KVM_VENDOR_MODULES='kvm_intel kvm_amd'
+LAYOUT_LIBVIRT_RUNNING_DOMAINS='/run/libvirt/qemu /var/run/libvirt/qemu'
+LAYOUT_LIBVIRT_DEFINED_DOMAINS=/etc/libvirt/qemu
+LAYOUT_LIBVIRT_UNITS='libvirtd.service libvirtd.socket virtqemud.service virtqemud.socket'
+LAYOUT_LIBVIRT_SYSV=libvirtd
 LAYOUT_TUNED_PROFILE_DIRS='/etc/tuned /usr/lib/tuned'
 LAYOUT_TUNED_ACTIVE_FILES='/etc/tuned/active_profile /etc/tune-profiles/active-profile'
 LAYOUT_TUNED_BINARIES='/usr/sbin/tuned /usr/bin/tuned-adm'
 LAYOUT_TUNED_SHIPPED_PROFILES=/usr/lib/tuned
-LAYOUT_SYSTEMD_WANTS_DIRS='/etc/systemd/system/multi-user.target.wants /etc/systemd/system/graphical.target.wants'
+LAYOUT_SYSTEMD_WANTS_DIRS='/etc/systemd/system/multi-user.target.wants /etc/systemd/system/graphical.target.wants /etc/systemd/system/sockets.target.wants'
 LAYOUT_SYSV_RUNLEVEL_DIRS='/etc/rc.d/rc3.d /etc/rc3.d /etc/rc.d/rc5.d /etc/rc5.d'
 LAYOUT_LEGACY_SCHEDULERS='deadline noop cfq anticipatory'
 LAYOUT_SAS_HOMES='/opt/sas/SASHome /usr/local/SASHome /opt/SASHome /sas/SASHome'
 LAYOUT_INIT_SCRIPTS='/etc/rc.d/rc.local /etc/rc.local /etc/rc.d/rc3.d/S99local /etc/rc3.d/S99local /etc/rc.d/rc5.d/S99local /etc/rc5.d/S99local'
 LAYOUT_SAS_FOUNDATION=SASFoundation/9.4
-LAYOUT_VM_VENDORS='(qemu|kvm|red hat|vmware|xen|microsoft corporation|innotek|virtualbox|bochs|amazon ec2|google|nutanix|openstack)'
+LAYOUT_VM_VENDORS='(qemu|kvm|red hat|ovirt|rhev hypervisor|openstack|kubevirt|nutanix|alibaba cloud|google compute engine|amazon ec2|vmware|xen|virtual machine|innotek|virtualbox|bochs|parallels|bhyve|apple virtualization)'
 LAYOUT_LEGACY_KERNEL_RE='^(2\.|3\.)'
 # ---- end of host layout
 ROOT="${SASCHECK_ROOT:-}"
@@ -180,9 +183,22 @@ for dir in $LAYOUT_SYSV_RUNLEVEL_DIRS; do
     done
 done
 for dir in $LAYOUT_SYSTEMD_WANTS_DIRS; do
-    mark "$dir/tuned.service"
+    for unit in tuned.service $LAYOUT_LIBVIRT_UNITS; do mark "$dir/$unit"; done
 done
-for file in $LAYOUT_TUNED_BINARIES $LAYOUT_CONTAINER_MARKERS $LAYOUT_QEMU_OR_LIBVIRT; do
+for dir in $LAYOUT_SYSV_RUNLEVEL_DIRS; do
+    for link in "$ROOT$dir"/S[0-9][0-9]"$LAYOUT_LIBVIRT_SYSV"; do
+        [ -e "$link" ] || [ -L "$link" ] || continue
+        follow "$dir"
+        grab "$(real "$dir")/${link##*/}"
+    done
+done
+# KVM guests: running (status files) and defined; their names are what is judged.
+for dir in $LAYOUT_LIBVIRT_RUNNING_DOMAINS $LAYOUT_LIBVIRT_DEFINED_DOMAINS; do
+    for entry in "$ROOT$dir"/*.xml; do
+        [ -e "$entry" ] && follow "$dir" && mark "$(real "$dir")/${entry##*/}"
+    done
+done
+for file in $LAYOUT_TUNED_BINARIES $LAYOUT_CONTAINER_MARKERS; do
     mark "$file"
 done
 [ -d "$ROOT$LAYOUT_TUNED_SHIPPED_PROFILES" ] && grab "$LAYOUT_TUNED_SHIPPED_PROFILES"

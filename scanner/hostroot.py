@@ -191,6 +191,17 @@ class HostRoot:
         text = self.read_text(path, 64 * 1024)
         return text.splitlines()[0].strip() if text.strip() else ""
 
+    def entry_names(self, directory: str, suffix: str = "") -> list[str]:
+        """Names of the entries of ``directory`` ending with ``suffix``, where only the names
+        count (libvirt guests): a recording root keeps them as empty files, never their
+        content."""
+        names = [name for name in self.listdir(directory) if name.endswith(suffix)]
+        if names:
+            resolved = self.resolve(directory)
+            for name in names:
+                self._note_name(posixpath.join(resolved, name))
+        return names
+
     def glob_files(self, directory: str, suffix: str = "") -> list[str]:
         """In-root paths of the entries of ``directory`` ending with ``suffix``."""
         return [posixpath.join(directory, name) for name in self.listdir(directory)
@@ -204,6 +215,9 @@ class HostRoot:
         pass
 
     def _note_exists(self, path: str) -> None:
+        pass
+
+    def _note_name(self, path: str) -> None:
         pass
 
     def _note_dir(self, path: str, entries: list[str]) -> None:

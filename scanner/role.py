@@ -13,13 +13,18 @@ from ..rules.host_layout import (
     CONTAINER_MARKERS,
     DMI_FILES,
     INIT_ENVIRON,
-    KVM_MODULES,
+    KVM_VENDOR_MODULES,
+    LIBVIRT_DEFINED_DOMAINS,
+    LIBVIRT_RUNNING_DOMAINS,
+    LIBVIRT_SYSV,
+    LIBVIRT_UNITS,
     PROC_MODULES,
-    QEMU_OR_LIBVIRT,
+    SYSTEMD_WANTS_DIRS,
+    SYSV_RUNLEVEL_DIRS,
     VM_VENDORS,
 )
 from .hostroot import FactError, HostRoot
-from .parsers.simple import cpuinfo_flags
+from .parsers.simple import ascii_int, cpuinfo_flags
 
 AUTO = "auto"
 
@@ -53,6 +58,15 @@ class _Evidence:
         except FactError as exc:
             self.problems.append(str(exc))
             return None
+
+    def names(self, directory: str, suffix: str) -> list[str]:
+        """Entry names of ``directory`` ending in ``suffix`` (a missing directory has none;
+        one that cannot be listed is noted)."""
+        try:
+            return self.root.entry_names(directory, suffix)
+        except FactError as exc:
+            self.problems.append(str(exc))
+            return []
 
     def environ(self) -> tuple[list[bytes], str]:
         """/proc/1/environ's NUL-separated NAME=value entries, and why they could not be
@@ -91,20 +105,45 @@ def detect_role(root: HostRoot) -> RoleDecision:
     unsure = ["kvm_guest"] if len(evidence.problems) > before else []
 
     before = len(evidence.problems)
-    modules_text = evidence.text(PROC_MODULES)
-    modules = {line.split()[0] for line in (modules_text or "").splitlines() if line.split()}
-    kvm = sorted(modules & set(KVM_MODULES))
-    virt_tools = [path for path in QEMU_OR_LIBVIRT if root.exists(path)]
-    if kvm and virt_tools:
-        return _decided("kvm_host", [f"KVM modules loaded ({', '.join(kvm)})",
-                                     f"{virt_tools[0]} present", *environ_note], unsure,
-                        evidence.problems)
+    guests, loaded = _guest_evidence(root, evidence)
+    if guests:
+        return _decided("kvm_host", [*guests, *environ_note], unsure, evidence.problems)
     if len(evidence.problems) > before:
         unsure.append("kvm_host")
     reasons = ["no hypervisor flag, no virtual-machine DMI vendor, no container marker"]
-    if kvm:
-        reasons.append("KVM modules are loaded but neither libvirt nor qemu is installed")
+    if loaded:
+        reasons.append(f"{', '.join(loaded)} loaded but no guest runs, and none is defined "
+                       "with libvirt enabled at boot: not a KVM host")
     return _decided("bare_metal", [*reasons, *environ_note], unsure, evidence.problems)
+
+
+def _guest_evidence(root: HostRoot, evidence: _Evidence) -> tuple[list[str], list[str]]:
+    """(why this host runs KVM guests, the KVM vendor modules loaded)."""
+    reasons: list[str] = []
+    loaded: list[str] = []
+    for line in (evidence.text(PROC_MODULES) or "").splitlines():
+        fields = line.split()
+        if len(fields) > 2 and fields[0] in KVM_VENDOR_MODULES:
+            loaded.append(fields[0])
+            users = ascii_int(fields[2])
+            if users:
+                reasons.append(f"{fields[0]} is in use by {users} (guests hold /dev/kvm)")
+    running = sorted({name.removesuffix(".xml") for directory in LIBVIRT_RUNNING_DOMAINS
+                      for name in evidence.names(directory, ".xml")})
+    if running:
+        reasons.append(f"libvirt guests running: {', '.join(running[:5])}")
+    defined = [name.removesuffix(".xml")
+               for name in evidence.names(LIBVIRT_DEFINED_DOMAINS, ".xml")]
+    if defined:
+        enabled = [f"{wants}/{unit}" for wants in SYSTEMD_WANTS_DIRS for unit in LIBVIRT_UNITS
+                   if root.exists(f"{wants}/{unit}") or root.is_symlink(f"{wants}/{unit}")]
+        enabled += [f"{directory}/{name}" for directory in SYSV_RUNLEVEL_DIRS
+                    for name in evidence.names(directory, LIBVIRT_SYSV)
+                    if name[:1] == "S" and name[1:3].isdigit() and name[3:] == LIBVIRT_SYSV]
+        if enabled:
+            reasons.append(f"libvirt guests defined ({', '.join(defined[:5])}) and "
+                           f"{enabled[0]} starts libvirt at boot")
+    return reasons, loaded
 
 
 def _decided(name: str, reasons: list[str], unsure: list[str], problems: list[str]

@@ -62,6 +62,10 @@ class RecordingRoot(HostRoot):
     def _note_exists(self, path: str) -> None:
         self.existing.add(path)
 
+    def _note_name(self, path: str) -> None:
+        if path not in self.links:  # listdir recorded links (SysV start links) already
+            self.files.setdefault(path, b"")
+
     def _note_dir(self, path: str, entries: list[str]) -> None:
         self.dirs.add(path)
         for name in entries:  # entries that are links matter by name (slaves/, /sys/block)

@@ -113,6 +113,12 @@ def kvm_host(path: Path) -> RootBuilder:
                                "kvm 958464 1 kvm_intel, Live 0x0000000000000000\n")
     root.file("/usr/libexec/qemu-kvm", "", mode=0o755)
     root.file("/etc/libvirt/qemu.conf", "# libvirt QEMU driver configuration\n")
+    # A running SAS guest: its definition and libvirt's status file (abridged).
+    for directory in ("/etc/libvirt/qemu", "/run/libvirt/qemu"):
+        root.file(f"{directory}/sasguest01.xml",
+                  "<domain type='kvm'>\n  <name>sasguest01</name>\n</domain>\n")
+    root.symlink("/etc/systemd/system/multi-user.target.wants/libvirtd.service",
+                 "/usr/lib/systemd/system/libvirtd.service")
     root.tuned("virtual-host")
     root.grub_defaults("crashkernel=auto rd.lvm.lv=rhel/root")
     root.bls_entry("4.18.0-513.5.1.el8_9.x86_64", "root=/dev/mapper/rhel-root ro crashkernel=auto")

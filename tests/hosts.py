@@ -51,6 +51,7 @@ class HostSpec:
     grub_cmdline: str | None = "crashkernel=auto transparent_hugepage=never"
     sas_local_cfg: str | None = "-WORK /saswork\n-UTILLOC /sasutil\n"
     extra_files: dict[str, str] = field(default_factory=dict)
+    extra_links: dict[str, str] = field(default_factory=dict)
 
 
 BASELINE_SETS = ["sas_data_dirs=/sasdata"]
@@ -84,6 +85,8 @@ def build_host(path: Path, spec: HostSpec) -> RootBuilder:
     root.sas_install(local=spec.sas_local_cfg)
     for file_path, text in spec.extra_files.items():
         root.file(file_path, text)
+    for link, target in spec.extra_links.items():
+        root.symlink(link, target)
     return root
 
 

@@ -110,23 +110,77 @@ def test_resolve_stays_inside_the_root(tmp_path):
         root.resolve("/loop1/x")
 
 
-@pytest.mark.parametrize(("files", "role"), [
-    ({}, "bare_metal"),
-    ({"/proc/cpuinfo": "processor : 0\nflags : fpu hypervisor\n"}, "kvm_guest"),
-    ({"/sys/class/dmi/id/sys_vendor": "QEMU\n"}, "kvm_guest"),
-    ({"/proc/modules": "kvm_intel 1 0 - Live 0x0\nkvm 2 1 kvm_intel, Live 0x0\n",
-      "/usr/libexec/qemu-kvm": ""}, "kvm_host"),
-    ({"/proc/modules": "kvm_intel 1 0 - Live 0x0\n"}, "bare_metal"),
-    ({"/.dockerenv": ""}, "container"),
-    ({"/run/.containerenv": ""}, "container"),
-])
-def test_role_detection(tmp_path, files, role):
+# /proc/modules as the kernel writes it: name, size, use count, users, state, address.
+# A KVM host idles with kvm_intel at 0; each running guest (and each open /dev/kvm) adds one.
+MODULES_IDLE = ("kvm_intel 344064 0 - Live 0xffffffffc0b6e000\n"
+                "kvm 1028096 1 kvm_intel, Live 0xffffffffc0a3b000\n"
+                "irqbypass 16384 1 kvm, Live 0xffffffffc0a30000\n")
+MODULES_RUNNING = MODULES_IDLE.replace("kvm_intel 344064 0 -", "kvm_intel 344064 6 -")
+# A libvirt domain definition (virsh dumpxml), abridged; /run/libvirt/qemu/NAME.xml is the
+# running guest's status file, /etc/libvirt/qemu/NAME.xml its persistent definition.
+DOMAIN = "<domain type='kvm'>\n  <name>sasguest01</name>\n  <memory unit='KiB'>67108864</memory>\n</domain>\n"
+LIBVIRT_INSTALLED = {"/usr/sbin/libvirtd": "", "/usr/libexec/qemu-kvm": "",
+                     "/etc/libvirt/qemu.conf": "# Master configuration file for the QEMU driver.\n"}
+WANTS = "/etc/systemd/system/multi-user.target.wants"
+ROLE_CASES = {
+    "no evidence": ({}, {}, "bare_metal"),
+    "hypervisor flag": ({"/proc/cpuinfo": "processor\t: 0\nflags\t\t: fpu vme hypervisor\n"}, {},
+                        "kvm_guest"),
+    "QEMU DMI vendor": ({"/sys/class/dmi/id/sys_vendor": "QEMU\n"}, {}, "kvm_guest"),
+    "oVirt guest": ({"/sys/class/dmi/id/sys_vendor": "oVirt\n",
+                     "/sys/class/dmi/id/product_name": "oVirt Node\n"}, {}, "kvm_guest"),
+    "Hyper-V guest": ({"/sys/class/dmi/id/sys_vendor": "Microsoft Corporation\n",
+                       "/sys/class/dmi/id/product_name": "Virtual Machine\n"}, {}, "kvm_guest"),
+    "Microsoft laptop": ({"/sys/class/dmi/id/sys_vendor": "Microsoft Corporation\n",
+                          "/sys/class/dmi/id/product_name": "Surface Laptop 4\n"}, {},
+                         "bare_metal"),
+    "Parallels guest": ({"/sys/class/dmi/id/sys_vendor": "Parallels Software International Inc.\n"},
+                        {}, "kvm_guest"),
+    "KVM host running guests": ({"/proc/modules": MODULES_RUNNING, **LIBVIRT_INSTALLED}, {},
+                                "kvm_host"),
+    "running libvirt guest": ({"/run/libvirt/qemu/sasguest01.xml": DOMAIN,
+                               "/proc/modules": MODULES_IDLE, **LIBVIRT_INSTALLED}, {},
+                              "kvm_host"),
+    "defined guest, libvirtd enabled": (
+        {"/etc/libvirt/qemu/sasguest01.xml": DOMAIN, **LIBVIRT_INSTALLED},
+        {f"{WANTS}/libvirtd.service": "/usr/lib/systemd/system/libvirtd.service"}, "kvm_host"),
+    "defined guest, RHEL 9 modular daemon": (
+        {"/etc/libvirt/qemu/sasguest01.xml": DOMAIN, **LIBVIRT_INSTALLED},
+        {"/etc/systemd/system/sockets.target.wants/virtqemud.socket":
+         "/usr/lib/systemd/system/virtqemud.socket"}, "kvm_host"),
+    "defined guest, RHEL 6 SysV": (
+        {"/etc/libvirt/qemu/sasguest01.xml": DOMAIN, **LIBVIRT_INSTALLED},
+        {"/etc/rc.d/rc3.d/S97libvirtd": "../init.d/libvirtd"}, "kvm_host"),
+    "defined guest, libvirt not enabled": (
+        {"/etc/libvirt/qemu/sasguest01.xml": DOMAIN, **LIBVIRT_INSTALLED}, {}, "bare_metal"),
+    # "Server with GUI": KVM modules loaded, libvirt installed and enabled, no guest at all.
+    "workstation with libvirt, no guests": (
+        {"/proc/modules": MODULES_IDLE, **LIBVIRT_INSTALLED},
+        {f"{WANTS}/libvirtd.service": "/usr/lib/systemd/system/libvirtd.service"}, "bare_metal"),
+    "docker": ({"/.dockerenv": ""}, {}, "container"),
+    "podman": ({"/run/.containerenv": ""}, {}, "container"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ROLE_CASES))
+def test_role_detection(tmp_path, case):
+    files, links, role = ROLE_CASES[case]
     root = RootBuilder(tmp_path)
     for path, text in files.items():
         root.file(path, text)
+    for path, target in links.items():
+        root.symlink(path, target)
     decision = detect_role(HostRoot(tmp_path))
-    assert decision.name == role
+    assert decision.name == role, decision.reasons
     assert decision.reasons and decision.source == "auto"
+
+
+def test_loaded_kvm_without_guests_says_why_it_is_not_a_kvm_host(tmp_path):
+    root = RootBuilder(tmp_path)
+    root.file("/proc/modules", MODULES_IDLE)
+    decision = detect_role(HostRoot(tmp_path))
+    assert decision.name == "bare_metal"
+    assert any("kvm_intel loaded but no guest runs" in reason for reason in decision.reasons)
 
 
 def test_role_is_reported_and_gates_rules(host, scan):

@@ -16,7 +16,8 @@ from sascheck.scanner.collect_script import (
 
 REPO = Path(__file__).resolve().parent.parent
 ENGINES = ("scanner", "content", "remediations", "reports", "sascheck")
-FACTS = [*host_layout.THP_DIRS, *host_layout.CONTAINER_MARKERS, *host_layout.QEMU_OR_LIBVIRT,
+FACTS = [*host_layout.THP_DIRS, *host_layout.CONTAINER_MARKERS, *host_layout.LIBVIRT_RUNNING_DOMAINS,
+         host_layout.LIBVIRT_DEFINED_DOMAINS,
          *host_layout.TUNED_ACTIVE_FILES, *host_layout.SYSV_RUNLEVEL_DIRS,
          *host_layout.SYSTEMD_WANTS_DIRS, *host_layout.SAS_HOMES, host_layout.SAS_FOUNDATION,
          *host_layout.DMI_FILES, *host_layout.UDEV_RULES_DIRS, *host_layout.LEGACY_GRUB_CONFS,

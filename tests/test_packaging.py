@@ -136,6 +136,7 @@ def test_rule_stamp_is_current_and_the_catalogue_validates(tmp_path):
     assert {n: (p.rule_ids, p.values) for n, p in parsed.profiles.items()} == \
         {n: (p.rule_ids, p.values) for n, p in cached.profiles.items()}
     assert parsed.variables == cached.variables and parsed.sources == cached.sources
+    assert list(parsed.variables) == list(cached.variables)  # the order reports show
     probe = subprocess.run([sys.executable, "-c", "import sys; from sascheck.rules import "
                             "load_catalogue; load_catalogue(); "
                             "print('jsonschema' in sys.modules, 'yaml' in sys.modules)"],

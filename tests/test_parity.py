@@ -17,6 +17,7 @@ from tests.example_roots import EXAMPLE_VALUES, EXAMPLES
 
 from .hosts import BASELINE_SETS, SasFs, sas_host
 from .oscap import oscap_available, oscap_eval, tailor
+from .test_discovery import ROLE_CASES
 from .test_verdicts import CASES
 
 pytestmark = pytest.mark.skipif(not oscap_available(), reason="oscap is not installed")
@@ -105,3 +106,14 @@ def test_parity_with_hostile_mount_names(tmp_path, name, data_dirs, noatime):
     _compare(name, root, sets, tmp_path / "work")
     ours = _scan(root, tailor(root, sets, tmp_path / "t.xml"), tmp_path / "work", "default")
     assert (ours["sas_fs_noatime"], ours["sas_fs_type"]) == (noatime, "fail")
+
+
+@pytest.mark.parametrize("case", sorted(ROLE_CASES))
+def test_parity_on_role_evidence(tmp_path, case):
+    """What the host is decides which rules apply: the CPE platforms must agree."""
+    files, links, role = ROLE_CASES[case]
+    root = sas_host(tmp_path / "root", extra_files=files, extra_links=links)
+    _compare(case, root, BASELINE_SETS, tmp_path / "work")
+    applicable = _scan(root, tailor(root, BASELINE_SETS, tmp_path / "t.xml"), tmp_path / "work",
+                       "default")["thp_enabled_on_kvm_host"] != "notapplicable"
+    assert applicable == (role == "kvm_host")

@@ -3,6 +3,7 @@ on built roots (offline, SASCHECK_ROOT) and proven by a re-scan."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -18,6 +19,7 @@ from tests.example_roots import EXAMPLE_VALUES, EXAMPLES
 from .hosts import BASELINE_SETS, SasFs, sas_host, tree_digest
 from .oscap import DATASTREAM, oscap_available
 from .remedy import ansible_available, generate, lint_playbook, run_bash, run_playbook
+from .test_discovery import ROLE_CASES
 from .test_verdicts import CASES
 
 PERSISTENCE_RULES = ("thp_disabled_at_boot", "io_tuning_at_boot", "tuned_profile")
@@ -258,3 +260,14 @@ def test_fix_bad_inputs(tmp_path, capsys):
     assert "unknown rule(s): nope" in capsys.readouterr().err
     assert not (tmp_path / "x").exists()
     shutil.rmtree(tmp_path)
+
+
+def test_bash_role_detection_agrees_with_the_scanner(tmp_path):
+    """The fix script decides the role itself (its blocks are guarded by it): on every
+    role-evidence root it must decide as the scanner does."""
+    script = generate("bash", tmp_path / "fix.sh", sas_host(tmp_path / "base"), BASELINE_SETS,
+                      ["--all"])
+    for index, (case, (files, links, role)) in enumerate(sorted(ROLE_CASES.items())):
+        root = sas_host(tmp_path / f"root{index}", extra_files=files, extra_links=links)
+        plan = json.loads(run_bash(script, root, env={"SASCHECK_PLAN": "1"}).stdout)
+        assert plan["role"] == role, case

@@ -194,6 +194,35 @@ in_list() {
 }
 
 # ---- the host's role: the same signals as sascheck's scanner (LAYOUT_* above) -----------
+# A KVM host runs guests (rules/host_layout.py): a KVM vendor module in use, a running
+# libvirt guest, or a defined guest with libvirt enabled at boot.
+runs_guests() {
+    local module directory unit file
+    for module in $LAYOUT_KVM_VENDOR_MODULES; do
+        if grep -Eqs "^${module}[[:space:]]+[0-9]+[[:space:]]+0*[1-9]" "$ROOT$LAYOUT_PROC_MODULES"; then
+            return 0
+        fi
+    done
+    for directory in $LAYOUT_LIBVIRT_RUNNING_DOMAINS; do
+        for file in "$ROOT$directory"/*.xml; do [[ -e "$file" ]] && return 0; done
+    done
+    for file in "$ROOT$LAYOUT_LIBVIRT_DEFINED_DOMAINS"/*.xml; do
+        [[ -e "$file" ]] || continue
+        for directory in $LAYOUT_SYSTEMD_WANTS_DIRS; do
+            for unit in $LAYOUT_LIBVIRT_UNITS; do
+                if [[ -e "$ROOT$directory/$unit" || -L "$ROOT$directory/$unit" ]]; then return 0; fi
+            done
+        done
+        for directory in $LAYOUT_SYSV_RUNLEVEL_DIRS; do
+            for unit in "$ROOT$directory"/S[0-9][0-9]"$LAYOUT_LIBVIRT_SYSV"; do
+                if [[ -e "$unit" || -L "$unit" ]]; then return 0; fi
+            done
+        done
+        return 1
+    done
+    return 1
+}
+
 detect_role() {
     local vendor file module
     if [[ -n "${SASCHECK_ROLE:-}" ]]; then printf '%s' "$SASCHECK_ROLE"; return; fi
@@ -214,13 +243,7 @@ detect_role() {
             printf kvm_guest; return
         fi
     done
-    for module in $LAYOUT_KVM_MODULES; do
-        grep -qs "^${module}[[:space:]]" "$ROOT$LAYOUT_PROC_MODULES" || continue
-        for file in $LAYOUT_QEMU_OR_LIBVIRT; do
-            if [[ -e "$ROOT$file" ]]; then printf kvm_host; return; fi
-        done
-    done
-    printf bare_metal
+    if runs_guests; then printf kvm_host; else printf bare_metal; fi
 }
 
 # ---- SAS storage: file systems and the block devices below them ------------------------
