@@ -326,9 +326,12 @@ def io_tuning_at_boot(facts: OvalFacts, rule: Rule) -> Element:
                                    check="at least one"))
 
     read_ahead = any_of(
-        facts.tuned_setting("readahead", [(r">?[ \t]*(\d+)", kib_ok),
-                                           (r">?[ \t]*(\d+)[ \t]*s", sectors_ok)],
-                             "tuned [disk] readahead"),
+        # As tuned parses it (scanner.checks.boot.tuned_readahead_kib): N, >N, N WORD (KiB
+        # unless WORD starts with s: sectors); >N s and Ns are rejected and set nothing.
+        facts.tuned_setting("readahead", [(r">[ \t]*(\d+)", kib_ok), (r"(\d+)", kib_ok),
+                                          (r"(\d+)[ \t]+[^s \t][^\n]*?", kib_ok),
+                                          (r"(\d+)[ \t]+s[^\n]*?", sectors_ok)],
+                            "tuned [disk] readahead"),
         some(_udev(facts, "udev read_ahead_kb", r'ATTR\{(?:queue|bdi)/read_ahead_kb\}'
                                                  r'[ \t]*[:+]?=[ \t]*"(\d+)"'),
              kib_ok, "a udev rule sets read_ahead_kb"),

@@ -56,6 +56,16 @@ from .oval import (
 
 STACK_DEPTH = 5  # mounted device + 4 layers below (e.g. LV -> mpath partition -> mpath -> path)
 CHAIN_DEPTH = 5  # active tuned profiles + 4 levels of include=
+# A tuned option line inside a section (unit) that applies everywhere: no line of the
+# section, before or after it, is a cpuinfo_regex, a uname_regex or enabled=false. Units
+# with those conditions are left out (the scanner evaluates them against the host; the
+# README lists the difference). Matched against the whole file, line anchors multiline.
+_TUNED_CONDITION = (r"(?![ \t]*(?:cpuinfo_regex|uname_regex)[ \t]*=)"
+                    r"(?![ \t]*enabled[ \t]*=[ \t]*(?i:false|0|no|off)[ \t]*$)")
+TUNED_UNIT_LINE = (r"^\[[^\]\n]*\][^\n]*\n(?:(?!\[)" + _TUNED_CONDITION + r"[^\n]*\n)*?"
+                   r"[ \t]*{key}[ \t]*=[ \t]*{value}[ \t]*$"
+                   r"(?=(?:\n(?!\[)" + _TUNED_CONDITION
+                   + r"[^\n]*)*(?:\n\[|\n?(?![\s\S])))")
 PAIR_OPEN, PAIR_CLOSE = r"^(?:\Q", r"\E)?"
 PAIR_FROM_PATTERN = r"^\^\(\?:\\Q(.*)\\E\)\?$"
 T = TypeVar("T")
@@ -294,8 +304,8 @@ class OvalFacts:
             return oval.obj("ind:textfilecontent54", f"{comment}: level {level}",
                             entity("ind:filepath", var=self.tuned_files(self.tuned_levels()[level]),
                                    var_check="at least one"),
-                            entity("ind:pattern", rf"^[ \t]*{key_pattern}[ \t]*=[ \t]*"
-                                                  rf"{value_pattern}[ \t]*$", op="pattern match"),
+                            entity("ind:pattern", TUNED_UNIT_LINE.format(
+                                key=key_pattern, value=value_pattern), op="pattern match"),
                             entity("ind:instance", "1", datatype="int",
                                    op="greater than or equal"))
 

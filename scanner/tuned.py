@@ -1,9 +1,18 @@
 """tuned: is it installed and enabled at boot, which profiles are active, and what
 the active chain (profiles and their includes, merged as tuned merges them) sets.
+
+As tuned 2.x does it (``tuned/profiles/merger.py``, ``tuned/units/manager.py``): each
+section is a *unit*, merged by name through the chain (an including profile's unit updates
+the included one's options; ``replace=true`` starts it afresh; ``drop=`` removes options);
+``[variables]`` are expanded in values; then a unit applies only when ``enabled`` is not
+false and its ``cpuinfo_regex`` matches /proc/cpuinfo and its ``uname_regex`` the host's
+uname (``uname -a`` order). The stock RHEL 9 throughput-performance, for one, has a
+``[vm.thunderx]`` unit setting THP never only on Marvell ThunderX.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from ..rules.host_layout import (
@@ -22,21 +31,86 @@ BOOT_LINKS = tuple(f"{wants}/tuned.service" for wants in SYSTEMD_WANTS_DIRS)
 MAX_PROFILES = 32
 
 
+UNIT_CONTROLS = ("type", "enabled", "replace", "drop", "devices", "devices_udev_regex",
+                 "cpuinfo_regex", "uname_regex", "script_pre", "script_post", "priority")
+_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+@dataclass
+class Unit:
+    """One section of the merged profile: a plugin instance with its options, each with the
+    profile that set it last."""
+    name: str
+    type: str
+    controls: dict[str, str] = field(default_factory=dict)
+    options: dict[str, tuple[str, str]] = field(default_factory=dict)
+
+
+@dataclass
+class HostMatch:
+    """What tuned matches a unit's cpuinfo_regex and uname_regex against."""
+    cpuinfo: str | None  # None: could not be read
+    uname: str
+
+
 @dataclass
 class TunedChain:
     """Profiles in the order tuned applies them; later ones override earlier ones."""
     profiles: list[tuple[str, str]] = field(default_factory=list)  # (name, file)
-    settings: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
+    units: dict[str, Unit] = field(default_factory=dict)
+    variables: dict[str, str] = field(default_factory=dict)
+    skipped: list[str] = field(default_factory=list)  # units that do not apply here, and why
     problems: list[str] = field(default_factory=list)
     unreadable: bool = False  # a profile exists but could not be read
+    host: HostMatch | None = None
 
     @property
     def names(self) -> list[str]:
         return [name for name, _ in self.profiles]
 
+    def applies(self, unit: Unit) -> str | None:
+        """Why ``unit`` does not apply on this host, or None when it does."""
+        if unit.controls.get("enabled", "true").strip().lower() in ("false", "0", "no", "off"):
+            return "enabled=false"
+        host = self.host or HostMatch(None, "")
+        for control, subject in (("cpuinfo_regex", host.cpuinfo), ("uname_regex", host.uname)):
+            pattern = unit.controls.get(control)
+            if pattern is None:
+                continue
+            if subject is None:
+                return f"{control}: /proc/cpuinfo is missing or unreadable"
+            try:
+                if re.search(self.expand(pattern), subject, re.MULTILINE) is None:
+                    return f"{control} does not match this host"
+            except re.error as exc:
+                return f"{control} is not a valid expression ({exc})"
+        return None
+
+    def expand(self, value: str) -> str:
+        """``${name}`` replaced from [variables] (tuned's ${f:...} functions are left)."""
+        return _VARIABLE.sub(lambda m: self.variables.get(m.group(1), m.group(0)), value)
+
+    def not_applied(self, plugin: str, key: str) -> list[tuple[str, str, str, str]]:
+        """(unit, value, profile, why not) for units of ``plugin`` that set ``key`` but do
+        not apply on this host."""
+        found = []
+        for unit in self.units.values():
+            if unit.type == plugin and key in unit.options:
+                why = self.applies(unit)
+                if why is not None:
+                    value, profile = unit.options[key]
+                    found.append((unit.name, self.expand(value), profile, why))
+        return found
+
     def setting(self, plugin: str, key: str) -> tuple[str, str] | None:
-        """(value, profile that set it) for a plugin option, e.g. ('disk', 'readahead')."""
-        return self.settings.get((plugin, key))
+        """(value, profile that set it) for a plugin option, e.g. ('disk', 'readahead'): the
+        last unit of that plugin type that applies here and sets it."""
+        found: tuple[str, str] | None = None
+        for unit in self.units.values():
+            if unit.type == plugin and key in unit.options and self.applies(unit) is None:
+                value, profile = unit.options[key]
+                found = (self.expand(value), profile)
+        return found
 
 
 @dataclass
@@ -60,11 +134,30 @@ def _profile_file(root: HostRoot, name: str) -> str | None:
     return None
 
 
-def _plugin_of(section: str, options: dict[str, str]) -> str:
-    return options.get("type", section)
+def host_match(root: HostRoot) -> HostMatch:
+    """/proc/cpuinfo and the uname string tuned matches units against (``os.uname()``
+    joined: system, node, release, version, machine; the machine read from the kernel's
+    release suffix, as RHEL kernels carry it)."""
+    def first_line(path: str) -> str:
+        try:
+            return root.read_first_line(path)
+        except FactError:
+            return ""
+
+    try:
+        cpuinfo = root.read_optional("/proc/cpuinfo", 4 * 1024 * 1024)  # None: missing
+    except FactError:
+        cpuinfo = None
+    release = first_line("/proc/sys/kernel/osrelease")
+    machine = release.rsplit(".", 1)[-1] if "." in release else ""
+    uname = " ".join(part for part in ("Linux", first_line("/proc/sys/kernel/hostname"),
+                                       release, first_line("/proc/sys/kernel/version"),
+                                       machine) if part)
+    return HostMatch(cpuinfo, uname)
 
 
-def resolve_chain(root: HostRoot, active: list[str]) -> TunedChain:
+def resolve_chain(root: HostRoot, active: list[str], host: HostMatch | None = None
+                  ) -> TunedChain:
     chain = TunedChain()
 
     def apply(name: str, stack: tuple[str, ...]) -> None:
@@ -92,16 +185,40 @@ def resolve_chain(root: HostRoot, active: list[str]) -> TunedChain:
         for included in includes(sections):
             apply(included, (*stack, name))
         chain.profiles.append((name, path))
-        for section, options in sections.items():
-            plugin = _plugin_of(section, options)
-            for key, value in options.items():
-                if section == "main" or key == "type":
-                    continue
-                chain.settings[(plugin, key)] = (value, name)
+        _merge(chain, name, sections)
 
     for name in active:
         apply(name, ())
+    chain.host = host
+    chain.skipped = [f"[{unit.name}] in {_origin(unit)}: {why}"
+                     for unit in chain.units.values()
+                     if unit.options and (why := chain.applies(unit)) is not None]
     return chain
+
+
+def _origin(unit: Unit) -> str:
+    return ", ".join(dict.fromkeys(profile for _, profile in unit.options.values()))
+
+
+def _merge(chain: TunedChain, profile: str, sections: Sections) -> None:
+    """Merge one profile's sections into the chain's units, as tuned's Merger does."""
+    for section, options in sections.items():
+        if section == "main":
+            continue
+        if section == "variables":
+            chain.variables.update(options)
+            continue
+        controls = {k: v for k, v in options.items() if k in UNIT_CONTROLS}
+        values = {k: (v, profile) for k, v in options.items() if k not in UNIT_CONTROLS}
+        unit = chain.units.get(section)
+        if unit is None or controls.get("replace", "").strip().lower() in ("true", "1", "yes"):
+            chain.units[section] = Unit(section, controls.get("type", section), controls, values)
+            continue
+        unit.type = controls.get("type", unit.type)
+        unit.controls.update(controls)
+        for dropped in re.split(r"[,\s]+", controls.get("drop", "")):
+            unit.options.pop(dropped, None)
+        unit.options.update(values)
 
 
 def collect_tuned(root: HostRoot) -> TunedFacts:
@@ -129,6 +246,7 @@ def collect_tuned(root: HostRoot) -> TunedFacts:
         if text is not None:
             active, active_source = parse_active_profile(text), path
             break
-    chain = resolve_chain(root, active) if isinstance(active, list) else TunedChain()
+    chain = resolve_chain(root, active, host_match(root)) if isinstance(active, list) \
+        else TunedChain()
     return TunedFacts(installed, installed_evidence, bool(enabled), enabled_evidence,
                       active, active_source, chain)

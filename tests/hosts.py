@@ -56,6 +56,48 @@ class HostSpec:
 
 BASELINE_SETS = ["sas_data_dirs=/sasdata"]
 
+# RHEL 9's throughput-performance as tuned 2.20-2.21 ship it (profiles/throughput-performance/
+# tuned.conf at tag v2.21.0), abridged: THP never only in a unit for Marvell ThunderX.
+THROUGHPUT_PERFORMANCE_2_21 = """\
+[main]
+summary=Broadly applicable tuning that provides excellent performance across a variety of common server workloads
+
+[variables]
+thunderx_cpuinfo_regex=CPU part\\s+:\\s+(0x0?516)|(0x0?af)|(0x0?a[0-3])|(0x0?b8)\\b
+amd_cpuinfo_regex=model name\\s+:.*\\bAMD\\b
+
+[cpu]
+governor=performance
+energy_perf_bias=performance
+min_perf_pct=100
+
+# Marvell ThunderX
+[vm.thunderx]
+type=vm
+uname_regex=aarch64
+cpuinfo_regex=${thunderx_cpuinfo_regex}
+transparent_hugepages=never
+
+[disk]
+# The default unit for readahead is KiB.  This can be adjusted to sectors
+# by specifying the relevant suffix, eg. (readahead => 8192 s). There must
+# be at least one space between the number and suffix (if suffix is specified).
+readahead=>4096
+
+[sysctl]
+vm.dirty_ratio = 40
+vm.dirty_background_ratio = 10
+vm.swappiness=10
+"""
+# /proc/cpuinfo of a Marvell ThunderX2 (arm64: no "model name"; the part number identifies it).
+THUNDERX2_CPUINFO = "".join(
+    f"processor\t: {n}\nBogoMIPS\t: 400.00\nFeatures\t: fp asimd evtstrm aes pmull sha1 sha2 "
+    "crc32 atomics cpuid asimdrdm\nCPU implementer\t: 0x43\nCPU architecture: 8\n"
+    "CPU variant\t: 0x1\nCPU part\t: 0x0af\nCPU revision\t: 2\n\n" for n in range(4))
+RHEL9_STOCK = "/usr/lib/tuned/throughput-performance/tuned.conf"
+NO_THP_ON_CMDLINE = {"bls_options": "root=/dev/mapper/rhel-root ro", "grub_cmdline": "",
+                     "tuned_active": "throughput-performance"}
+
 
 def build_host(path: Path, spec: HostSpec) -> RootBuilder:
     root = RootBuilder(path)

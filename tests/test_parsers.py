@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from sascheck.scanner.checks.boot import tuned_readahead_kib
+from sascheck.scanner.hostroot import HostRoot
 from sascheck.scanner.parsers.boot import (
     arg_value,
     bls_entry_args,
@@ -18,6 +20,8 @@ from sascheck.scanner.parsers.selection import parse_selection
 from sascheck.scanner.parsers.simple import cpuinfo_flags, meminfo_kib, shell_assignments
 from sascheck.scanner.parsers.tuned_conf import includes, parse_active_profile, parse_tuned_conf
 from sascheck.scanner.parsers.udev_rules import is_block_rule, parse_udev_rules
+from sascheck.scanner.tuned import resolve_chain
+from tests.rootbuilder import RootBuilder
 
 
 @pytest.mark.parametrize(("text", "selected", "choice"), [
@@ -121,3 +125,26 @@ def test_small_formats():
     assert meminfo_kib("MemTotal:       49283116 kB\n") == 49283116
     assert shell_assignments('PRETTY_NAME="Red Hat Enterprise Linux 8.9 (Ootpa)"\n') == \
         {"PRETTY_NAME": "Red Hat Enterprise Linux 8.9 (Ootpa)"}
+
+
+@pytest.mark.parametrize(("value", "kib"), [
+    ("4096", 4096), (">4096", 4096), ("> 4096", 4096), ("8192 s", 4096),
+    ("8192 sectors", 4096), ("4096 KiB", 4096),  # tuned reads a suffix as sectors only if 's...'
+    (">8192 s", None), ("8192s", None), ("<4096", None), ("", None), ("lots", None),
+])
+def test_tuned_readahead_as_tuned_parses_it(value, kib):
+    # tuned 2.x plugin_disk._parse_ra after base._process_assignment_modifiers
+    assert tuned_readahead_kib(value) == kib
+
+
+def test_tuned_units_merge_by_name_with_replace_and_drop(tmp_path):
+    root = RootBuilder(tmp_path)
+    root.file("/usr/lib/tuned/base/tuned.conf",
+              "[main]\n[vm]\ntransparent_hugepages=always\n[disk]\nreadahead=>4096\n"
+              "elevator=deadline\n")
+    root.file("/etc/tuned/site/tuned.conf",
+              "[main]\ninclude=base\n[disk]\ndrop=elevator\n[vm]\nreplace=true\n")
+    chain = resolve_chain(HostRoot(tmp_path), ["site"])
+    assert chain.setting("disk", "readahead") == (">4096", "base")
+    assert chain.setting("disk", "elevator") is None  # dropped by the including profile
+    assert chain.setting("vm", "transparent_hugepages") is None  # replaced by an empty unit

@@ -6,7 +6,14 @@ from typing import Any
 
 import pytest
 
-from .hosts import SAS_PROFILE, SasFs
+from .hosts import (
+    NO_THP_ON_CMDLINE,
+    RHEL9_STOCK,
+    SAS_PROFILE,
+    THROUGHPUT_PERFORMANCE_2_21,
+    THUNDERX2_CPUINFO,
+    SasFs,
+)
 
 ALL_RULES_EXCEPT_KVM_HOST = {
     "thp_disabled", "thp_defrag_disabled", "io_scheduler", "read_ahead",
@@ -172,6 +179,26 @@ CASES: list[tuple[str, str, dict[str, Any], list[str], str]] = [
           "/boot/grub/grub.conf": "title RHEL\n\tkernel /vmlinuz ro root=/dev/sda2 "
                                   "elevator=deadline\n",
           "/etc/rc.d/rc.local": "blockdev --setra 4096 /dev/mapper/sasvg-saswork\n"}}, [],
+     "pass"),
+    # tuned applies a unit only where its uname_regex and cpuinfo_regex match (tuned 2.x
+    # units/manager.py): RHEL 9's stock profile sets THP never on ThunderX alone.
+    ("thp boot: RHEL 9 throughput-performance on x86_64", "thp_disabled_at_boot",
+     {**NO_THP_ON_CMDLINE, "kernel": "5.14.0-362.8.1.el9_3.x86_64",
+      "extra_files": {RHEL9_STOCK: THROUGHPUT_PERFORMANCE_2_21}}, [], "fail"),
+    ("thp boot: RHEL 9 throughput-performance on ThunderX2", "thp_disabled_at_boot",
+     {**NO_THP_ON_CMDLINE, "kernel": "5.14.0-362.8.1.el9_3.aarch64",
+      "extra_files": {RHEL9_STOCK: THROUGHPUT_PERFORMANCE_2_21,
+                      "/proc/cpuinfo": THUNDERX2_CPUINFO}}, [], "pass"),
+    ("thp boot: a unit disabled with enabled=false", "thp_disabled_at_boot",
+     {**NO_THP_ON_CMDLINE, "tuned_active": "sas-performance", "tuned_custom": {
+         "sas-performance": SAS_PROFILE.replace("[vm]", "[vm]\nenabled=false")}}, [], "fail"),
+    # readahead as tuned's disk plugin parses it: ">N s" and "Ns" are rejected, set nothing.
+    ("io boot: readahead >N s is rejected by tuned", "io_tuning_at_boot",
+     {"tuned_custom": {"sas-performance": SAS_PROFILE.replace(">4096", ">8192 s")}}, [], "fail"),
+    ("io boot: readahead Ns is rejected by tuned", "io_tuning_at_boot",
+     {"tuned_custom": {"sas-performance": SAS_PROFILE.replace(">4096", "8192s")}}, [], "fail"),
+    ("io boot: readahead N sectors", "io_tuning_at_boot",
+     {"tuned_custom": {"sas-performance": SAS_PROFILE.replace(">4096", "8192 sectors")}}, [],
      "pass"),
     ("io boot: elevator= ignored on blk-mq kernels", "io_tuning_at_boot",
      {"tuned_active": "balanced", "bls_options": "ro elevator=deadline", "extra_files": {

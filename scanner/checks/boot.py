@@ -62,6 +62,8 @@ def tuned_profile(params: Mapping[str, Any], facts: Facts, values: Mapping[str, 
         note = "chain: " + " -> ".join(chain)
         if tuned.chain.problems:
             note += "; " + "; ".join(tuned.chain.problems)
+        if tuned.chain.skipped:
+            note += "; not applied on this host: " + "; ".join(tuned.chain.skipped)
         # A profile that could not be read may be the one that includes an allowed one.
         missed = Verdict.ERROR if tuned.chain.unreadable else Verdict.FAIL
         evidence.append(Evidence("active profile", tuned.active_source, " ".join(active),
@@ -117,6 +119,13 @@ def thp_at_boot(params: Mapping[str, Any], facts: Facts, values: Mapping[str, An
     if tuned is not None:
         evidence.append(Evidence("tuned [vm] transparent_hugepages", f"tuned profile {tuned[1]}",
                                  tuned[0], Verdict.PASS if tuned[0] == "never" else Verdict.FAIL))
+    enabled = _enabled_tuned(facts)
+    not_applied = [found for key in TUNED_THP_KEYS
+                   for found in enabled.chain.not_applied("vm", key)] if enabled else []
+    for unit, value, profile, why in not_applied:
+        evidence.append(Evidence("tuned [vm] transparent_hugepages",
+                                 f"tuned profile {profile} [{unit}]",
+                                 f"{value}, not applied here", Verdict.FAIL, why))
     cmdline = _cmdline_evidence(facts, "transparent_hugepage", lambda v: v == "never")
     if cmdline and all(item.verdict == Verdict.PASS for item in cmdline):
         evidence.extend(cmdline)
@@ -134,14 +143,24 @@ def thp_at_boot(params: Mapping[str, Any], facts: Facts, values: Mapping[str, An
                    evidence)
 
 
-def _tuned_readahead_kib(value: str) -> int | None:
-    """tuned's ``[disk] readahead``: KiB, or sectors with a trailing ' s'; '>' = only raise."""
-    text = value.strip().lstrip(">").strip()
-    match = re.fullmatch(r"(\d+)\s*(s)?", text)
-    if not match:
+def tuned_readahead_kib(value: str) -> int | None:
+    """The read-ahead in KiB that tuned's ``[disk] readahead=`` sets at least, or None when
+    tuned rejects the value ("Invalid readahead value") and sets nothing.
+
+    As tuned's disk plugin parses it (``_parse_ra`` after ``_process_assignment_modifiers``):
+    ``N`` KiB; ``N s...`` sectors (a space, then a word starting with ``s``); ``>N`` raises
+    to N only (and ``>N s`` is passed whole to the parser, which rejects it); ``Ns`` is not
+    a number. ``<N`` only lowers: it guarantees no minimum.
+    """
+    text = value.strip()
+    if text[:1] in "<>" and len(text) > 1:
+        number = ascii_int(text[1:].strip())
+        return number if text[0] == ">" else None
+    words = text.split(None, 1)
+    number = ascii_int(words[0]) if words else None
+    if number is None:
         return None
-    number = int(match.group(1))
-    return number // 2 if match.group(2) else number
+    return number // 2 if len(words) > 1 and words[1][0] == "s" else number
 
 
 def _kernel_honours_elevator(kernel: str) -> bool:
@@ -158,16 +177,20 @@ def io_tuning_at_boot(params: Mapping[str, Any], facts: Facts,
     read_ahead: list[Evidence] = []
     scheduler: list[Evidence] = []
 
-    def judge(items: list[Evidence], subject: str, source: str, actual: str, ok: bool) -> None:
-        items.append(Evidence(subject, source, actual, Verdict.PASS if ok else Verdict.FAIL))
+    def judge(items: list[Evidence], subject: str, source: str, actual: str, ok: bool,
+              note: str = "") -> None:
+        items.append(Evidence(subject, source, actual, Verdict.PASS if ok else Verdict.FAIL,
+                              note))
 
     tuned = _enabled_tuned(facts)
     if tuned is not None:
         setting = tuned.chain.setting("disk", "readahead")
         if setting:
-            kib = _tuned_readahead_kib(setting[0])
+            kib = tuned_readahead_kib(setting[0])
             judge(read_ahead, "read-ahead", f"tuned profile {setting[1]} [disk]",
-                  f"readahead={setting[0]}", kib is not None and kib >= minimum)
+                  f"readahead={setting[0]}", kib is not None and kib >= minimum,
+                  "" if kib is not None else "tuned rejects this value and sets nothing "
+                  "(write N, >N or N s)")
         setting = tuned.chain.setting("disk", "elevator")
         if setting:
             judge(scheduler, "scheduler", f"tuned profile {setting[1]} [disk]",
