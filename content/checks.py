@@ -12,6 +12,8 @@ from collections.abc import Callable
 from ..rules import Rule
 from ..rules.host_layout import (
     BLS_ENTRIES,
+    EFI_VENDOR_DIRS,
+    GRUB2_CFG,
     GRUB_DEFAULTS,
     GRUBENV,
     INIT_SCRIPTS,
@@ -222,6 +224,10 @@ class _Cmdline:
                                    op="greater than or equal"))
         self.legacy = _files(facts, "GRUB 0.97 kernel lines", LEGACY_GRUB_CONFS[:1],
                              r"^[ \t]*kernel[ \t]+\S+(.*)$")
+        # Every menu entry's linux line (the scanner judges the default entry alone).
+        self.grub2 = _files(facts, "GRUB 2 menu linux lines",
+                            (GRUB2_CFG, *(f"{d}/grub.cfg" for d in EFI_VENDOR_DIRS)),
+                            r"^[ \t]*linux(?:16|efi)?[ \t]+\S+(.*)$")
         self.grub = _files(facts, f"GRUB_CMDLINE_LINUX in {GRUB_DEFAULTS}", (GRUB_DEFAULTS,),
                            r"^[ \t]*(?:export[ \t]+)?GRUB_CMDLINE_LINUX(?:_DEFAULT)?=(.*)$")
         self.kernel = _files(facts, KERNEL_CMDLINE, (KERNEL_CMDLINE,),
@@ -259,33 +265,47 @@ class _Cmdline:
                    criterion(oval.test("ind:textfilecontent54", "grubenv sets THP never",
                                        self.grubenv, has, check="at least one"))))
         legacy_ok = self.none_lack(self.legacy, has, "every GRUB 0.97 entry sets THP never")
+        grub2_ok = self.none_lack(self.grub2, has, "every GRUB 2 menu entry sets THP never")
         grub_ok = self.none_lack(self.grub, has, f"{GRUB_DEFAULTS} sets THP never")
         kernel_ok = self.none_lack(self.kernel, has, f"{KERNEL_CMDLINE} sets THP never")
         bls = self.exists(self.bls, "BLS entries exist")
         legacy = self.exists(self.legacy, "GRUB 0.97 entries exist")
+        grub2 = self.exists(self.grub2, "GRUB 2 menu entries exist")
         grub = self.exists(self.grub, f"{GRUB_DEFAULTS} sets the command line")
         kernel = self.exists(self.kernel, f"{KERNEL_CMDLINE} exists")
+        # The order scanner.bootloader decides in: BLS, GRUB 2 menu, GRUB 0.97, templates.
         return any_of(
             all_of(bls, bls_ok),
-            all_of(none_of(bls), legacy, legacy_ok),
-            all_of(none_of(bls), none_of(legacy), any_of(grub, kernel),
+            all_of(none_of(bls), grub2, grub2_ok),
+            all_of(none_of(bls), none_of(grub2), legacy, legacy_ok),
+            all_of(none_of(bls), none_of(grub2), none_of(legacy), any_of(grub, kernel),
                    any_of(none_of(grub), grub_ok), any_of(none_of(kernel), kernel_ok)),
             comment="the kernel command line that will boot sets transparent_hugepage=never")
 
     def elevator(self, allowed_var: str) -> Element:
         oval = self.facts.oval
-        tests = []
-        for object_id, name in ((self.bls, "BLS"), (self.legacy, "GRUB 0.97"),
-                                (self.grub, GRUB_DEFAULTS), (self.kernel, KERNEL_CMDLINE)):
+        sets: dict[str, Element] = {}
+        for object_id, name in ((self.bls, "BLS"), (self.grub2, "GRUB 2 menu"),
+                                (self.legacy, "GRUB 0.97"), (self.grub, GRUB_DEFAULTS),
+                                (self.kernel, KERNEL_CMDLINE)):
             values = oval.local(f"elevator= in {name}", _capture_last("elevator", object_id))
             allowed = oval.state("ind:variable", "an allowed elevator",
                                  entity("ind:value", var=allowed_var, var_check="at least one",
                                         entity_check="at least one"))
-            tests.append(criterion(oval.test("ind:variable", f"{name} sets an allowed elevator",
+            sets[name] = criterion(oval.test("ind:variable", f"{name} sets an allowed elevator",
                                              oval.values_of(f"elevator= in {name}", values),
                                              allowed, check="all",
-                                             existence="at_least_one_exists")))
-        return any_of(*tests)
+                                             existence="at_least_one_exists"))
+        bls = self.exists(self.bls, "BLS entries exist")
+        grub2 = self.exists(self.grub2, "GRUB 2 menu entries exist")
+        legacy = self.exists(self.legacy, "GRUB 0.97 entries exist")
+        # Only what decides the next boot counts (scanner.bootloader's order).
+        return any_of(
+            all_of(bls, sets["BLS"]),
+            all_of(none_of(bls), grub2, sets["GRUB 2 menu"]),
+            all_of(none_of(bls), none_of(grub2), legacy, sets["GRUB 0.97"]),
+            all_of(none_of(bls), none_of(grub2), none_of(legacy),
+                   any_of(sets[GRUB_DEFAULTS], sets[KERNEL_CMDLINE])))
 
 
 def _capture_last(name: str, object_id: str) -> Element:

@@ -56,6 +56,12 @@ GRUB_DEFAULTS = "/etc/default/grub"  # GRUB 2's template (grub2-mkconfig reads i
 KERNEL_CMDLINE = "/etc/kernel/cmdline"  # kernel-install's command line
 BLS_ENTRIES = "/boot/loader/entries"  # Boot Loader Specification entries (RHEL 8+)
 GRUBENV = "/boot/grub2/grubenv"  # kernelopts, tuned_params, saved_entry
+GRUB2_CFG = "/boot/grub2/grub.cfg"  # the menu grub2-mkconfig writes (BIOS boot)
+EFI_FIRMWARE = "/sys/firmware/efi"  # exists when the running system booted with UEFI
+# On an EFI boot the loader reads its grub.cfg / grub.conf / grubenv from the EFI system
+# partition, in the distribution's directory.
+EFI_VENDOR_DIRS = ("/boot/efi/EFI/redhat", "/boot/efi/EFI/centos", "/boot/efi/EFI/rocky",
+                   "/boot/efi/EFI/almalinux")
 # GRUB 0.97 (RHEL 5, 6): grubby keeps /etc/grub.conf a link to the live file.
 LEGACY_GRUB_CONFS = ("/boot/grub/grub.conf", "/etc/grub.conf")
 
@@ -109,6 +115,7 @@ def shell_layout() -> str:
         "THP_DIRS": THP_DIRS, "CONTAINER_MARKERS": CONTAINER_MARKERS, "DMI_FILES": DMI_FILES,
         "PROC_MODULES": (PROC_MODULES,), "GRUB_DEFAULTS": (GRUB_DEFAULTS,),
         "KERNEL_CMDLINE": (KERNEL_CMDLINE,), "BLS_ENTRIES": (BLS_ENTRIES,), "GRUBENV": (GRUBENV,),
+        "GRUB2_CFG": (GRUB2_CFG,), "EFI_FIRMWARE": (EFI_FIRMWARE,), "EFI_VENDOR_DIRS": EFI_VENDOR_DIRS,
         "LEGACY_GRUB_CONFS": LEGACY_GRUB_CONFS, "UDEV_RULES_DIRS": UDEV_RULES_DIRS,
         "KVM_VENDOR_MODULES": KVM_VENDOR_MODULES,
         "LIBVIRT_RUNNING_DOMAINS": LIBVIRT_RUNNING_DOMAINS,
@@ -120,8 +127,22 @@ def shell_layout() -> str:
         "SYSV_RUNLEVEL_DIRS": SYSV_RUNLEVEL_DIRS, "LEGACY_SCHEDULERS": LEGACY_SCHEDULERS,
         "SAS_HOMES": SAS_HOMES, "INIT_SCRIPTS": INIT_SCRIPTS,
     }
-    lines = [f"LAYOUT_{name}={shlex.quote(' '.join(values))}" for name, values in words.items()]
-    lines.append(f"LAYOUT_SAS_FOUNDATION={shlex.quote(SAS_FOUNDATION)}")
-    lines.append(f"LAYOUT_VM_VENDORS={shlex.quote(vm_vendor_regex())}")
-    lines.append(f"LAYOUT_LEGACY_KERNEL_RE={shlex.quote(legacy_kernel_regex())}")
+    values = {name: " ".join(items) for name, items in words.items()}
+    values.update(SAS_FOUNDATION=SAS_FOUNDATION, VM_VENDORS=vm_vendor_regex(),
+                  LEGACY_KERNEL_RE=legacy_kernel_regex())
+    return "".join(_assignment(f"LAYOUT_{name}", value) for name, value in values.items())
+
+
+def _assignment(name: str, value: str, line_width: int = 96) -> str:
+    """``name=value`` as POSIX shell, long values continued in pieces (``name="$name"'...'``)
+    so that no line outgrows what linters of the embedding files (YAML, XML) accept."""
+    width = max(16, line_width - len(f'{name}="${name}"\'\''))
+    pieces = []
+    while len(value) > width:  # break after a space or '|' where there is one
+        cut = max(value.rfind(" ", 0, width), value.rfind("|", 0, width)) + 1 or width
+        pieces.append(value[:cut])
+        value = value[cut:]
+    pieces.append(value)
+    lines = [f"{name}={shlex.quote(pieces[0])}"]
+    lines += [f'{name}="${name}"{shlex.quote(piece)}' for piece in pieces[1:]]
     return "\n".join(lines) + "\n"

@@ -13,18 +13,13 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from ..rules.host_layout import (
-    BLS_ENTRIES,
-    GRUB_DEFAULTS,
-    GRUBENV,
     INIT_SCRIPTS,
-    KERNEL_CMDLINE,
-    LEGACY_GRUB_CONFS,
     THP_DIRS,
     UDEV_RULES_DIRS,
 )
 from .blockdev import BlockGraph, StackLayer, device_for_mount, read_queue, read_topology
+from .bootloader import BootConfig, collect_boot
 from .hostroot import FactError, HostRoot
-from .parsers import boot
 from .parsers.mounts import MountEntry, parse_mounts
 from .parsers.selection import Selection, parse_selection
 from .parsers.simple import ascii_int, cpuinfo_count, meminfo_kib, shell_assignments
@@ -58,21 +53,6 @@ class SasFilesystem:
         return {d.role for d in self.dirs}
 
 
-@dataclass(frozen=True)
-class BootSource:
-    path: str
-    args: tuple[str, ...]
-
-    @property
-    def kind(self) -> str:
-        """bls | legacy | default: which sources decide the next boot (see checks)."""
-        if self.path.startswith(BLS_ENTRIES + "/"):
-            return "bls"
-        if "(kernel line" in self.path:
-            return "legacy"
-        return "default"
-
-
 @dataclass
 class HostInfo:
     hostname: str = ""
@@ -97,7 +77,7 @@ class Facts:
     governors: dict[str, str | Unavailable]
     sysctl: dict[str, str | Unavailable]
     tuned: TunedFacts | Unavailable
-    boot_sources: list[BootSource]
+    boot: BootConfig
     init_scripts: dict[str, str]
     udev_rules: list[tuple[str, UdevRule]]
     problems: list[str] = field(default_factory=list)
@@ -164,36 +144,6 @@ def _read_noting(root: HostRoot, path: str, problems: list[str],
     except FactError as exc:
         problems.append(str(exc))
         return None
-
-
-def collect_boot_sources(root: HostRoot, problems: list[str]) -> list[BootSource]:
-    sources: list[BootSource] = []
-
-    def add(path: str, parse: Callable[[str], list[str]]) -> None:
-        text = _read_noting(root, path, problems)
-        if text is not None:
-            sources.append(BootSource(path, tuple(parse(text))))
-
-    add(GRUB_DEFAULTS, boot.grub_defaults_args)
-    add(KERNEL_CMDLINE, boot.cmdline_args)
-    try:
-        entries = root.glob_files(BLS_ENTRIES, ".conf")
-    except FactError as exc:
-        problems.append(str(exc))
-        entries = []
-    grubenv: dict[str, str] = {}
-    if entries:
-        grubenv = boot.grubenv_vars(
-            _read_noting(root, GRUBENV, problems, 64 * 1024) or "")
-    for entry in entries:
-        add(entry, lambda text: boot.expand_grubenv(boot.bls_entry_args(text), grubenv))
-    for legacy in LEGACY_GRUB_CONFS:
-        text = _read_noting(root, legacy, problems)
-        if text is not None:
-            for index, args in enumerate(boot.legacy_grub_args(text), start=1):
-                sources.append(BootSource(f"{legacy} (kernel line {index})", tuple(args)))
-            break
-    return sources
 
 
 def collect_init_scripts(root: HostRoot, problems: list[str]) -> dict[str, str]:
@@ -319,7 +269,7 @@ def collect(root: HostRoot, values: Mapping[str, Any], value_origins: Mapping[st
         governors=governors if isinstance(governors, dict) else {"cpu*": governors},
         sysctl=collect_sysctl(root, sysctl_keys or []),
         tuned=_guard(lambda: collect_tuned(root)),
-        boot_sources=collect_boot_sources(root, problems),
+        boot=collect_boot(root, problems),
         init_scripts=collect_init_scripts(root, problems),
         udev_rules=collect_udev_rules(root, problems),
         problems=problems,

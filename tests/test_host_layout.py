@@ -4,6 +4,7 @@ and the committed collect.sh carries its current rendering."""
 from __future__ import annotations
 
 import ast
+import subprocess
 from pathlib import Path
 
 from sascheck.rules import host_layout
@@ -58,8 +59,16 @@ def test_committed_collect_script_has_the_current_layout():
 
 
 def test_shell_layout_is_what_the_python_engines_use():
-    words = dict(line.split("=", 1) for line in host_layout.shell_layout().splitlines())
-    assert words["LAYOUT_SAS_FOUNDATION"] == host_layout.SAS_FOUNDATION
-    assert words["LAYOUT_THP_DIRS"].strip("'").split() == list(host_layout.THP_DIRS)
+    """sh reads every LAYOUT_* word back as the Python value, long ones continued in pieces."""
+    names = {"THP_DIRS": " ".join(host_layout.THP_DIRS),
+             "SYSTEMD_WANTS_DIRS": " ".join(host_layout.SYSTEMD_WANTS_DIRS),
+             "SAS_FOUNDATION": host_layout.SAS_FOUNDATION,
+             "VM_VENDORS": host_layout.vm_vendor_regex()}
+    script = host_layout.shell_layout() + "".join(
+        f'printf "%s\\n" "$LAYOUT_{name}"\n' for name in names)
+    printed = subprocess.run(["sh", "-c", script], capture_output=True, text=True,
+                             check=True).stdout.splitlines()
+    assert printed == list(names.values())
+    assert max(map(len, host_layout.shell_layout().splitlines())) <= 100
     assert host_layout.legacy_kernel("3.10.0-1160.el7.x86_64")
     assert not host_layout.legacy_kernel("4.18.0-513.el8.x86_64")

@@ -30,6 +30,10 @@ KNOWN_DIFFERENCES: dict[str, dict[str, tuple[str, str]]] = {
     "dirty ratio missing": {"vm_dirty_ratio": ("error", "fail")},
     # A tuned unit with cpuinfo_regex/uname_regex: sascheck matches it against the host, as
     # tuned does; OVAL cannot, and leaves such units out (never a false pass).
+    # GRUB's default entry: sascheck judges the entry that boots; OVAL cannot pick one, so
+    # every entry must have the argument (stricter: never a false pass).
+    "thp boot: RHEL 6 default=0 boots the kernel with it": {
+        "thp_disabled_at_boot": ("pass", "fail")},
     "thp boot: RHEL 9 throughput-performance on ThunderX2": {
         "thp_disabled_at_boot": ("pass", "fail")},
 }

@@ -10,9 +10,10 @@ from sascheck.scanner.parsers.boot import (
     arg_value,
     bls_entry_args,
     expand_grubenv,
+    grub2_menu,
     grub_defaults_args,
     grubenv_vars,
-    legacy_grub_args,
+    legacy_grub_menu,
 )
 from sascheck.scanner.parsers.mounts import parse_mounts, unescape
 from sascheck.scanner.parsers.sas_config import parse_sas_config
@@ -21,6 +22,12 @@ from sascheck.scanner.parsers.simple import cpuinfo_flags, meminfo_kib, shell_as
 from sascheck.scanner.parsers.tuned_conf import includes, parse_active_profile, parse_tuned_conf
 from sascheck.scanner.parsers.udev_rules import is_block_rule, parse_udev_rules
 from sascheck.scanner.tuned import resolve_chain
+from tests.boot_samples import (
+    RHEL6_GRUB_CONF,
+    RHEL7_GRUB_CFG,
+    RHEL7_RESCUE_TITLE,
+    RHEL7_TITLE,
+)
 from tests.rootbuilder import RootBuilder
 
 
@@ -96,8 +103,8 @@ def test_kernel_command_line_sources():
     assert grub_defaults_args('GRUB_CMDLINE_LINUX="unbalanced\n') == ["unbalanced"]
     assert bls_entry_args("title x\noptions root=/dev/sda ro elevator=deadline\n")[-1] == \
         "elevator=deadline"
-    assert legacy_grub_args("title RHEL\n\tkernel /vmlinuz ro root=/dev/sda2 rhgb\n") == \
-        [["ro", "root=/dev/sda2", "rhgb"]]
+    assert legacy_grub_menu("title RHEL\n\tkernel /vmlinuz ro root=/dev/sda2 rhgb\n").entries == \
+        [("RHEL", ["ro", "root=/dev/sda2", "rhgb"])]
     env = grubenv_vars("# GRUB Environment Block\nkernelopts=root=/dev/sda ro "
                        "transparent_hugepage=never\n#####")
     assert expand_grubenv(["$kernelopts", "$tuned_params"], env) == \
@@ -148,3 +155,24 @@ def test_tuned_units_merge_by_name_with_replace_and_drop(tmp_path):
     assert chain.setting("disk", "readahead") == (">4096", "base")
     assert chain.setting("disk", "elevator") is None  # dropped by the including profile
     assert chain.setting("vm", "transparent_hugepages") is None  # replaced by an empty unit
+
+
+def test_grub2_menu_as_grub2_mkconfig_writes_it():
+    menu = grub2_menu(RHEL7_GRUB_CFG)
+    assert menu.default == "${saved_entry}"
+    assert [title for title, _ in menu.entries] == [RHEL7_TITLE, RHEL7_RESCUE_TITLE]
+    assert menu.entries[0][1][:3] == ["root=/dev/mapper/rhel-root", "ro", "crashkernel=auto"]
+    assert menu.find(RHEL7_TITLE) == 0  # grubby's saved_entry: the title
+    assert menu.find("gnulinux-3.10.0-1160.el7.x86_64-advanced-"
+                     "6f9a2a3e-8f41-4d39-8c3f-1a2b3c4d5e6f") == 0  # or the id
+    assert menu.find("1") == 1 and menu.find("7") is None and menu.find("") == 0
+    assert grub2_menu(RHEL7_GRUB_CFG.replace('"${saved_entry}"', '"1"')).default == "1"
+
+
+def test_legacy_grub_menu_default_picks_the_title():
+    menu = legacy_grub_menu(RHEL6_GRUB_CONF)
+    assert menu.default == "1"
+    title, args = menu.entries[menu.find(menu.default)]
+    assert title == "Red Hat Enterprise Linux 6 (2.6.32-71.el6.x86_64)"
+    assert "transparent_hugepage=never" not in args
+    assert "root=/dev/mapper/vg_sas-lv_root" in args  # '=' inside arguments kept

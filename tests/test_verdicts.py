@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from .boot_samples import RHEL6_GRUB_CONF, RHEL7_GRUB_CFG, RHEL7_GRUBENV, rhel7_grub_cfg
 from .hosts import (
     NO_THP_ON_CMDLINE,
     RHEL9_STOCK,
@@ -28,6 +29,12 @@ def test_baseline_passes_every_rule(host, scan):
     verdicts = {rule_id: rule["result"] for rule_id, rule in result["by_id"].items()}
     assert {r for r, v in verdicts.items() if v == "pass"} == ALL_RULES_EXCEPT_KVM_HOST
     assert verdicts["thp_enabled_on_kvm_host"] == "notapplicable"
+
+
+# A RHEL 7 host: no BLS entries, GRUB 2 menu written by grub2-mkconfig, a balanced tuned.
+RHEL7_NO_BLS: dict[str, Any] = {"kernel": "3.10.0-1160.el7.x86_64", "bls_options": None,
+                                "grub_cmdline": "crashkernel=auto rhgb quiet",
+                                "tuned_active": "balanced"}
 
 
 def data_fs(fstype: str = "xfs", options: str = "rw,noatime,attr2,inode64,noquota") -> list[SasFs]:
@@ -180,6 +187,37 @@ CASES: list[tuple[str, str, dict[str, Any], list[str], str]] = [
                                   "elevator=deadline\n",
           "/etc/rc.d/rc.local": "blockdev --setra 4096 /dev/mapper/sasvg-saswork\n"}}, [],
      "pass"),
+    # The kernel command line that boots (scanner.bootloader): on RHEL 7 the GRUB 2 menu,
+    # not /etc/default/grub; on RHEL 6 grub.conf's default title.
+    ("thp boot: RHEL 7 grubby added it to the menu", "thp_disabled_at_boot",
+     {**RHEL7_NO_BLS, "extra_files": {"/boot/grub2/grub.cfg": rhel7_grub_cfg(
+         "crashkernel=auto rhgb quiet transparent_hugepage=never"),
+         "/boot/grub2/grubenv": RHEL7_GRUBENV}}, [], "pass"),
+    ("thp boot: RHEL 7 /etc/default/grub edited, grub2-mkconfig not run",
+     "thp_disabled_at_boot",
+     {**RHEL7_NO_BLS, "grub_cmdline": "crashkernel=auto rhgb quiet transparent_hugepage=never",
+      "extra_files": {"/boot/grub2/grub.cfg": RHEL7_GRUB_CFG,
+                      "/boot/grub2/grubenv": RHEL7_GRUBENV}}, [], "fail"),
+    ("thp boot: RHEL 7 default entry 1 lacks it", "thp_disabled_at_boot",
+     {**RHEL7_NO_BLS, "extra_files": {"/boot/grub2/grub.cfg": rhel7_grub_cfg(
+         "rhgb quiet transparent_hugepage=never", rescue_args="rhgb quiet").replace(
+         'set default="${saved_entry}"', 'set default="1"')}}, [], "fail"),
+    ("thp boot: RHEL 6 default=1 boots the kernel without it", "thp_disabled_at_boot",
+     {**RHEL7_NO_BLS, "kernel": "2.6.32-754.35.1.el6.x86_64",
+      "extra_files": {"/boot/grub/grub.conf": RHEL6_GRUB_CONF}}, [], "fail"),
+    ("thp boot: RHEL 6 default=0 boots the kernel with it", "thp_disabled_at_boot",
+     {**RHEL7_NO_BLS, "kernel": "2.6.32-754.35.1.el6.x86_64",
+      "extra_files": {"/boot/grub/grub.conf": RHEL6_GRUB_CONF.replace("default=1",
+                                                                       "default=0")}}, [],
+     "pass"),
+    ("io boot: RHEL 7 elevator= only in /etc/default/grub", "io_tuning_at_boot",
+     {**RHEL7_NO_BLS, "grub_cmdline": "rhgb quiet elevator=deadline", "tuned_active": "balanced",
+      "extra_files": {"/boot/grub2/grub.cfg": RHEL7_GRUB_CFG,
+                      "/etc/rc.d/rc.local": "blockdev --setra 4096 /dev/sdb\n"}}, [], "fail"),
+    ("io boot: RHEL 7 elevator= in the menu", "io_tuning_at_boot",
+     {**RHEL7_NO_BLS, "tuned_active": "balanced",
+      "extra_files": {"/boot/grub2/grub.cfg": rhel7_grub_cfg("rhgb quiet elevator=deadline"),
+                      "/etc/rc.d/rc.local": "blockdev --setra 4096 /dev/sdb\n"}}, [], "pass"),
     # tuned applies a unit only where its uname_regex and cpuinfo_regex match (tuned 2.x
     # units/manager.py): RHEL 9's stock profile sets THP never on ThunderX alone.
     ("thp boot: RHEL 9 throughput-performance on x86_64", "thp_disabled_at_boot",

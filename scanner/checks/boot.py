@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...rules.host_layout import TUNED_ACTIVE_FILES, legacy_kernel
-from ..facts import BootSource, Facts
+from ..facts import Facts
 from ..parsers.boot import arg_value
 from ..parsers.simple import ascii_int
 from ..parsers.udev_rules import is_block_rule
@@ -73,25 +73,25 @@ def tuned_profile(params: Mapping[str, Any], facts: Facts, values: Mapping[str, 
     return Outcome(result, expected, actual, evidence)
 
 
-def _cmdline_sources(facts: Facts) -> list[BootSource]:
-    """The sources that decide the next boot: BLS entries, else GRUB 0.97 entries,
-    else the defaults the boot loader configuration is generated from."""
-    for kind in ("bls", "legacy"):
-        chosen = [s for s in facts.boot_sources if s.kind == kind]
-        if chosen:
-            return chosen
-    return [s for s in facts.boot_sources if s.kind == "default"]
-
-
 def _cmdline_evidence(facts: Facts, name: str, accept: Any) -> list[Evidence]:
-    """One item per boot source: does it set ``name`` to an accepted value?"""
+    """One item per entry that decides the next boot (scanner.bootloader): does it set
+    ``name`` to an accepted value? A failing entry says when the template has it but the
+    generated configuration does not (grub2-mkconfig was not run)."""
+    boot = facts.boot
+    in_template = [source.path for source in boot.templates
+                   if (value := arg_value(list(source.args), name)) is not None
+                   and accept(value)]
     items = []
-    for source in _cmdline_sources(facts):
+    for source in boot.deciding:
         value = arg_value(list(source.args), name)
         ok = value is not None and accept(value)
+        note = "; ".join(boot.notes)
+        if not ok and boot.loader == "grub2" and in_template:
+            note = (f"{in_template[0]} sets it but the menu GRUB reads was not regenerated: "
+                    "run grub2-mkconfig (or grubby --update-kernel=ALL --args=...)")
         items.append(Evidence("kernel command line", source.path,
                               f"{name}={value}" if value is not None else f"no {name}=",
-                              Verdict.PASS if ok else Verdict.FAIL))
+                              Verdict.PASS if ok else Verdict.FAIL, note))
     return items
 
 
@@ -216,7 +216,7 @@ def io_tuning_at_boot(params: Mapping[str, Any], facts: Facts,
             judge(read_ahead, "read-ahead", path, f"blockdev --setra {match.group(1)}",
                   int(match.group(1)) // 2 >= minimum)
     if _kernel_honours_elevator(facts.host.kernel):
-        for boot_source in facts.boot_sources:
+        for boot_source in facts.boot.deciding:
             value = arg_value(list(boot_source.args), "elevator")
             if value is not None:
                 judge(scheduler, "scheduler", boot_source.path, f"elevator={value}",

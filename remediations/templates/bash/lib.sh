@@ -415,7 +415,7 @@ set_kernel_arg() {
                 $0 = substr($0, 1, RLENGTH) "\"" fix(substr($0, RLENGTH + 1)) "\""
             } else if (match($0, /^[ \t]*options[ \t]+/)) {
                 $0 = substr($0, 1, RLENGTH) fix(substr($0, RLENGTH + 1))
-            } else if (match($0, /^[ \t]*kernel[ \t]+[^ \t]+[ \t]*/)) {
+            } else if (match($0, /^[ \t]*(kernel|linux|linux16|linuxefi)[ \t]+[^ \t]+[ \t]*/)) {
                 $0 = substr($0, 1, RLENGTH) fix(substr($0, RLENGTH + 1))
             } else {
                 $0 = fix($0)
@@ -434,6 +434,14 @@ persist_kernel_arg() {
     else
         for entry in "$ROOT$LAYOUT_BLS_ENTRIES"/*.conf; do
             if [[ -f "$entry" ]]; then set_kernel_arg "$entry" '^[ \t]*options[ \t]' "$argument"; fi
+        done
+        # A GRUB 2 menu (RHEL 7, BIOS or EFI): its linux lines, as grubby would edit them
+        # (the template below makes grub2-mkconfig write the same).
+        for entry in "$ROOT$LAYOUT_GRUB2_CFG" $LAYOUT_EFI_VENDOR_DIRS; do
+            [[ "$entry" == "$ROOT$LAYOUT_GRUB2_CFG" ]] || entry="$ROOT$entry/grub.cfg"
+            if [[ -f "$entry" && ! -L "$entry" ]]; then
+                set_kernel_arg "$entry" '^[ \t]*linux(16|efi)?[ \t]' "$argument"
+            fi
         done
         for entry in $LAYOUT_LEGACY_GRUB_CONFS; do
             # One of them is grubby's link to the other, the live file: edit that file once.

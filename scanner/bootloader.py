@@ -1,0 +1,149 @@
+"""The kernel command line that will boot: which boot loader configuration is in force on
+this host and which of its entries boots next. One model, used by every rule that reads
+kernel arguments (THP at boot, elevator=).
+
+- BLS (RHEL 8, 9): ``/boot/loader/entries/*.conf``, ``$kernelopts`` and ``$tuned_params``
+  expanded from grubenv. Every entry is judged (any may be chosen; grubby edits them all).
+- GRUB 2 without BLS (RHEL 7): the menu ``grub2-mkconfig`` wrote (``/boot/grub2/grub.cfg``,
+  or ``/boot/efi/EFI/<vendor>/grub.cfg`` on an EFI boot); the entry that boots is grub.cfg's
+  ``set default``: ``${saved_entry}`` (or a one-time ``next_entry``) from grubenv, an index,
+  a title or an id; one that matches nothing boots the first entry, as GRUB does.
+  ``/etc/default/grub`` is only the template grub2-mkconfig reads.
+- GRUB 0.97 (RHEL 5, 6): ``grub.conf``'s ``default=N`` picks the ``title`` that boots; on an
+  EFI boot the EFI ``grub.conf``, else the file ``/etc/grub.conf`` points at (grubby keeps
+  that link current), else ``/boot/grub/grub.conf``.
+- None of these (an image without /boot): the templates, ``/etc/default/grub`` and
+  ``/etc/kernel/cmdline``, are what the next generated configuration will hold.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..rules.host_layout import (
+    BLS_ENTRIES,
+    EFI_FIRMWARE,
+    EFI_VENDOR_DIRS,
+    GRUB2_CFG,
+    GRUB_DEFAULTS,
+    GRUBENV,
+    KERNEL_CMDLINE,
+    LEGACY_GRUB_CONFS,
+)
+from .hostroot import FactError, HostRoot
+from .parsers import boot
+
+
+@dataclass(frozen=True)
+class BootSource:
+    path: str  # the file, and the entry within it
+    args: tuple[str, ...]
+
+
+@dataclass
+class BootConfig:
+    loader: str  # bls | grub2 | grub-legacy | template
+    entries: list[BootSource]  # what decides the next boot
+    templates: list[BootSource]  # /etc/default/grub, /etc/kernel/cmdline
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def deciding(self) -> list[BootSource]:
+        return self.entries if self.loader != "template" else self.templates
+
+
+def _read(root: HostRoot, path: str, problems: list[str], limit: int = 1024 * 1024
+          ) -> str | None:
+    try:
+        return root.read_optional(path, limit)
+    except FactError as exc:
+        problems.append(str(exc))
+        return None
+
+
+def _efi_files(root: HostRoot, name: str) -> list[str]:
+    """``name`` in each vendor directory of the EFI system partition, when this is an EFI
+    boot (the firmware directory exists)."""
+    if not root.is_dir(EFI_FIRMWARE):
+        return []
+    return [f"{directory}/{name}" for directory in EFI_VENDOR_DIRS]
+
+
+def _grubenv(root: HostRoot, problems: list[str]) -> dict[str, str]:
+    for path in (*_efi_files(root, "grubenv"), GRUBENV):
+        text = _read(root, path, problems, 64 * 1024)
+        if text is not None:
+            return boot.grubenv_vars(text)
+    return {}
+
+
+def _grub2(root: HostRoot, problems: list[str], notes: list[str]) -> list[BootSource]:
+    for path in (*_efi_files(root, "grub.cfg"), GRUB2_CFG):
+        text = _read(root, path, problems)
+        if text is None:
+            continue
+        menu = boot.grub2_menu(text)
+        if not menu.entries:
+            notes.append(f"{path}: no menu entry with a linux line")
+            return []
+        grubenv = _grubenv(root, problems)
+        wanted = menu.default
+        if wanted in ("${saved_entry}", "$saved_entry"):
+            wanted = grubenv.get("next_entry") or grubenv.get("saved_entry", "")
+        index = menu.find(wanted)
+        if index is None:
+            notes.append(f"{path}: default {wanted!r} matches no entry; GRUB boots the first")
+            index = 0
+        title, args = menu.entries[index]
+        return [BootSource(f"{path} (default entry {index}: {title})", tuple(args))]
+    return []
+
+
+def _legacy(root: HostRoot, problems: list[str], notes: list[str]) -> list[BootSource]:
+    for path in (*_efi_files(root, "grub.conf"), *reversed(LEGACY_GRUB_CONFS)):
+        text = _read(root, path, problems)
+        if text is None:
+            continue
+        menu = boot.legacy_grub_menu(text)
+        if not menu.entries:
+            notes.append(f"{path}: no title with a kernel line")
+            return []
+        index = menu.find(menu.default)
+        if index is None:
+            notes.append(f"{path}: default={menu.default} matches no title; GRUB boots the "
+                         "first")
+            index = 0
+        title, args = menu.entries[index]
+        return [BootSource(f"{path} (default entry {index}: {title})", tuple(args))]
+    return []
+
+
+def collect_boot(root: HostRoot, problems: list[str]) -> BootConfig:
+    templates = []
+    for path, parse in ((GRUB_DEFAULTS, boot.grub_defaults_args),
+                        (KERNEL_CMDLINE, boot.cmdline_args)):
+        text = _read(root, path, problems)
+        if text is not None:
+            templates.append(BootSource(path, tuple(parse(text))))
+    notes: list[str] = []
+    try:
+        bls = root.glob_files(BLS_ENTRIES, ".conf")
+    except FactError as exc:
+        problems.append(str(exc))
+        bls = []
+    if bls:
+        grubenv = _grubenv(root, problems)
+        entries = []
+        for path in bls:
+            text = _read(root, path, problems)
+            if text is not None:
+                args = boot.expand_grubenv(boot.bls_entry_args(text), grubenv)
+                entries.append(BootSource(path, tuple(args)))
+        return BootConfig("bls", entries, templates, notes)
+    entries = _grub2(root, problems, notes)
+    if entries:
+        return BootConfig("grub2", entries, templates, notes)
+    entries = _legacy(root, problems, notes)
+    if entries:
+        return BootConfig("grub-legacy", entries, templates, notes)
+    return BootConfig("template", [], templates, notes)
