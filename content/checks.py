@@ -24,7 +24,7 @@ from ..rules.host_layout import (
     UDEV_RULES_DIRS,
     legacy_kernel_regex,
 )
-from .oval import Element, all_of, any_of, criterion, entity, none_of
+from .oval import Element, all_of, any_of, component, criterion, entity, none_of
 from .oval_facts import OvalFacts
 
 BLOCK_RULE = r'(?=[^#\n]*SUBSYSTEM=="(?:[^"\n]*\|)?block(?:\|[^"\n]*)?")'
@@ -313,13 +313,27 @@ def _capture_last(name: str, object_id: str) -> Element:
     return capture(LAST_ARG.format(name=name), component(object_id, "subexpression"))
 
 
-def thp_at_boot(facts: OvalFacts, rule: Rule) -> Element:
+def _runs_at_boot(facts: OvalFacts, comment: str, scripts: str) -> Element:
+    """Some init script among the items of ``scripts`` is a regular file its owner may
+    execute: systemd's rc-local.service and SysV's rc run nothing else (a link's own mode
+    does not count; the file it points at is among the items too)."""
     oval = facts.oval
+    paths = oval.local(f"{comment}: files", component(scripts, "filepath"))
+    files = oval.obj("unix:file", f"{comment}: the files",
+                     entity("unix:filepath", var=paths, var_check="at least one"))
+    runnable = oval.state("unix:file", "a regular file its owner may execute",
+                          entity("unix:type", "regular"),
+                          entity("unix:uexec", "true", datatype="boolean"))
+    return criterion(oval.test("unix:file", f"{comment} and runs at boot", files, runnable,
+                               check="at least one", existence="at_least_one_exists"))
+
+
+def thp_at_boot(facts: OvalFacts, rule: Rule) -> Element:
     init = _files(facts, "init scripts writing THP never", INIT_SCRIPTS,
                   r"^[^#\n]*echo\s+['\"]?never['\"]?\s*>+\s*['\"]?/sys/kernel/mm/"
                   r"(?:redhat_)?transparent_hugepage/enabled")
     return any_of(
-        criterion(oval.test("ind:textfilecontent54", "an init script disables THP", init)),
+        _runs_at_boot(facts, "an init script disables THP", init),
         _Cmdline(facts).thp_never(),
         facts.tuned_setting("transparent_hugepages?", [("(never)", None)],
                              "tuned sets THP never"))
@@ -357,8 +371,11 @@ def io_tuning_at_boot(facts: OvalFacts, rule: Rule) -> Element:
              kib_ok, "a udev rule sets read_ahead_kb"),
         some(_udev(facts, "udev RUN blockdev --setra", r'RUN[^"\n]*"[^"\n]*' + SETRA),
              sectors_ok, "a udev rule runs blockdev --setra"),
-        some(_files(facts, "init scripts running blockdev --setra", INIT_SCRIPTS,
-                    r"^[^#\n]*" + SETRA), sectors_ok, "an init script runs blockdev --setra"),
+        _runs_at_boot(facts, "an init script runs blockdev --setra enough", oval.obj(
+            "ind:textfilecontent54", "init scripts running blockdev --setra enough",
+            set_of=(_files(facts, "init scripts running blockdev --setra", INIT_SCRIPTS,
+                           r"^[^#\n]*" + SETRA),),
+            filters=(("include", sectors_ok),))),
         comment="read-ahead is set at boot")
     old_kernel = oval.obj("ind:textfilecontent54", "a pre-blk-mq kernel (2.x, 3.x)",
                           entity("ind:filepath", "/proc/sys/kernel/osrelease"),

@@ -95,6 +95,8 @@ grab() {
         if ! head -c "$LIMIT" "$src" > "$dst" 2>/dev/null; then
             printf '%s\n' "$1" >> "$UNREADABLE"
             rm -f "$dst"
+        elif [ -x "$src" ]; then
+            chmod u+x "$dst"  # init scripts run at boot only when executable
         fi
     fi
 }
@@ -130,7 +132,7 @@ follow() {
 }
 
 # /proc: content, never links (/proc/mounts is a link to self/mounts).
-for file in mounts cpuinfo meminfo modules cmdline sys/kernel/osrelease sys/kernel/hostname \
+for file in mounts cpuinfo meminfo modules cmdline sys/kernel/osrelease sys/kernel/hostname sys/kernel/version \
         sys/vm/dirty_ratio; do
     if [ -r "$ROOT/proc/$file" ]; then
         mkdir -p "$(dirname "$R/proc/$file")"
@@ -183,9 +185,17 @@ done
 # Configuration: boot, tuned, udev, init scripts, identity.
 for file in /etc/hostname /etc/os-release /etc/redhat-release /etc/fstab \
         $LAYOUT_GRUB_DEFAULTS $LAYOUT_KERNEL_CMDLINE $LAYOUT_GRUBENV $LAYOUT_LEGACY_GRUB_CONFS \
+        $LAYOUT_GRUB2_CFG \
         $LAYOUT_INIT_SCRIPTS /etc/tuned/profile_mode $LAYOUT_TUNED_ACTIVE_FILES; do
     follow "$file"
 done
+# An EFI boot reads the loader's files from the EFI system partition.
+if [ -d "$ROOT$LAYOUT_EFI_FIRMWARE" ]; then
+    grab "$LAYOUT_EFI_FIRMWARE"
+    for dir in $LAYOUT_EFI_VENDOR_DIRS; do
+        for file in grub.cfg grubenv grub.conf; do follow "$dir/$file"; done
+    done
+fi
 for dir in $LAYOUT_TUNED_PROFILE_DIRS; do
     for entry in "$ROOT$dir"/*/tuned.conf; do
         [ -e "$entry" ] && follow "${entry#"$ROOT"}"

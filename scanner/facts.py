@@ -78,7 +78,7 @@ class Facts:
     sysctl: dict[str, str | Unavailable]
     tuned: TunedFacts | Unavailable
     boot: BootConfig
-    init_scripts: dict[str, str]
+    init_scripts: dict[str, InitScript]
     udev_rules: list[tuple[str, UdevRule]]
     problems: list[str] = field(default_factory=list)
 
@@ -146,12 +146,18 @@ def _read_noting(root: HostRoot, path: str, problems: list[str],
         return None
 
 
-def collect_init_scripts(root: HostRoot, problems: list[str]) -> dict[str, str]:
-    scripts: dict[str, str] = {}
+@dataclass(frozen=True)
+class InitScript:
+    text: str
+    executable: bool  # systemd's rc-local.service and SysV's rc run it only then
+
+
+def collect_init_scripts(root: HostRoot, problems: list[str]) -> dict[str, InitScript]:
+    scripts: dict[str, InitScript] = {}
     for path in INIT_SCRIPTS:
         text = _read_noting(root, path, problems)
         if text is not None:
-            scripts[path] = text
+            scripts[path] = InitScript(text, root.is_executable(path))
     return scripts
 
 

@@ -97,6 +97,19 @@ class HostRoot:
         self._note_exists(resolved)
         return True
 
+    def is_executable(self, path: str) -> bool:
+        """A regular file with its owner's execute bit (what systemd's
+        ConditionFileIsExecutable and SysV's rc test before running a script)."""
+        try:
+            resolved = self.resolve(path)
+            mode = os.stat(self.host_path(resolved)).st_mode
+        except (FactError, OSError):
+            return False
+        executable = stat.S_ISREG(mode) and bool(mode & stat.S_IXUSR)
+        if executable:
+            self._note_executable(resolved)
+        return executable
+
     def is_dir(self, path: str) -> bool:
         try:
             resolved = self.resolve(path)
@@ -218,6 +231,9 @@ class HostRoot:
         pass
 
     def _note_name(self, path: str) -> None:
+        pass
+
+    def _note_executable(self, path: str) -> None:
         pass
 
     def _note_dir(self, path: str, entries: list[str]) -> None:

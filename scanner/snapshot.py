@@ -49,6 +49,7 @@ class RecordingRoot(HostRoot):
         self.files: dict[str, bytes] = {}
         self.dirs: set[str] = set()
         self.existing: set[str] = set()
+        self.executables: set[str] = set()  # init scripts: whether they run at boot
         self.errors: dict[str, str] = {}
 
     def _note_link(self, path: str, target: str) -> None:
@@ -61,6 +62,9 @@ class RecordingRoot(HostRoot):
 
     def _note_exists(self, path: str) -> None:
         self.existing.add(path)
+
+    def _note_executable(self, path: str) -> None:
+        self.executables.add(path)
 
     def _note_name(self, path: str) -> None:
         if path not in self.links:  # listdir recorded links (SysV start links) already
@@ -149,8 +153,9 @@ def write_snapshot(recorder: RecordingRoot, output: IO[bytes], host: Mapping[str
         for path, content in sorted(recorder.files.items()):
             if path in recorder.links or path in directories:
                 continue
-            archive.addfile(_info(ROOT_PREFIX + path, tarfile.REGTYPE, mtime, len(content)),
-                            io.BytesIO(content))
+            mode = 0o755 if path in recorder.executables else 0o644
+            archive.addfile(_info(ROOT_PREFIX + path, tarfile.REGTYPE, mtime, len(content),
+                                  mode), io.BytesIO(content))
         for path, target in sorted(recorder.links.items()):
             info = _info(ROOT_PREFIX + path, tarfile.SYMTYPE, mtime, mode=0o777)
             info.linkname = target
@@ -227,7 +232,8 @@ def extract(archive_path: str, destination: str) -> dict[str, Any]:
                     with open(target, "xb") as output:
                         if source:
                             shutil.copyfileobj(source, output)
-                    os.chmod(target, 0o644)
+                    # Only the owner's execute bit is kept (scripts run at boot or not).
+                    os.chmod(target, 0o755 if member.mode & stat.S_IXUSR else 0o644)
                 elif member.issym():
                     os.symlink(_safe_link(path, member.linkname), target)
                 else:

@@ -52,6 +52,9 @@ class HostSpec:
     sas_local_cfg: str | None = "-WORK /saswork\n-UTILLOC /sasutil\n"
     extra_files: dict[str, str] = field(default_factory=dict)
     extra_links: dict[str, str] = field(default_factory=dict)
+    # Extra files made executable (when written): a site that puts commands in rc.local
+    # makes it executable, as RHEL 7+ requires; () shows RHEL 7's shipped 0644 rc.local.
+    executables: tuple[str, ...] = ("/etc/rc.d/rc.local",)
 
 
 BASELINE_SETS = ["sas_data_dirs=/sasdata"]
@@ -126,7 +129,7 @@ def build_host(path: Path, spec: HostSpec) -> RootBuilder:
         root.bls_entry(spec.kernel, spec.bls_options)
     root.sas_install(local=spec.sas_local_cfg)
     for file_path, text in spec.extra_files.items():
-        root.file(file_path, text)
+        root.file(file_path, text, mode=0o755 if file_path in spec.executables else None)
     for link, target in spec.extra_links.items():
         root.symlink(link, target)
     return root

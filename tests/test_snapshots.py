@@ -71,7 +71,10 @@ def test_python_snapshot_scans_like_the_root(tmp_path, name, changes, sets):
 
 SCRIPT_ROOTS = [r for r in ROOTS if r[0].startswith("example") or r[0] in (
     "tuned disabled", "thp boot: BLS via grubenv kernelopts", "io boot: udev rule instead of tuned",
-    "nested mounts", "mount point with a space", "io boot: rhel6 elevator= and blockdev in rc.local")]
+    "nested mounts", "mount point with a space", "io boot: rhel6 elevator= and blockdev in rc.local",
+    "thp boot: rc.local not executable (as RHEL 7 ships it)",
+    "thp boot: executable rc.local reached through /etc/rc.local",
+    "thp boot: RHEL 7 grubby added it to the menu")]
 
 
 @pytest.mark.parametrize(("name", "changes", "sets"), SCRIPT_ROOTS, ids=[r[0] for r in SCRIPT_ROOTS])

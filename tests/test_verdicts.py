@@ -157,6 +157,24 @@ CASES: list[tuple[str, str, dict[str, Any], list[str], str]] = [
       "extra_files": {"/etc/rc.d/rc.local": "#!/bin/sh\necho never > "
                                             "/sys/kernel/mm/transparent_hugepage/enabled\n"}},
      [], "pass"),
+    ("thp boot: rc.local not executable (as RHEL 7 ships it)", "thp_disabled_at_boot",
+     {"bls_options": "ro", "tuned_active": "balanced", "executables": (),
+      "extra_links": {"/etc/rc.local": "rc.d/rc.local"},  # as RHEL ships the pair
+      "extra_files": {"/etc/rc.d/rc.local": "#!/bin/bash\ntouch /var/lock/subsys/local\n"
+                                            "echo never > "
+                                            "/sys/kernel/mm/transparent_hugepage/enabled\n"}},
+     [], "fail"),
+    ("io boot: blockdev in an rc.local that does not run", "io_tuning_at_boot",
+     {"tuned_custom": {"sas-performance": "[main]\nsummary=scheduler only\n\n[disk]\n"
+                                          "elevator=mq-deadline\n"},
+      "executables": (),
+      "extra_files": {"/etc/rc.d/rc.local": "blockdev --setra 8192 /dev/sdb\n"}}, [], "fail"),
+    ("thp boot: executable rc.local reached through /etc/rc.local", "thp_disabled_at_boot",
+     {"bls_options": "ro", "tuned_active": "balanced",
+      "extra_links": {"/etc/rc.local": "rc.d/rc.local"},
+      "extra_files": {"/etc/rc.d/rc.local": "#!/bin/bash\necho never > "
+                                            "/sys/kernel/mm/transparent_hugepage/enabled\n"}},
+     [], "pass"),
     ("thp boot: commented rc.local", "thp_disabled_at_boot",
      {"bls_options": "ro", "tuned_active": "balanced",
       "extra_files": {"/etc/rc.d/rc.local": "#echo never > "

@@ -24,6 +24,8 @@ _THP_ECHO = re.compile(
     r"(?:redhat_)?transparent_hugepage/enabled", re.MULTILINE)
 _SETRA = re.compile(r"^[^#\n]*blockdev\s+(?:[^\n]*\s)?--setra\s+(\d+)", re.MULTILINE)
 TUNED_THP_KEYS = ("transparent_hugepages", "transparent_hugepage")
+NOT_EXECUTABLE = ("not executable, so it does not run at boot (RHEL 7+ ships rc.local that way; "
+                  "systemd's rc-local.service and SysV's rc skip it): chmod +x it")
 
 
 def _enabled_tuned(facts: Facts) -> TunedFacts | None:
@@ -113,8 +115,10 @@ def thp_at_boot(params: Mapping[str, Any], facts: Facts, values: Mapping[str, An
     # Any one source suffices: tuned leaves THP alone when the kernel command line sets it,
     # and an init script runs after tuned (seed 000 §5.3).
     expected = "THP never set at boot (kernel command line, tuned profile or init script)"
-    evidence = [Evidence("init script", path, "writes never", Verdict.PASS)
-                for path, text in facts.init_scripts.items() if _THP_ECHO.search(text)]
+    evidence = [Evidence("init script", path, "writes never",
+                         Verdict.PASS if script.executable else Verdict.FAIL,
+                         "" if script.executable else NOT_EXECUTABLE)
+                for path, script in facts.init_scripts.items() if _THP_ECHO.search(script.text)]
     tuned = _tuned_thp(facts)
     if tuned is not None:
         evidence.append(Evidence("tuned [vm] transparent_hugepages", f"tuned profile {tuned[1]}",
@@ -211,10 +215,11 @@ def io_tuning_at_boot(params: Mapping[str, Any], facts: Facts,
             if match:
                 judge(read_ahead, "read-ahead", source, f"blockdev --setra {match.group(1)}",
                       int(match.group(1)) // 2 >= minimum)
-    for path, text in facts.init_scripts.items():
-        for match in _SETRA.finditer(text):
+    for path, script in facts.init_scripts.items():
+        for match in _SETRA.finditer(script.text):
             judge(read_ahead, "read-ahead", path, f"blockdev --setra {match.group(1)}",
-                  int(match.group(1)) // 2 >= minimum)
+                  script.executable and int(match.group(1)) // 2 >= minimum,
+                  "" if script.executable else NOT_EXECUTABLE)
     if _kernel_honours_elevator(facts.host.kernel):
         for boot_source in facts.boot.deciding:
             value = arg_value(list(boot_source.args), "elevator")
