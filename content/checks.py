@@ -18,8 +18,12 @@ from ..rules.host_layout import (
     GRUBENV,
     INIT_SCRIPTS,
     KERNEL_CMDLINE,
+    KTUNE_ENABLES_THP,
+    KTUNE_SCRIPTS,
+    KTUNE_SYSV,
     LEGACY_GRUB_CONFS,
     SAS_ROLES,
+    SYSV_RUNLEVEL_DIRS,
     THP_DIRS,
     UDEV_RULES_DIRS,
     legacy_kernel_regex,
@@ -332,11 +336,29 @@ def thp_at_boot(facts: OvalFacts, rule: Rule) -> Element:
     init = _files(facts, "init scripts writing THP never", INIT_SCRIPTS,
                   r"^[^#\n]*echo\s+['\"]?never['\"]?\s*>+\s*['\"]?/sys/kernel/mm/"
                   r"(?:redhat_)?transparent_hugepage/enabled")
+    oval = facts.oval
+    ktune_on = oval.obj("unix:file", "ktune started at boot (SysV)",
+                        entity("unix:path", var=oval.paths("SysV run-level directories",
+                                                           SYSV_RUNLEVEL_DIRS),
+                               var_check="at least one"),
+                        entity("unix:filename", rf"^S[0-9]{{2}}{KTUNE_SYSV}$",
+                               op="pattern match"))
+    ktune_thp = oval.obj("ind:textfilecontent54", "ktune scripts that turn THP on",
+                         entity("ind:path", KTUNE_SCRIPTS),
+                         entity("ind:filename", r"\.sh$", op="pattern match"),
+                         entity("ind:pattern", KTUNE_ENABLES_THP, op="pattern match"),
+                         entity("ind:instance", "1", datatype="int"))
+    # RHEL 5/6 ktune turns THP on at every boot after the command line and tuned; only an
+    # init script (S99local) runs later.
+    ktune_enables = all_of(criterion(oval.test("unix:file", "ktune runs at boot", ktune_on)),
+                           criterion(oval.test("ind:textfilecontent54",
+                                               "a ktune script turns THP on", ktune_thp)))
     return any_of(
         _runs_at_boot(facts, "an init script disables THP", init),
-        _Cmdline(facts).thp_never(),
-        facts.tuned_setting("transparent_hugepages?", [("(never)", None)],
-                             "tuned sets THP never"))
+        all_of(none_of(ktune_enables), any_of(
+            _Cmdline(facts).thp_never(),
+            facts.tuned_setting("transparent_hugepages?", [("(never)", None)],
+                                "tuned sets THP never"))))
 
 
 def io_tuning_at_boot(facts: OvalFacts, rule: Rule) -> Element:

@@ -16,6 +16,9 @@ import re
 from dataclasses import dataclass, field
 
 from ..rules.host_layout import (
+    KTUNE_ENABLES_THP,
+    KTUNE_SCRIPTS,
+    KTUNE_SYSV,
     SYSTEMD_WANTS_DIRS,
     SYSV_RUNLEVEL_DIRS,
     TUNED_ACTIVE_FILES,
@@ -113,6 +116,13 @@ class TunedChain:
         return found
 
 
+@dataclass(frozen=True)
+class Ktune:
+    """RHEL 5/6 ktune: enabled at boot, and the scripts in /etc/ktune.d that turn THP on."""
+    enabled: str  # the SysV start link, or ""
+    enables_thp: tuple[str, ...]
+
+
 @dataclass
 class TunedFacts:
     installed: bool
@@ -122,6 +132,7 @@ class TunedFacts:
     active: list[str] | Unavailable | None  # None: no active-profile file
     active_source: str
     chain: TunedChain
+    ktune: Ktune = Ktune("", ())
 
 
 def _profile_file(root: HostRoot, name: str) -> str | None:
@@ -249,4 +260,20 @@ def collect_tuned(root: HostRoot) -> TunedFacts:
     chain = resolve_chain(root, active, host_match(root)) if isinstance(active, list) \
         else TunedChain()
     return TunedFacts(installed, installed_evidence, bool(enabled), enabled_evidence,
-                      active, active_source, chain)
+                      active, active_source, chain, collect_ktune(root))
+
+
+def collect_ktune(root: HostRoot) -> Ktune:
+    enabled = next((f"{d}/{n}" for d in SYSV_RUNLEVEL_DIRS for n in root.listdir(d)
+                    if n.startswith("S") and n[1:3].isdigit() and n[3:] == KTUNE_SYSV), "")
+    if not enabled:
+        return Ktune("", ())
+    scripts = []
+    for path in root.glob_files(KTUNE_SCRIPTS, ".sh"):
+        try:
+            text = root.read_optional(path, 1024 * 1024) or ""
+        except FactError:
+            text = "enable_transparent_hugepages"  # unreadable: it may; assume it does
+        if re.search(KTUNE_ENABLES_THP, text, re.MULTILINE):
+            scripts.append(path)
+    return Ktune(enabled, tuple(scripts))

@@ -104,3 +104,42 @@ title Red Hat Enterprise Linux 6 (2.6.32-71.el6.x86_64)
 \tkernel /vmlinuz-2.6.32-71.el6.x86_64 {RHEL6_ARGS}
 \tinitrd /initramfs-2.6.32-71.el6.x86_64.img
 """
+
+# RHEL 6's tuned 0.2 (tag v0.2.22): `tuned-adm profile enterprise-storage` links the
+# profile's ktune.sh to /etc/ktune.d/tunedadm.sh (sysctl.ktune to tunedadm.conf) and runs
+# `chkconfig ktune on` (S27ktune). Its start(), abridged: THP on, barriers off.
+KTUNE_ENTERPRISE_STORAGE = """\
+#!/bin/sh
+
+. /etc/tune-profiles/functions
+
+start() {
+\tset_cpu_governor performance
+\tenable_transparent_hugepages
+
+\t# Find non-root and non-boot partitions, disable barriers on them
+\tremount_partitions nobarrier $nobarriervols
+
+\tmultiply_disk_readahead 4
+
+\treturn 0
+}
+
+stop() {
+\trestore_cpu_governor
+\trestore_transparent_hugepages
+\treturn 0
+}
+
+process $@
+"""
+
+
+def rhel6_ktune(script: str) -> tuple[dict[str, str], dict[str, str]]:
+    """(files, links) of a RHEL 6 host whose active tuned 0.2 profile has ``script`` as its
+    ktune.sh, with ktune enabled at boot."""
+    profile = "/etc/tune-profiles/enterprise-storage"
+    return ({f"{profile}/ktune.sh": script, "/etc/tune-profiles/active-profile":
+             "enterprise-storage\n", "/etc/rc.d/init.d/ktune": "#!/bin/sh\n"},
+            {"/etc/ktune.d/tunedadm.sh": f"{profile}/ktune.sh",
+             "/etc/rc.d/rc3.d/S27ktune": "../init.d/ktune"})

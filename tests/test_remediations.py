@@ -34,7 +34,10 @@ def verdicts(root: Path, sets: list[str]) -> dict[str, str]:
 
 
 def _fixable(rule_id: str, root: Path) -> bool:
-    """Offline, tuned cannot be installed: its rule stays failing without it."""
+    """Offline, tuned cannot be installed: its rule stays failing without it. A RHEL 6 ktune
+    script that turns THP on is not rewritten (the script says what to do)."""
+    if rule_id == "thp_disabled_at_boot" and (root / "etc/rc.d/rc3.d/S27ktune").is_symlink():
+        return False
     return not (rule_id == "tuned_profile" and not (root / "usr/sbin/tuned").exists())
 
 
@@ -271,3 +274,17 @@ def test_bash_role_detection_agrees_with_the_scanner(tmp_path):
         root = sas_host(tmp_path / f"root{index}", extra_files=files, extra_links=links)
         plan = json.loads(run_bash(script, root, env={"SASCHECK_PLAN": "1"}).stdout)
         assert plan["role"] == role, case
+
+
+def test_bash_fix_says_what_to_do_about_a_ktune_that_turns_thp_on(tmp_path):
+    """RHEL 6: the command-line fix alone does not hold while ktune enables THP at boot; the
+    script adds the argument, leaves the ktune profile alone and says so."""
+    changes = next(case[2] for case in CASES
+                   if case[0] == "thp boot: RHEL 6 enterprise-storage ktune over the command line")
+    root = sas_host(tmp_path / "root", **changes)
+    script = generate("bash", tmp_path / "fix.sh", root, BASELINE_SETS)
+    ran = run_bash(script, root)
+    assert "/etc/ktune.d/tunedadm.sh (ktune) turns THP on at every boot" in ran.stderr
+    assert (root / "etc/ktune.d/tunedadm.sh").is_symlink()
+    assert "enable_transparent_hugepages" in (root / "etc/ktune.d/tunedadm.sh").read_text()
+    assert verdicts(root, BASELINE_SETS)["thp_disabled_at_boot"] == "fail"

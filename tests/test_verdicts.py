@@ -6,7 +6,15 @@ from typing import Any
 
 import pytest
 
-from .boot_samples import RHEL6_GRUB_CONF, RHEL7_GRUB_CFG, RHEL7_GRUBENV, rhel7_grub_cfg
+from .boot_samples import (
+    KTUNE_ENTERPRISE_STORAGE,
+    RHEL6_ARGS,
+    RHEL6_GRUB_CONF,
+    RHEL7_GRUB_CFG,
+    RHEL7_GRUBENV,
+    rhel6_ktune,
+    rhel7_grub_cfg,
+)
 from .hosts import (
     NO_THP_ON_CMDLINE,
     RHEL9_STOCK,
@@ -35,6 +43,14 @@ def test_baseline_passes_every_rule(host, scan):
 RHEL7_NO_BLS: dict[str, Any] = {"kernel": "3.10.0-1160.el7.x86_64", "bls_options": None,
                                 "grub_cmdline": "crashkernel=auto rhgb quiet",
                                 "tuned_active": "balanced"}
+
+
+KTUNE_FILES, KTUNE_LINKS = rhel6_ktune(KTUNE_ENTERPRISE_STORAGE)
+# A RHEL 6 host booting with THP never (grub.conf's default title), ktune enabled.
+RHEL6_KTUNE: dict[str, Any] = {"kernel": "2.6.32-754.35.1.el6.x86_64", "rhel6_thp": True,
+                               "bls_options": None, "grub_cmdline": None, "tuned_active": None,
+                               "extra_links": KTUNE_LINKS}
+RHEL6_NEVER = RHEL6_GRUB_CONF.replace(f"{RHEL6_ARGS}\n", f"{RHEL6_ARGS} transparent_hugepage=never\n")
 
 
 def data_fs(fstype: str = "xfs", options: str = "rw,noatime,attr2,inode64,noquota") -> list[SasFs]:
@@ -236,6 +252,19 @@ CASES: list[tuple[str, str, dict[str, Any], list[str], str]] = [
      {**RHEL7_NO_BLS, "tuned_active": "balanced",
       "extra_files": {"/boot/grub2/grub.cfg": rhel7_grub_cfg("rhgb quiet elevator=deadline"),
                       "/etc/rc.d/rc.local": "blockdev --setra 4096 /dev/sdb\n"}}, [], "pass"),
+    # RHEL 6: ktune turns THP back on at every boot, whatever the command line says.
+    ("thp boot: RHEL 6 enterprise-storage ktune over the command line", "thp_disabled_at_boot",
+     {**RHEL6_KTUNE, "extra_files": {**KTUNE_FILES, "/boot/grub/grub.conf": RHEL6_NEVER}},
+     [], "fail"),
+    ("thp boot: RHEL 6 ktune, then rc.local writes never", "thp_disabled_at_boot",
+     {**RHEL6_KTUNE, "extra_files": {**KTUNE_FILES, "/boot/grub/grub.conf": RHEL6_NEVER,
+                                     "/etc/rc.d/rc.local": "echo never > /sys/kernel/mm/"
+                                     "redhat_transparent_hugepage/enabled\n"}}, [], "pass"),
+    ("thp boot: RHEL 6 ktune that leaves THP alone", "thp_disabled_at_boot",
+     {**RHEL6_KTUNE, "extra_files": {
+         **rhel6_ktune(KTUNE_ENTERPRISE_STORAGE.replace("\tenable_transparent_hugepages\n",
+                                                        ""))[0],
+         "/boot/grub/grub.conf": RHEL6_NEVER}}, [], "pass"),
     # tuned applies a unit only where its uname_regex and cpuinfo_regex match (tuned 2.x
     # units/manager.py): RHEL 9's stock profile sets THP never on ThunderX alone.
     ("thp boot: RHEL 9 throughput-performance on x86_64", "thp_disabled_at_boot",

@@ -137,6 +137,18 @@ def thp_at_boot(params: Mapping[str, Any], facts: Facts, values: Mapping[str, An
         evidence.extend(item for item in cmdline if item.verdict == Verdict.FAIL)
     # Command-line items were added as passes only when every boot entry has the argument.
     passed = any(item.verdict == Verdict.PASS for item in evidence)
+    # RHEL 5/6 ktune runs at every boot after the command line and tuned: only an init
+    # script (S99local) comes later.
+    ktune = facts.tuned.ktune if not isinstance(facts.tuned, Unavailable) else None
+    if ktune and ktune.enables_thp and passed:
+        late = [item for item in evidence if item.subject == "init script"
+                and item.verdict == Verdict.PASS]
+        if not late:
+            evidence = [Evidence("ktune", script, "enable_transparent_hugepages", Verdict.FAIL,
+                                 f"{ktune.enabled} runs it at every boot, after the kernel "
+                                 "command line and tuned: THP is always")
+                        for script in ktune.enables_thp]
+            passed = False
     if passed:
         evidence = [item for item in evidence if item.verdict == Verdict.PASS]
     elif not evidence:

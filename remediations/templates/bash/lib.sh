@@ -454,6 +454,28 @@ persist_kernel_arg() {
     set_kernel_arg "$ROOT$LAYOUT_KERNEL_CMDLINE" '.' "$argument"
 }
 
+# RHEL 5/6: an enabled ktune that turns THP on runs at every boot after the kernel command
+# line, so the argument alone does not hold. Not changed automatically (the script belongs
+# to a tuned 0.2 profile): say what to do.
+ktune_thp_warning() {
+    local directory link script
+    for directory in $LAYOUT_SYSV_RUNLEVEL_DIRS; do
+        for link in "$ROOT$directory"/S[0-9][0-9]"$LAYOUT_KTUNE_SYSV"; do
+            [[ -e "$link" || -L "$link" ]] || continue
+            for script in "$ROOT$LAYOUT_KTUNE_SCRIPTS"/*.sh; do
+                if [[ -f "$script" ]] && grep -Eqs "$LAYOUT_KTUNE_ENABLES_THP" "$script"; then
+                    warn "manual: ${script#"$ROOT"} (ktune) turns THP on at every boot, after the" \
+                         "kernel command line: switch to a tuned profile without" \
+                         "enable_transparent_hugepages, or add 'echo never >" \
+                         "/sys/kernel/mm/redhat_transparent_hugepage/enabled' to an executable" \
+                         "/etc/rc.d/rc.local"
+                fi
+            done
+            return 0
+        done
+    done
+}
+
 # Rewrite the options of fstab entries for a mount point (fstab escapes like /proc/mounts).
 fstab_options() {
     local point="$1" remove="$2" add="$3"
