@@ -18,6 +18,7 @@ kernel arguments (THP at boot, elevator=).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..rules.host_layout import (
@@ -77,19 +78,21 @@ def _grubenv(root: HostRoot, problems: list[str]) -> dict[str, str]:
     return {}
 
 
-def _grub2(root: HostRoot, problems: list[str], notes: list[str]) -> list[BootSource]:
-    for path in (*_efi_files(root, "grub.cfg"), GRUB2_CFG):
+def _default_entry(root: HostRoot, problems: list[str], notes: list[str],
+                   paths: tuple[str, ...], parse: Callable[[str], boot.Menu],
+                   resolve: Callable[[str], str]) -> list[BootSource]:
+    """The entry that boots, from the first of ``paths`` that exists: the menu's default
+    (``resolve`` turns what the file says into what GRUB looks up); one that matches no
+    entry boots the first, as GRUB does."""
+    for path in paths:
         text = _read(root, path, problems)
         if text is None:
             continue
-        menu = boot.grub2_menu(text)
+        menu = parse(text)
         if not menu.entries:
-            notes.append(f"{path}: no menu entry with a linux line")
+            notes.append(f"{path}: no menu entry with a kernel line")
             return []
-        grubenv = _grubenv(root, problems)
-        wanted = menu.default
-        if wanted in ("${saved_entry}", "$saved_entry"):
-            wanted = grubenv.get("next_entry") or grubenv.get("saved_entry", "")
+        wanted = resolve(menu.default)
         index = menu.find(wanted)
         if index is None:
             notes.append(f"{path}: default {wanted!r} matches no entry; GRUB boots the first")
@@ -99,23 +102,20 @@ def _grub2(root: HostRoot, problems: list[str], notes: list[str]) -> list[BootSo
     return []
 
 
+def _grub2(root: HostRoot, problems: list[str], notes: list[str]) -> list[BootSource]:
+    def saved(default: str) -> str:
+        if default not in ("${saved_entry}", "$saved_entry"):
+            return default
+        grubenv = _grubenv(root, problems)
+        return grubenv.get("next_entry") or grubenv.get("saved_entry", "")
+
+    return _default_entry(root, problems, notes, (*_efi_files(root, "grub.cfg"), GRUB2_CFG),
+                          boot.grub2_menu, saved)
+
+
 def _legacy(root: HostRoot, problems: list[str], notes: list[str]) -> list[BootSource]:
-    for path in (*_efi_files(root, "grub.conf"), *reversed(LEGACY_GRUB_CONFS)):
-        text = _read(root, path, problems)
-        if text is None:
-            continue
-        menu = boot.legacy_grub_menu(text)
-        if not menu.entries:
-            notes.append(f"{path}: no title with a kernel line")
-            return []
-        index = menu.find(menu.default)
-        if index is None:
-            notes.append(f"{path}: default={menu.default} matches no title; GRUB boots the "
-                         "first")
-            index = 0
-        title, args = menu.entries[index]
-        return [BootSource(f"{path} (default entry {index}: {title})", tuple(args))]
-    return []
+    paths = (*_efi_files(root, "grub.conf"), *reversed(LEGACY_GRUB_CONFS))
+    return _default_entry(root, problems, notes, paths, boot.legacy_grub_menu, str)
 
 
 def collect_boot(root: HostRoot, problems: list[str]) -> BootConfig:
