@@ -176,3 +176,14 @@ def test_legacy_grub_menu_default_picks_the_title():
     assert title == "Red Hat Enterprise Linux 6 (2.6.32-71.el6.x86_64)"
     assert "transparent_hugepage=never" not in args
     assert "root=/dev/mapper/vg_sas-lv_root" in args  # '=' inside arguments kept
+
+
+def test_mount_options_keep_the_commas_of_a_quoted_selinux_context():
+    # /proc/mounts of a RHEL 8 host with an SELinux context mount option (mount(8) context=)
+    line = ('/dev/mapper/sasvg-saswork /saswork xfs rw,noatime,'
+            'context="system_u:object_r:tmp_t:s0:c127,c456",attr2,inode64,noquota 0 0\n')
+    (entry,), problems = parse_mounts(line)
+    assert problems == []
+    assert entry.options == ("rw", "noatime", 'context="system_u:object_r:tmp_t:s0:c127,c456"',
+                             "attr2", "inode64", "noquota")
+    assert entry.option_value("context") == '"system_u:object_r:tmp_t:s0:c127,c456"'

@@ -43,8 +43,13 @@ class MountEntry:
         return None
 
 
+_OPTION = re.compile(r'(?:[^,"]|"[^"]*"?)+')  # an unclosed quote runs to the end
+
+
 def split_options(field: str) -> tuple[str, ...]:
-    return tuple(option for option in unescape(field).split(",") if option)
+    """Comma-separated options; a quoted value keeps its commas, as the kernel writes
+    SELinux contexts: ``context="system_u:object_r:tmp_t:s0:c127,c456"``."""
+    return tuple(match.group(0) for match in _OPTION.finditer(unescape(field)))
 
 
 def parse_mounts(text: str) -> tuple[list[MountEntry], list[str]]:
