@@ -467,8 +467,7 @@ ktune_thp_warning() {
                     warn "manual: ${script#"$ROOT"} (ktune) turns THP on at every boot, after the" \
                          "kernel command line: switch to a tuned profile without" \
                          "enable_transparent_hugepages, or add 'echo never >" \
-                         "/sys/kernel/mm/redhat_transparent_hugepage/enabled' to an executable" \
-                         "/etc/rc.d/rc.local"
+                         "${LAYOUT_THP_DIRS##* }/enabled' to an executable /etc/rc.d/rc.local"
                 fi
             done
             return 0
