@@ -37,6 +37,10 @@ MAX_PROFILES = 32
 UNIT_CONTROLS = ("type", "enabled", "replace", "drop", "devices", "devices_udev_regex",
                  "cpuinfo_regex", "uname_regex", "script_pre", "script_post", "priority")
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+# A group with an unbounded quantifier inside, itself quantified ("(a+)+"), or a
+# back-reference: the shapes that make a regular expression backtrack exponentially.
+_NESTED_QUANTIFIER = re.compile(r"\((?:[^()\\]|\\.)*(?:[*+]|\{\d*,\d*\})(?:[^()\\]|\\.)*\)"
+                                r"(?:[*+]|\{\d*,\d*\})|\\[1-9]")
 
 
 @dataclass
@@ -82,8 +86,13 @@ class TunedChain:
                 continue
             if subject is None:
                 return f"{control}: /proc/cpuinfo is missing or unreadable"
+            expanded = self.expand(pattern)
+            if len(expanded) > 512 or _NESTED_QUANTIFIER.search(expanded):
+                # The host wrote this expression: one that can backtrack for ever (a
+                # quantified group holding a quantifier) is not run, nor its unit counted.
+                return f"{control} is too complex to evaluate safely"
             try:
-                if re.search(self.expand(pattern), subject, re.MULTILINE) is None:
+                if re.search(expanded, subject, re.MULTILINE) is None:
                     return f"{control} does not match this host"
             except re.error as exc:
                 return f"{control} is not a valid expression ({exc})"

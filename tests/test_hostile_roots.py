@@ -122,3 +122,20 @@ def test_each_damage_is_seen(tmp_path):
     assert any("symbolic links" in problem for problem in data["problems"])
     thp = {r["id"]: r for r in data["rules"]}["thp_disabled"]
     assert thp["result"] in ("error", "notapplicable")
+
+
+def test_a_tuned_unit_regex_that_backtracks_for_ever_is_not_run(tmp_path):
+    """A unit's cpuinfo_regex comes from the host: "(a+)+$" against 40 a's would take hours.
+    The scan ends at once, saying the unit was not evaluated (so it does not count)."""
+    profile = ("[main]\nsummary=hostile\n\n[vm.evil]\ntype=vm\ncpuinfo_regex=(a+)+$\n"
+               "transparent_hugepages=never\n")
+    root = sas_host(tmp_path / "root", tuned_active="evil", tuned_custom={"evil": profile},
+                    bls_options="root=/dev/sda ro", grub_cmdline="",
+                    extra_files={"/proc/cpuinfo": "a" * 40 + "!\n"})
+    completed = subprocess.run(
+        [sys.executable, "-m", "sascheck", "scan", "--root", str(root), "--quiet", "--json", "-",
+         "--set", "sas_data_dirs=/sasdata"], capture_output=True, text=True, timeout=60)
+    rules = {r["id"]: r for r in json.loads(completed.stdout)["rules"]}
+    thp = rules["thp_disabled_at_boot"]
+    assert thp["result"] == "fail"
+    assert any("too complex to evaluate safely" in (e.get("note") or "") for e in thp["evidence"])
