@@ -28,7 +28,7 @@ from ..rules.host_layout import (
     UDEV_RULES_DIRS,
     legacy_kernel_regex,
 )
-from .oval import Element, all_of, any_of, component, criterion, entity, none_of
+from .oval import Element, all_of, any_of, capture, component, criterion, entity, none_of
 from .oval_facts import OvalFacts
 
 BLOCK_RULE = r'(?=[^#\n]*SUBSYSTEM=="(?:[^"\n]*\|)?block(?:\|[^"\n]*)?")'
@@ -313,7 +313,6 @@ class _Cmdline:
 
 
 def _capture_last(name: str, object_id: str) -> Element:
-    from .oval import capture, component
     return capture(LAST_ARG.format(name=name), component(object_id, "subexpression"))
 
 
