@@ -20,11 +20,11 @@ from ..rules.host_layout import (
     LIBVIRT_UNITS,
     PROC_MODULES,
     SYSTEMD_WANTS_DIRS,
-    SYSV_RUNLEVEL_DIRS,
     VM_VENDORS,
 )
 from .hostroot import FactError, HostRoot
 from .parsers.simple import ascii_int, cpuinfo_flags
+from .services import sysv_start_links
 
 AUTO = "auto"
 
@@ -137,9 +137,8 @@ def _guest_evidence(root: HostRoot, evidence: _Evidence) -> tuple[list[str], lis
     if defined:
         enabled = [f"{wants}/{unit}" for wants in SYSTEMD_WANTS_DIRS for unit in LIBVIRT_UNITS
                    if root.exists(f"{wants}/{unit}") or root.is_symlink(f"{wants}/{unit}")]
-        enabled += [f"{directory}/{name}" for directory in SYSV_RUNLEVEL_DIRS
-                    for name in evidence.names(directory, LIBVIRT_SYSV)
-                    if name[:1] == "S" and name[1:3].isdigit() and name[3:] == LIBVIRT_SYSV]
+        enabled += sysv_start_links(lambda directory: evidence.names(directory, LIBVIRT_SYSV),
+                                    LIBVIRT_SYSV)
         if enabled:
             reasons.append(f"libvirt guests defined ({', '.join(defined[:5])}) and "
                            f"{enabled[0]} starts libvirt at boot")

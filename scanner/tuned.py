@@ -20,7 +20,6 @@ from ..rules.host_layout import (
     KTUNE_SCRIPTS,
     KTUNE_SYSV,
     SYSTEMD_WANTS_DIRS,
-    SYSV_RUNLEVEL_DIRS,
     TUNED_ACTIVE_FILES,
     TUNED_BINARIES,
     TUNED_PROFILE_DIRS,
@@ -28,6 +27,7 @@ from ..rules.host_layout import (
 )
 from .hostroot import FactError, HostRoot
 from .parsers.tuned_conf import Sections, includes, parse_active_profile, parse_tuned_conf
+from .services import sysv_start_links
 from .unavailable import Unavailable
 
 BOOT_LINKS = tuple(f"{wants}/tuned.service" for wants in SYSTEMD_WANTS_DIRS)
@@ -249,8 +249,7 @@ def collect_tuned(root: HostRoot) -> TunedFacts:
                           f"none of {', '.join(TUNED_BINARIES)} exists")
     link = next((path for path in BOOT_LINKS if root.exists(path) or root.is_symlink(path)),
                 None)
-    sysv = next((f"{d}/{n}" for d in SYSV_RUNLEVEL_DIRS for n in root.listdir(d)
-                 if n.startswith("S") and n[1:3].isdigit() and n[3:] == "tuned"), None)
+    sysv = next(iter(sysv_start_links(root.listdir, "tuned")), None)
     enabled = link or sysv
     enabled_evidence = (f"{enabled} exists" if enabled else
                         "no tuned.service in multi-user.target.wants and no S??tuned link")
@@ -273,8 +272,7 @@ def collect_tuned(root: HostRoot) -> TunedFacts:
 
 
 def collect_ktune(root: HostRoot) -> Ktune:
-    enabled = next((f"{d}/{n}" for d in SYSV_RUNLEVEL_DIRS for n in root.listdir(d)
-                    if n.startswith("S") and n[1:3].isdigit() and n[3:] == KTUNE_SYSV), "")
+    enabled = next(iter(sysv_start_links(root.listdir, KTUNE_SYSV)), "")
     if not enabled:
         return Ktune("", ())
     scripts = []
