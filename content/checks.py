@@ -21,14 +21,27 @@ from ..rules.host_layout import (
     KTUNE_ENABLES_THP,
     KTUNE_SCRIPTS,
     KTUNE_SYSV,
+    LEGACY_DEFAULT_SCHEDULERS,
     LEGACY_GRUB_CONFS,
     SAS_ROLES,
+    SATA_VENDOR,
     SYSV_RUNLEVEL_DIRS,
     THP_DIRS,
     UDEV_RULES_DIRS,
     legacy_kernel_regex,
 )
-from .oval import Element, all_of, any_of, capture, component, criterion, entity, none_of
+from .oval import (
+    Element,
+    all_of,
+    any_of,
+    capture,
+    component,
+    concat,
+    criterion,
+    entity,
+    none_of,
+    var,
+)
 from .oval_facts import OvalFacts
 
 BLOCK_RULE = r'(?=[^#\n]*SUBSYSTEM=="(?:[^"\n]*\|)?block(?:\|[^"\n]*)?")'
@@ -286,20 +299,28 @@ class _Cmdline:
                    any_of(none_of(grub), grub_ok), any_of(none_of(kernel), kernel_ok)),
             comment="the kernel command line that will boot sets transparent_hugepage=never")
 
-    def elevator(self, allowed_var: str) -> Element:
+    def elevator(self, allowed_var: str | None) -> Element:
+        """The command line that boots sets elevator= to one of ``allowed_var`` (None: to
+        anything)."""
         oval = self.facts.oval
         sets: dict[str, Element] = {}
+        # One item holds every line's capture, '' where a line has no elevator=.
+        if allowed_var is None:
+            state = oval.state("ind:variable", "an elevator", entity(
+                "ind:value", ".", op="pattern match", entity_check="at least one"))
+            what = "elevator="
+        else:
+            state = oval.state("ind:variable", "an allowed elevator", entity(
+                "ind:value", var=allowed_var, var_check="at least one",
+                entity_check="at least one"))
+            what = "an allowed elevator"
         for object_id, name in ((self.bls, "BLS"), (self.grub2, "GRUB 2 menu"),
                                 (self.legacy, "GRUB 0.97"), (self.grub, GRUB_DEFAULTS),
                                 (self.kernel, KERNEL_CMDLINE)):
             values = oval.local(f"elevator= in {name}", _capture_last("elevator", object_id))
-            allowed = oval.state("ind:variable", "an allowed elevator",
-                                 entity("ind:value", var=allowed_var, var_check="at least one",
-                                        entity_check="at least one"))
-            sets[name] = criterion(oval.test("ind:variable", f"{name} sets an allowed elevator",
+            sets[name] = criterion(oval.test("ind:variable", f"{name} sets {what}",
                                              oval.values_of(f"elevator= in {name}", values),
-                                             allowed, check="all",
-                                             existence="at_least_one_exists"))
+                                             state, existence="at_least_one_exists"))
         bls = self.exists(self.bls, "BLS entries exist")
         grub2 = self.exists(self.grub2, "GRUB 2 menu entries exist")
         legacy = self.exists(self.legacy, "GRUB 0.97 entries exist")
@@ -398,20 +419,81 @@ def io_tuning_at_boot(facts: OvalFacts, rule: Rule) -> Element:
                            r"^[^#\n]*" + SETRA),),
             filters=(("include", sectors_ok),))),
         comment="read-ahead is set at boot")
-    old_kernel = oval.obj("ind:textfilecontent54", "a pre-blk-mq kernel (2.x, 3.x)",
-                          entity("ind:filepath", "/proc/sys/kernel/osrelease"),
-                          entity("ind:pattern", legacy_kernel_regex(), op="pattern match"),
-                          entity("ind:instance", "1", datatype="int"))
+    honours_elevator = _kernel_is(facts, legacy_kernel_regex(), "a pre-blk-mq kernel (2.x, 3.x)")
+    udev_scheduler = _udev(facts, "udev scheduler", r'ATTR\{queue/scheduler\}[ \t]*[:+]?=[ \t]*'
+                                                     r'"([^"\n]*)"')
+    cmdline = _Cmdline(facts)
+    nothing_sets = all_of(
+        none_of(facts.tuned_setting("elevator", [(r"(\S+)", None)], "tuned sets an elevator")),
+        criterion(oval.test("ind:textfilecontent54", "a udev rule sets a scheduler",
+                            udev_scheduler), negate=True),
+        none_of(all_of(honours_elevator, cmdline.elevator(None))),
+        comment="nothing configures a scheduler")
     scheduler = any_of(
         facts.tuned_setting("elevator", [(r"(\S+)", scheduler_ok)], "tuned [disk] elevator"),
-        some(_udev(facts, "udev scheduler", r'ATTR\{queue/scheduler\}[ \t]*[:+]?=[ \t]*'
-                                             r'"([^"\n]*)"'),
-             scheduler_ok, "a udev rule sets the scheduler"),
-        all_of(criterion(oval.test("ind:textfilecontent54", "the kernel honours elevator=",
-                                   old_kernel)),
-               _Cmdline(facts).elevator(facts.listed("allowed_schedulers"))),
+        some(udev_scheduler, scheduler_ok, "a udev rule sets the scheduler"),
+        all_of(honours_elevator, cmdline.elevator(facts.listed("allowed_schedulers"))),
+        all_of(nothing_sets, _kernel_default_allowed(facts)),
         comment="an allowed scheduler is set at boot")
     return all_of(read_ahead, scheduler)
+
+
+def _kernel_is(facts: OvalFacts, pattern: str, comment: str) -> Element:
+    oval = facts.oval
+    release = oval.obj("ind:textfilecontent54", comment,
+                       entity("ind:filepath", "/proc/sys/kernel/osrelease"),
+                       entity("ind:pattern", pattern, op="pattern match"),
+                       entity("ind:instance", "1", datatype="int"))
+    return criterion(oval.test("ind:textfilecontent54", comment, release))
+
+
+def _kernel_default_allowed(facts: OvalFacts) -> Element:
+    """The scheduler the kernel gives the SAS devices is allowed (scanner.blockdev.
+    default_scheduler): blk-mq mq-deadline, none with several hardware queues; RHEL 7
+    deadline, cfq for SATA disks; RHEL 5/6 cfq. The default of a plain disk must be allowed
+    too (what the scanner judges when no SAS device offers a choice)."""
+    oval = facts.oval
+
+    def allows(name: str) -> Element:
+        state = oval.state("ind:variable", f"lists {name}",
+                           entity("ind:value", name, entity_check="at least one"))
+        return criterion(oval.test(
+            "ind:variable", f"allowed_schedulers lists {name}",
+            oval.values_of("allowed schedulers", facts.listed("allowed_schedulers")), state))
+
+    def no_sas_device(path: str, pattern: str | None, comment: str) -> Element:
+        """No device at any level of the SAS stacks has /sys/block/NAME/``path`` (matching
+        ``pattern``)."""
+        tests = []
+        for depth, names in enumerate(facts.device_levels()):
+            files = oval.local(f"{comment}: level {depth} files",
+                               concat("/sys/block/", var(names), f"/{path}"))
+            if pattern is None:
+                found = oval.obj("unix:file", f"{comment} (level {depth})",  # a directory
+                                 entity("unix:path", var=files, var_check="at least one"),
+                                 entity("unix:filename", nil=True))
+                kind = "unix:file"
+            else:
+                found = oval.obj("ind:textfilecontent54", f"{comment} (level {depth})",
+                                 entity("ind:filepath", var=files, var_check="at least one"),
+                                 entity("ind:pattern", pattern, op="pattern match"),
+                                 entity("ind:instance", "1", datatype="int"))
+                kind = "ind:textfilecontent54"
+            tests.append(criterion(oval.test(kind, f"no SAS device: {comment} (level {depth})",
+                                             found, existence="none_exist")))
+        return all_of(*tests)
+
+    prefixes = dict(LEGACY_DEFAULT_SCHEDULERS)
+    rhel7 = prefixes["3."]
+    return any_of(
+        all_of(_kernel_is(facts, r"^(?:[4-9]|[1-9][0-9])\.", "a blk-mq kernel (4.x and later)"),
+               allows("mq-deadline"),
+               any_of(allows("none"), no_sas_device("mq/1", None, "several hardware queues"))),
+        all_of(_kernel_is(facts, r"^3\.", "a 3.x kernel (RHEL 7)"), allows(rhel7),
+               any_of(allows("cfq"), no_sas_device("device/vendor", rf"^{SATA_VENDOR}\s*$",
+                                                   "a SATA disk"))),
+        all_of(_kernel_is(facts, r"^2\.", "a 2.x kernel (RHEL 5, 6)"), allows(prefixes["2."])),
+        comment="the kernel's default scheduler is allowed")
 
 
 GENERATORS: dict[str, Generator] = {

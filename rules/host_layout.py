@@ -87,6 +87,10 @@ INIT_SCRIPTS = ("/etc/rc.d/rc.local", "/etc/rc.local", "/etc/rc.d/rc3.d/S99local
 # names; blk-mq kernels (RHEL 8+) offer mq-deadline, kyber, bfq, none.
 LEGACY_KERNEL_PREFIXES = ("2.", "3.")
 LEGACY_SCHEDULERS = ("deadline", "noop", "cfq", "anticipatory")
+# The scheduler a legacy kernel gives a device nothing configures, by release prefix:
+# RHEL 5/6 (2.6) cfq; RHEL 7 (3.10) deadline except SATA disks, which keep cfq.
+LEGACY_DEFAULT_SCHEDULERS = (("2.", "cfq"), ("3.", "deadline"))
+SATA_VENDOR = "ATA"  # libata's SCSI translation reports this as every SATA disk's vendor
 
 # -- SAS ----------------------------------------------------------------------------------
 SAS_HOMES = ("/opt/sas/SASHome", "/usr/local/SASHome", "/opt/SASHome", "/sas/SASHome")

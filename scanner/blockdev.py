@@ -16,6 +16,7 @@ from __future__ import annotations
 import posixpath
 from dataclasses import dataclass, field
 
+from ..rules.host_layout import LEGACY_DEFAULT_SCHEDULERS, SATA_VENDOR
 from .hostroot import FactError, HostRoot
 from .parsers.selection import Selection, parse_selection
 from .parsers.simple import ascii_int
@@ -34,6 +35,8 @@ class BlockDevice:
     scheduler: Selection | Unavailable | None = None  # None: no scheduler file
     read_ahead_kb: int | Unavailable | None = None
     wwid: str | None = None  # SCSI world-wide id: a name that survives reboots
+    vendor: str | None = None  # SCSI vendor; libata reports "ATA" for SATA disks
+    hw_queues: int | None = None  # entries of queue's mq/ (blk-mq); None: not present
 
     @property
     def label(self) -> str:
@@ -150,6 +153,16 @@ def read_queue(root: HostRoot, device: BlockDevice) -> None:
         except FactError:
             wwid = None
         device.wwid = wwid.strip() if wwid and wwid.strip() else None
+        try:
+            vendor = root.read_optional(f"{device.sysfs}/device/vendor", 4096)
+        except FactError:
+            vendor = None
+        device.vendor = vendor.strip() if vendor and vendor.strip() else None
+    try:
+        queues = [name for name in root.listdir(f"{device.sysfs}/mq") if name.isdigit()]
+    except FactError:
+        queues = []
+    device.hw_queues = len(queues) or None
     queue = f"{device.sysfs}/queue"
     try:
         text = root.read_optional(f"{queue}/scheduler", 4096)
@@ -195,3 +208,24 @@ def device_for_mount(root: HostRoot, graph: BlockGraph, source: str) -> str | Un
     if target != source and base in graph.devices:
         return base
     return Unavailable(f"{source}: no matching device under /sys/block")
+
+
+def default_scheduler(kernel: str, device: BlockDevice) -> tuple[str, str] | None:
+    """(scheduler, why) the kernel gives ``device`` when nothing configures one, or None
+    when the kernel release is unknown.
+
+    blk-mq (``elevator_get_default``): mq-deadline for a queue with one hardware queue,
+    none for several. RHEL 7's 3.10: deadline, but cfq for SATA disks (RHEL 7 Performance
+    Tuning Guide, "I/O schedulers"). RHEL 5 and 6: cfq.
+    """
+    if not kernel:
+        return None
+    for prefix, scheduler in LEGACY_DEFAULT_SCHEDULERS:
+        if kernel.startswith(prefix):
+            if scheduler == "deadline" and device.vendor == SATA_VENDOR:
+                return "cfq", f"kernel {kernel}: cfq for SATA disks (vendor {SATA_VENDOR})"
+            return scheduler, f"kernel {kernel}: default {scheduler}"
+    if device.hw_queues and device.hw_queues > 1:
+        return "none", f"blk-mq with {device.hw_queues} hardware queues"
+    counted = "one hardware queue" if device.hw_queues else "no mq/ directory: one queue assumed"
+    return "mq-deadline", f"blk-mq with {counted}"

@@ -160,7 +160,12 @@ for link in "$ROOT"/sys/block/*; do
     for file in dev queue/scheduler queue/read_ahead_kb dm/name dm/uuid; do
         grab "$dir/$file"
     done
-    if [ -e "$ROOT$dir/device/wwid" ]; then follow "$dir/device/wwid"; fi
+    for file in wwid vendor; do
+        if [ -e "$ROOT$dir/device/$file" ]; then follow "$dir/device/$file"; fi
+    done
+    for queue in "$ROOT$dir"/mq/*; do  # blk-mq hardware queues decide the default scheduler
+        [ -d "$queue" ] && grab "$dir/mq/${queue##*/}"
+    done
     if [ -d "$ROOT$dir/slaves" ]; then
         grab "$dir/slaves"
         for slave in "$ROOT$dir"/slaves/*; do

@@ -72,10 +72,14 @@ class RecordingRoot(HostRoot):
 
     def _note_dir(self, path: str, entries: list[str]) -> None:
         self.dirs.add(path)
-        for name in entries:  # entries that are links matter by name (slaves/, /sys/block)
+        # Entries that are links matter by name (slaves/, /sys/block), and so do those that
+        # are directories (a queue's mq/<n>/ counts hardware queues).
+        for name in entries:
             entry = posixpath.join(path, name)
             if os.path.islink(self.host_path(entry)):
                 self.links[entry] = os.readlink(self.host_path(entry))
+            elif os.path.isdir(self.host_path(entry)):
+                self.dirs.add(entry)
 
     def _note_error(self, path: str, reason: str) -> None:
         if not reason.endswith(": missing"):

@@ -39,6 +39,8 @@ class HostSpec:
     dirty_ratio: int | None = 40
     path_scheduler: str = "[mq-deadline] kyber bfq none"
     mpath_scheduler: str = "[mq-deadline] kyber bfq none"
+    path_vendor: str = "XtremIO"  # SCSI vendor of the multipath's paths ("ATA": SATA disks)
+    path_hw_queues: int | None = None  # None: one for a blk-mq scheduler, else none
     read_ahead_kb: int = 4096
     filesystems: list[SasFs] = field(default_factory=lambda: [
         SasFs("sasdata", "/sasdata"), SasFs("saswork", "/saswork"),
@@ -110,7 +112,8 @@ def build_host(path: Path, spec: HostSpec) -> RootBuilder:
     lvs = [fs.lv for fs in spec.filesystems]
     root.multipath_lvm("mpatha", ["sdb", "sdc", "sdd", "sde"], "sasvg", lvs, first_dm=1,
                        scheduler=spec.mpath_scheduler, path_scheduler=spec.path_scheduler,
-                       read_ahead_kb=spec.read_ahead_kb)
+                       read_ahead_kb=spec.read_ahead_kb, path_vendor=spec.path_vendor,
+                       path_hw_queues=spec.path_hw_queues)
     root.mount("/dev/mapper/rhel-root", "/", "xfs", "rw,relatime,attr2,inode64,noquota")
     root.mount("/dev/sda1", "/boot", "xfs", "rw,relatime,attr2,inode64,noquota")
     for fs in spec.filesystems:

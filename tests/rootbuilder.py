@@ -119,9 +119,14 @@ class RootBuilder:
         return self
 
     # -- block devices -----------------------------------------------------------------
-    def _queue(self, device_dir: str, scheduler: str | None, read_ahead_kb: int | None) -> None:
+    def _queue(self, device_dir: str, scheduler: str | None, read_ahead_kb: int | None,
+               hw_queues: int | None = None) -> None:
         if scheduler is not None:
             self.file(f"{device_dir}/queue/scheduler", scheduler + "\n")
+        if hw_queues is None:  # blk-mq SCSI and dm-multipath queues have one hardware queue
+            hw_queues = 1 if scheduler and "mq-deadline" in scheduler else 0
+        for queue in range(hw_queues):  # as blk-mq shows them: mq/<n>/ with nr_tags etc.
+            self.file(f"{device_dir}/mq/{queue}/nr_tags", "256\n")
         if read_ahead_kb is not None:
             self.file(f"{device_dir}/queue/read_ahead_kb", f"{read_ahead_kb}\n")
 
@@ -132,20 +137,24 @@ class RootBuilder:
 
     def disk(self, name: str, scheduler: str | None = DEFAULT_SCHEDULER,
              read_ahead_kb: int | None = 128, vendor: str = "ATA",
-             model: str = "DISK", wwid: str | None = None) -> RootBuilder:
+             model: str = "DISK", wwid: str | None = None,
+             hw_queues: int | None = None) -> RootBuilder:
         if name.startswith("nvme"):
+            if hw_queues is None:  # NVMe: a hardware queue per CPU (or per vector)
+                hw_queues = 4
             bus = NVME_BUS.format(controller=name.split("n")[1] if "n" in name else "0")
             device_dir = f"/sys/devices/{bus}/{name}"
         else:
             bus = SCSI_BUS.format(n=self._scsi_hosts)
             self._scsi_hosts += 1
             device_dir = f"/sys/devices/{bus}/block/{name}"
-            self.file(f"/sys/devices/{bus}/vendor", f"{vendor}\n")
-            self.file(f"/sys/devices/{bus}/model", f"{model}\n")
+            # SCSI INQUIRY fields, space-padded to their width as the kernel shows them.
+            self.file(f"/sys/devices/{bus}/vendor", f"{vendor:<8}\n")
+            self.file(f"/sys/devices/{bus}/model", f"{model:<16}\n")
             if wwid is not None:  # as the SCSI layer shows it: naa., eui. or t10. prefixed
                 self.file(f"/sys/devices/{bus}/wwid", f"{wwid}\n")
             self.symlink(f"{device_dir}/device", f"/sys/devices/{bus}")
-        self._queue(device_dir, scheduler, read_ahead_kb)
+        self._queue(device_dir, scheduler, read_ahead_kb, hw_queues)
         self._register(name, device_dir, f"8:{self._scsi_hosts * 16}")
         return self
 
@@ -193,10 +202,13 @@ class RootBuilder:
     def multipath_lvm(self, lun: str, paths: list[str], vg: str, lvs: list[str],
                       first_dm: int = 0, scheduler: str = DEFAULT_SCHEDULER,
                       path_scheduler: str = DEFAULT_SCHEDULER,
-                      read_ahead_kb: int = 128) -> RootBuilder:
-        """A multipath LUN (request-based dm over SCSI paths) with LVM volumes on it."""
+                      read_ahead_kb: int = 128, path_vendor: str = "XtremIO",
+                      path_hw_queues: int | None = None) -> RootBuilder:
+        """A multipath LUN (request-based dm over SCSI paths) with LVM volumes on it. The
+        paths report the array's SCSI vendor (the seed 003 paper's XtremIO)."""
         for path in paths:
-            self.disk(path, scheduler=path_scheduler, read_ahead_kb=read_ahead_kb)
+            self.disk(path, scheduler=path_scheduler, read_ahead_kb=read_ahead_kb,
+                      vendor=path_vendor, model="XtremApp", hw_queues=path_hw_queues)
         mpath = f"dm-{first_dm}"
         self.dm(mpath, lun, paths, uuid=f"mpath-3600{first_dm:028d}", scheduler=scheduler,
                 read_ahead_kb=read_ahead_kb)

@@ -50,6 +50,9 @@ KTUNE_FILES, KTUNE_LINKS = rhel6_ktune(KTUNE_ENTERPRISE_STORAGE)
 RHEL6_KTUNE: dict[str, Any] = {"kernel": "2.6.32-754.35.1.el6.x86_64", "rhel6_thp": True,
                                "bls_options": None, "grub_cmdline": None, "tuned_active": None,
                                "extra_links": KTUNE_LINKS}
+# Legacy request queues as RHEL 7 shows them on SAN paths and their dm-multipath device.
+RHEL7_QUEUES = {"path_scheduler": "noop [deadline] cfq", "mpath_scheduler": "noop [deadline] cfq"}
+RA_IN_RC_LOCAL = {"/etc/rc.d/rc.local": "blockdev --setra 4096 /dev/sdb\n"}
 RHEL6_NEVER = RHEL6_GRUB_CONF.replace(f"{RHEL6_ARGS}\n", f"{RHEL6_ARGS} transparent_hugepage=never\n")
 
 
@@ -245,13 +248,37 @@ CASES: list[tuple[str, str, dict[str, Any], list[str], str]] = [
                                                                        "default=0")}}, [],
      "pass"),
     ("io boot: RHEL 7 elevator= only in /etc/default/grub", "io_tuning_at_boot",
-     {**RHEL7_NO_BLS, "grub_cmdline": "rhgb quiet elevator=deadline", "tuned_active": "balanced",
-      "extra_files": {"/boot/grub2/grub.cfg": RHEL7_GRUB_CFG,
-                      "/etc/rc.d/rc.local": "blockdev --setra 4096 /dev/sdb\n"}}, [], "fail"),
+     {**RHEL7_NO_BLS, "grub_cmdline": "rhgb quiet elevator=noop", "tuned_active": "balanced",
+      "extra_files": {"/boot/grub2/grub.cfg": RHEL7_GRUB_CFG, **RA_IN_RC_LOCAL}},
+     ["allowed_schedulers=noop"], "fail"),
     ("io boot: RHEL 7 elevator= in the menu", "io_tuning_at_boot",
      {**RHEL7_NO_BLS, "tuned_active": "balanced",
-      "extra_files": {"/boot/grub2/grub.cfg": rhel7_grub_cfg("rhgb quiet elevator=deadline"),
-                      "/etc/rc.d/rc.local": "blockdev --setra 4096 /dev/sdb\n"}}, [], "pass"),
+      "extra_files": {"/boot/grub2/grub.cfg": rhel7_grub_cfg("rhgb quiet elevator=noop"),
+                      **RA_IN_RC_LOCAL}}, ["allowed_schedulers=noop"], "pass"),
+    # With nothing configuring it, the kernel's default scheduler is what every boot gets
+    # (scanner.blockdev.default_scheduler).
+    ("io boot: RHEL 7 SAN LUNs get deadline by default", "io_tuning_at_boot",
+     {**RHEL7_NO_BLS, **RHEL7_QUEUES, "extra_files": {"/boot/grub2/grub.cfg": RHEL7_GRUB_CFG, **RA_IN_RC_LOCAL}}, [], "pass"),
+    ("io boot: RHEL 7 SATA disks keep cfq", "io_tuning_at_boot",
+     {**RHEL7_NO_BLS, **RHEL7_QUEUES, "path_scheduler": "noop deadline [cfq]",
+      "path_vendor": "ATA",
+      "extra_files": {"/boot/grub2/grub.cfg": RHEL7_GRUB_CFG, **RA_IN_RC_LOCAL}}, [], "fail"),
+    ("io boot: RHEL 6 default cfq", "io_tuning_at_boot",
+     {**RHEL7_NO_BLS, "kernel": "2.6.32-754.35.1.el6.x86_64",
+      "path_scheduler": "noop anticipatory deadline [cfq]",
+      "mpath_scheduler": "noop anticipatory deadline [cfq]",
+      "extra_files": {"/boot/grub/grub.conf": RHEL6_GRUB_CONF, **RA_IN_RC_LOCAL}}, [], "fail"),
+    ("io boot: RHEL 8 stock: mq-deadline by default", "io_tuning_at_boot",
+     {"tuned_active": "balanced", "extra_files": RA_IN_RC_LOCAL}, [], "pass"),
+    ("io boot: RHEL 8 default mq-deadline, site allows none only", "io_tuning_at_boot",
+     {"tuned_active": "balanced", "extra_files": RA_IN_RC_LOCAL},
+     ["allowed_schedulers=none"], "fail"),
+    ("io boot: several hardware queues default to none", "io_tuning_at_boot",
+     {"tuned_active": "balanced", "path_hw_queues": 4, "mpath_scheduler": "none",
+      "extra_files": RA_IN_RC_LOCAL}, ["allowed_schedulers=none"], "pass"),
+    ("io boot: several hardware queues, site allows mq-deadline only", "io_tuning_at_boot",
+     {"tuned_active": "balanced", "path_hw_queues": 4, "mpath_scheduler": "none",
+      "extra_files": RA_IN_RC_LOCAL}, ["allowed_schedulers=mq-deadline"], "fail"),
     # RHEL 6: ktune turns THP back on at every boot, whatever the command line says.
     ("thp boot: RHEL 6 enterprise-storage ktune over the command line", "thp_disabled_at_boot",
      {**RHEL6_KTUNE, "extra_files": {**KTUNE_FILES, "/boot/grub/grub.conf": RHEL6_NEVER}},
@@ -286,8 +313,8 @@ CASES: list[tuple[str, str, dict[str, Any], list[str], str]] = [
      {"tuned_custom": {"sas-performance": SAS_PROFILE.replace(">4096", "8192 sectors")}}, [],
      "pass"),
     ("io boot: elevator= ignored on blk-mq kernels", "io_tuning_at_boot",
-     {"tuned_active": "balanced", "bls_options": "ro elevator=deadline", "extra_files": {
-         "/etc/rc.d/rc.local": "blockdev --setra 4096 /dev/sdb\n"}}, [], "fail"),
+     {"tuned_active": "balanced", "bls_options": "ro elevator=deadline",
+      "extra_files": RA_IN_RC_LOCAL}, ["allowed_schedulers=deadline"], "fail"),
 ]
 
 

@@ -11,8 +11,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...rules.host_layout import TUNED_ACTIVE_FILES, legacy_kernel
+from ..blockdev import BlockDevice, default_scheduler
 from ..facts import Facts
 from ..parsers.boot import arg_value
+from ..parsers.selection import Selection
 from ..parsers.simple import ascii_int
 from ..parsers.udev_rules import is_block_rule
 from ..results import Evidence, Outcome, Verdict, combine
@@ -239,9 +241,14 @@ def io_tuning_at_boot(params: Mapping[str, Any], facts: Facts,
                 judge(scheduler, "scheduler", boot_source.path, f"elevator={value}",
                       value in allowed)
 
+    # With nothing setting a scheduler every device keeps the kernel's default: each one
+    # must be allowed (all of them, where the configured ones need only one source).
+    defaults = [] if scheduler else _kernel_defaults(facts, allowed)
     evidence = []
     for subject, items in (("read-ahead", read_ahead), ("scheduler", scheduler)):
-        if not items:
+        if subject == "scheduler" and defaults:
+            evidence.extend(defaults)
+        elif not items:
             evidence.append(Evidence(subject, "", "not set at boot", Verdict.FAIL,
                                      "no tuned [disk] setting or udev rule sets it"))
         elif any(item.verdict == Verdict.PASS for item in items):
@@ -251,6 +258,27 @@ def io_tuning_at_boot(params: Mapping[str, Any], facts: Facts,
     result = combine(evidence)
     actual = "; ".join(f"{e.subject}: {e.actual}" for e in evidence)
     return Outcome(result, expected, actual, evidence)
+
+
+def _kernel_defaults(facts: Facts, allowed: list[str]) -> list[Evidence]:
+    """With nothing configuring a scheduler, each SAS device gets the kernel's default at
+    boot: that persists too. With no SAS device to look at, the kernel's default for a
+    plain disk stands for them (what OVAL's vacuous test on no devices also says)."""
+    devices = {layer.device: facts.block.devices[layer.device]
+               for filesystem in (facts.sas_filesystems
+                                  if isinstance(facts.sas_filesystems, list) else [])
+               for layer in filesystem.stack}
+    choosing = [device for device in devices.values() if device.kind != "partition"
+                and isinstance(device.scheduler, Selection) and device.scheduler.offers_choice]
+    items = []
+    for device in choosing or [BlockDevice("(any disk)", "", "disk")]:
+        default = default_scheduler(facts.host.kernel, device)
+        if default is None:
+            continue
+        items.append(Evidence("scheduler", f"kernel default for {device.label}", default[0],
+                              Verdict.PASS if default[0] in allowed else Verdict.FAIL,
+                              f"{default[1]}; nothing else sets it at boot"))
+    return items
 
 
 def _at_least(text: str, minimum: int) -> bool:
