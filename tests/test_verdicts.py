@@ -258,7 +258,8 @@ CASES: list[tuple[str, str, dict[str, Any], list[str], str]] = [
     # With nothing configuring it, the kernel's default scheduler is what every boot gets
     # (scanner.blockdev.default_scheduler).
     ("io boot: RHEL 7 SAN LUNs get deadline by default", "io_tuning_at_boot",
-     {**RHEL7_NO_BLS, **RHEL7_QUEUES, "extra_files": {"/boot/grub2/grub.cfg": RHEL7_GRUB_CFG, **RA_IN_RC_LOCAL}}, [], "pass"),
+     {**RHEL7_NO_BLS, **RHEL7_QUEUES,
+      "extra_files": {"/boot/grub2/grub.cfg": RHEL7_GRUB_CFG, **RA_IN_RC_LOCAL}}, [], "pass"),
     ("io boot: RHEL 7 SATA disks keep cfq", "io_tuning_at_boot",
      {**RHEL7_NO_BLS, **RHEL7_QUEUES, "path_scheduler": "noop deadline [cfq]",
       "path_vendor": "ATA",
