@@ -25,8 +25,11 @@ from ..rules.host_layout import (
     LEGACY_GRUB_CONFS,
     SAS_ROLES,
     SATA_VENDOR,
+    SYSTEMD_UNIT_DIRS,
+    SYSTEMD_WANTS_DIRS,
     SYSV_RUNLEVEL_DIRS,
     THP_DIRS,
+    TMPFILES_DIRS,
     UDEV_RULES_DIRS,
     legacy_kernel_regex,
 )
@@ -299,28 +302,32 @@ class _Cmdline:
                    any_of(none_of(grub), grub_ok), any_of(none_of(kernel), kernel_ok)),
             comment="the kernel command line that will boot sets transparent_hugepage=never")
 
-    def elevator(self, allowed_var: str | None) -> Element:
-        """The command line that boots sets elevator= to one of ``allowed_var`` (None: to
-        anything)."""
+    def argument(self, name: str, allowed_var: str | None) -> Element:
+        """The command line that boots sets ``name``= to one of ``allowed_var`` (None: to
+        anything; under BLS, grubenv's kernelopts or tuned_params count too)."""
         oval = self.facts.oval
         sets: dict[str, Element] = {}
-        # One item holds every line's capture, '' where a line has no elevator=.
+        # One item holds every line's capture, '' where a line lacks the argument.
         if allowed_var is None:
-            state = oval.state("ind:variable", "an elevator", entity(
+            state = oval.state("ind:variable", "a value", entity(
                 "ind:value", ".", op="pattern match", entity_check="at least one"))
-            what = "elevator="
+            what = f"{name}="
         else:
-            state = oval.state("ind:variable", "an allowed elevator", entity(
+            state = oval.state("ind:variable", "an allowed value", entity(
                 "ind:value", var=allowed_var, var_check="at least one",
                 entity_check="at least one"))
-            what = "an allowed elevator"
-        for object_id, name in ((self.bls, "BLS"), (self.grub2, "GRUB 2 menu"),
-                                (self.legacy, "GRUB 0.97"), (self.grub, GRUB_DEFAULTS),
-                                (self.kernel, KERNEL_CMDLINE)):
-            values = oval.local(f"elevator= in {name}", _capture_last("elevator", object_id))
-            sets[name] = criterion(oval.test("ind:variable", f"{name} sets {what}",
-                                             oval.values_of(f"elevator= in {name}", values),
-                                             state, existence="at_least_one_exists"))
+            what = f"an allowed {name}"
+        sources = [(self.bls, "BLS"), (self.grub2, "GRUB 2 menu"), (self.legacy, "GRUB 0.97"),
+                   (self.grub, GRUB_DEFAULTS), (self.kernel, KERNEL_CMDLINE)]
+        if allowed_var is None:
+            sources.append((self.grubenv, "grubenv"))
+        for object_id, source in sources:
+            values = oval.local(f"{name}= in {source}", _capture_last(name, object_id))
+            sets[source] = criterion(oval.test("ind:variable", f"{source} sets {what}",
+                                               oval.values_of(f"{name}= in {source}", values),
+                                               state, existence="at_least_one_exists"))
+        if allowed_var is None:
+            sets["BLS"] = any_of(sets["BLS"], sets["grubenv"])
         bls = self.exists(self.bls, "BLS entries exist")
         grub2 = self.exists(self.grub2, "GRUB 2 menu entries exist")
         legacy = self.exists(self.legacy, "GRUB 0.97 entries exist")
@@ -352,10 +359,61 @@ def _runs_at_boot(facts: OvalFacts, comment: str, scripts: str) -> Element:
                                check="at least one", existence="at_least_one_exists"))
 
 
+def _writes_thp(file: str, value: str) -> str:
+    """A shell command writing ``value`` (a regex) to the THP ``file`` (boot_writers._WRITE)."""
+    return (r"""(?:echo|printf)\s+(?:-[ne]+\s+)?['"]?""" + value + r"""['"]?\s*"""
+            r"""(?:>+\s*|\|\s*tee\s+(?:-a\s+)?)['"]?/sys/kernel/mm/"""
+            rf"(?:redhat_)?transparent_hugepage/{file}(?![\w.])")
+
+
+def _thp_written_late(facts: OvalFacts, file: str) -> Element:
+    """An executable init script or a systemd unit a boot target wants writes never to the
+    THP ``file``: they run last (scanner.boot_writers)."""
+    oval = facts.oval
+    init = _files(facts, f"init scripts writing THP {file} never", INIT_SCRIPTS,
+                  r"^[^#\n]*" + _writes_thp(file, "never"))
+    wanted = oval.obj("unix:file", "services boot targets want",
+                      entity("unix:path", var=oval.paths("systemd target wants directories",
+                                                         SYSTEMD_WANTS_DIRS),
+                             var_check="at least one"),
+                      entity("unix:filename", r"\.service$", op="pattern match"))
+    names = oval.local("names of wanted services", component(wanted, "filename"))
+    unit_files = oval.union_values("unit files of wanted services", [
+        oval.local(f"wanted services in {directory}", concat(f"{directory}/", var(names)))
+        for directory in SYSTEMD_UNIT_DIRS])
+    # An Exec line, continued with backslash-newline, as systemd joins it.
+    units = oval.obj("ind:textfilecontent54", f"wanted services writing THP {file} never",
+                     entity("ind:filepath", var=unit_files, var_check="at least one"),
+                     entity("ind:pattern", r"^[ \t]*Exec(?:Start|StartPre|StartPost)[ \t]*="
+                                           r"(?:[^\n]|\\\n)*?" + _writes_thp(file, "never"),
+                            op="pattern match"),
+                     entity("ind:instance", "1", datatype="int", op="greater than or equal"))
+    return any_of(_runs_at_boot(facts, f"an init script writes THP {file} never", init),
+                  criterion(oval.test("ind:textfilecontent54",
+                                      f"a wanted service writes THP {file} never", units)))
+
+
+def _thp_tmpfiles(facts: OvalFacts, file: str, value: str, comment: str) -> Element:
+    """A tmpfiles.d w line writes a value matching ``value`` to the THP ``file``."""
+    oval = facts.oval
+    lines = oval.obj("ind:textfilecontent54", f"tmpfiles.d lines writing THP {file}",
+                     entity("ind:path", var=oval.paths("tmpfiles.d directories", TMPFILES_DIRS),
+                            var_check="at least one"),
+                     entity("ind:filename", r"\.conf$", op="pattern match"),
+                     entity("ind:pattern", r"^w\+?!?[ \t]+/sys/kernel/mm/(?:redhat_)?"
+                                           rf"transparent_hugepage/{file}(?:[ \t]+\S+){{4}}"
+                                           r"[ \t]+(\S+)", op="pattern match"),
+                     entity("ind:instance", "1", datatype="int", op="greater than or equal"))
+    state = oval.state("ind:textfilecontent54", f"writes {comment}",
+                       entity("ind:subexpression", value, op="pattern match"))
+    return criterion(oval.test("ind:textfilecontent54", f"tmpfiles.d writes THP {file} {comment}",
+                               lines, state, check="at least one"))
+
+
 def thp_at_boot(facts: OvalFacts, rule: Rule) -> Element:
-    init = _files(facts, "init scripts writing THP never", INIT_SCRIPTS,
-                  r"^[^#\n]*echo\s+['\"]?never['\"]?\s*>+\s*['\"]?/sys/kernel/mm/"
-                  r"(?:redhat_)?transparent_hugepage/enabled")
+    """THP enabled and defrag end at never after boot, in scanner.checks.boot's order: the
+    command line (enabled only), tmpfiles.d, tuned (silent on enabled when the command line
+    sets it), RHEL 5/6 ktune, then init scripts and systemd units."""
     oval = facts.oval
     ktune_on = oval.obj("unix:file", "ktune started at boot (SysV)",
                         entity("unix:path", var=oval.paths("SysV run-level directories",
@@ -368,17 +426,32 @@ def thp_at_boot(facts: OvalFacts, rule: Rule) -> Element:
                          entity("ind:filename", r"\.sh$", op="pattern match"),
                          entity("ind:pattern", KTUNE_ENABLES_THP, op="pattern match"),
                          entity("ind:instance", "1", datatype="int"))
-    # RHEL 5/6 ktune turns THP on at every boot after the command line and tuned; only an
-    # init script (S99local) runs later.
     ktune_enables = all_of(criterion(oval.test("unix:file", "ktune runs at boot", ktune_on)),
                            criterion(oval.test("ind:textfilecontent54",
                                                "a ktune script turns THP on", ktune_thp)))
-    return any_of(
-        _runs_at_boot(facts, "an init script disables THP", init),
+    cmdline = _Cmdline(facts)
+
+    def tuned(key: str, value: str, comment: str) -> Element:
+        return facts.tuned_setting(key, [(value, None)], comment)
+
+    enabled_key, defrag_key = "transparent_hugepages?", r"transparent_hugepage\.defrag"
+    enabled = any_of(
+        _thp_written_late(facts, "enabled"),
         all_of(none_of(ktune_enables), any_of(
-            _Cmdline(facts).thp_never(),
-            facts.tuned_setting("transparent_hugepages?", [("(never)", None)],
-                                "tuned sets THP never"))))
+            all_of(cmdline.thp_never(),
+                   none_of(_thp_tmpfiles(facts, "enabled", "^(?!never$)", "another value"))),
+            all_of(none_of(cmdline.argument("transparent_hugepage", None)), any_of(
+                tuned(enabled_key, "(never)", "tuned sets THP never"),
+                all_of(none_of(tuned(enabled_key, r"(\S+)", "tuned sets THP")),
+                       _thp_tmpfiles(facts, "enabled", "^never$", "never")))))),
+        comment="THP enabled is never after boot")
+    defrag = any_of(
+        _thp_written_late(facts, "defrag"),
+        tuned(defrag_key, "(never)", "tuned sets THP defrag never"),
+        all_of(none_of(tuned(defrag_key, r"(\S+)", "tuned sets THP defrag")),
+               _thp_tmpfiles(facts, "defrag", "^never$", "never")),
+        comment="THP defrag is never after boot")
+    return all_of(enabled, defrag)
 
 
 def io_tuning_at_boot(facts: OvalFacts, rule: Rule) -> Element:
@@ -427,12 +500,12 @@ def io_tuning_at_boot(facts: OvalFacts, rule: Rule) -> Element:
         none_of(facts.tuned_setting("elevator", [(r"(\S+)", None)], "tuned sets an elevator")),
         criterion(oval.test("ind:textfilecontent54", "a udev rule sets a scheduler",
                             udev_scheduler), negate=True),
-        none_of(all_of(honours_elevator, cmdline.elevator(None))),
+        none_of(all_of(honours_elevator, cmdline.argument("elevator", None))),
         comment="nothing configures a scheduler")
     scheduler = any_of(
         facts.tuned_setting("elevator", [(r"(\S+)", scheduler_ok)], "tuned [disk] elevator"),
         some(udev_scheduler, scheduler_ok, "a udev rule sets the scheduler"),
-        all_of(honours_elevator, cmdline.elevator(facts.listed("allowed_schedulers"))),
+        all_of(honours_elevator, cmdline.argument("elevator", facts.listed("allowed_schedulers"))),
         all_of(nothing_sets, _kernel_default_allowed(facts)),
         comment="an allowed scheduler is set at boot")
     return all_of(read_ahead, scheduler)

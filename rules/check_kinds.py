@@ -91,8 +91,9 @@ KINDS: dict[str, CheckKind] = {kind.name: kind for kind in (
                                "or includes an allowed one",
               values=("allowed_tuned_profiles",)),
     CheckKind("thp_at_boot", "something re-establishes THP never at every boot"),
+    # The SAS directories name the devices whose kernel default scheduler counts.
     CheckKind("io_tuning_at_boot", "something sets the scheduler and read-ahead at every boot",
-              values=("read_ahead_min_kb", "allowed_schedulers")),
+              values=("read_ahead_min_kb", "allowed_schedulers", *SAS_DIR_VALUES)),
 )}
 
 

@@ -54,7 +54,15 @@ KTUNE_SYSV = "ktune"
 KTUNE_ENABLES_THP = r"^[ \t]*enable_transparent_hugepages\b"  # tune-profiles/functions
 SYSTEMD_WANTS_DIRS = ("/etc/systemd/system/multi-user.target.wants",
                       "/etc/systemd/system/graphical.target.wants",
-                      "/etc/systemd/system/sockets.target.wants")
+                      "/etc/systemd/system/sockets.target.wants",
+                      "/etc/systemd/system/basic.target.wants",
+                      "/etc/systemd/system/sysinit.target.wants")
+# Where systemd finds a unit by name, earliest first.
+SYSTEMD_UNIT_DIRS = ("/etc/systemd/system", "/run/systemd/system", "/usr/lib/systemd/system",
+                     "/lib/systemd/system")
+# systemd-tmpfiles' configuration (its w lines write sysfs files early at boot, before
+# tuned starts); a file in an earlier directory hides a namesake in a later one.
+TMPFILES_DIRS = ("/etc/tmpfiles.d", "/run/tmpfiles.d", "/usr/lib/tmpfiles.d")
 SYSV_RUNLEVEL_DIRS = ("/etc/rc.d/rc3.d", "/etc/rc3.d", "/etc/rc.d/rc5.d", "/etc/rc5.d")
 
 # -- boot loader ----------------------------------------------------------------------------
@@ -135,7 +143,8 @@ def shell_layout() -> str:
             r"[ \t]", "[[:space:]]").replace(r"\b", "([^[:alnum:]_]|$)"),),
         "TUNED_PROFILE_DIRS": TUNED_PROFILE_DIRS, "TUNED_ACTIVE_FILES": TUNED_ACTIVE_FILES,
         "TUNED_BINARIES": TUNED_BINARIES, "TUNED_SHIPPED_PROFILES": (TUNED_SHIPPED_PROFILES,),
-        "SYSTEMD_WANTS_DIRS": SYSTEMD_WANTS_DIRS,
+        "SYSTEMD_WANTS_DIRS": SYSTEMD_WANTS_DIRS, "SYSTEMD_UNIT_DIRS": SYSTEMD_UNIT_DIRS,
+        "TMPFILES_DIRS": TMPFILES_DIRS,
         "SYSV_RUNLEVEL_DIRS": SYSV_RUNLEVEL_DIRS, "LEGACY_SCHEDULERS": LEGACY_SCHEDULERS,
         "SAS_HOMES": SAS_HOMES, "INIT_SCRIPTS": INIT_SCRIPTS,
     }

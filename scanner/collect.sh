@@ -52,6 +52,13 @@ LAYOUT_SYSTEMD_WANTS_DIRS="$LAYOUT_SYSTEMD_WANTS_DIRS"'nts '
 LAYOUT_SYSTEMD_WANTS_DIRS="$LAYOUT_SYSTEMD_WANTS_DIRS"/etc/systemd/system/graphical.target.wan
 LAYOUT_SYSTEMD_WANTS_DIRS="$LAYOUT_SYSTEMD_WANTS_DIRS"'ts '
 LAYOUT_SYSTEMD_WANTS_DIRS="$LAYOUT_SYSTEMD_WANTS_DIRS"/etc/systemd/system/sockets.target.wants
+LAYOUT_SYSTEMD_WANTS_DIRS="$LAYOUT_SYSTEMD_WANTS_DIRS"' /etc/systemd/system/basic.target.wants '
+LAYOUT_SYSTEMD_WANTS_DIRS="$LAYOUT_SYSTEMD_WANTS_DIRS"/etc/systemd/system/sysinit.target.wants
+LAYOUT_SYSTEMD_UNIT_DIRS='/etc/systemd/system /run/systemd/system '
+LAYOUT_SYSTEMD_UNIT_DIRS="$LAYOUT_SYSTEMD_UNIT_DIRS"'/usr/lib/systemd/system '
+LAYOUT_SYSTEMD_UNIT_DIRS="$LAYOUT_SYSTEMD_UNIT_DIRS"/lib/systemd/system
+LAYOUT_TMPFILES_DIRS='/etc/tmpfiles.d /run/tmpfiles.d '
+LAYOUT_TMPFILES_DIRS="$LAYOUT_TMPFILES_DIRS"/usr/lib/tmpfiles.d
 LAYOUT_SYSV_RUNLEVEL_DIRS='/etc/rc.d/rc3.d /etc/rc3.d '
 LAYOUT_SYSV_RUNLEVEL_DIRS="$LAYOUT_SYSV_RUNLEVEL_DIRS"'/etc/rc.d/rc5.d /etc/rc5.d'
 LAYOUT_LEGACY_SCHEDULERS='deadline noop cfq anticipatory'
@@ -210,7 +217,7 @@ for dir in $LAYOUT_TUNED_PROFILE_DIRS; do
         [ -e "$entry" ] && follow "${entry#"$ROOT"}"
     done
 done
-for dir in $LAYOUT_BLS_ENTRIES $LAYOUT_UDEV_RULES_DIRS; do
+for dir in $LAYOUT_BLS_ENTRIES $LAYOUT_UDEV_RULES_DIRS $LAYOUT_TMPFILES_DIRS; do
     for entry in "$ROOT$dir"/*.conf "$ROOT$dir"/*.rules; do
         [ -e "$entry" ] && follow "${entry#"$ROOT"}"
     done
@@ -224,6 +231,15 @@ for dir in $LAYOUT_SYSV_RUNLEVEL_DIRS; do
 done
 for dir in $LAYOUT_SYSTEMD_WANTS_DIRS; do
     for unit in tuned.service $LAYOUT_LIBVIRT_UNITS; do mark "$dir/$unit"; done
+    # Services started at boot: their Exec lines may write sysfs (THP, queues).
+    for entry in "$ROOT$dir"/*.service; do
+        [ -e "$entry" ] || [ -L "$entry" ] || continue
+        unit="${entry##*/}"
+        follow "$dir/$unit"
+        for unit_dir in $LAYOUT_SYSTEMD_UNIT_DIRS; do
+            if [ -e "$ROOT$unit_dir/$unit" ]; then follow "$unit_dir/$unit"; break; fi
+        done
+    done
 done
 for dir in $LAYOUT_SYSV_RUNLEVEL_DIRS; do
     for link in "$ROOT$dir"/S[0-9][0-9]"$LAYOUT_LIBVIRT_SYSV"; do

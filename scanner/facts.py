@@ -18,6 +18,7 @@ from ..rules.host_layout import (
     UDEV_RULES_DIRS,
 )
 from .blockdev import BlockGraph, StackLayer, device_for_mount, read_queue, read_topology
+from .boot_writers import SysfsWrite, collect_boot_writes
 from .bootloader import BootConfig, collect_boot
 from .hostroot import FactError, HostRoot
 from .parsers.mounts import MountEntry, parse_mounts
@@ -79,6 +80,7 @@ class Facts:
     tuned: TunedFacts | Unavailable
     boot: BootConfig
     init_scripts: dict[str, InitScript]
+    boot_writes: list[SysfsWrite]
     udev_rules: list[tuple[str, UdevRule]]
     problems: list[str] = field(default_factory=list)
 
@@ -261,6 +263,7 @@ def collect(root: HostRoot, values: Mapping[str, Any], value_origins: Mapping[st
                 read_queue(root, graph.devices[layer.device])
     decision = detect_role(root) if role == "auto" else forced_role(role)
     governors = _guard(lambda: collect_governors(root))
+    init_scripts = collect_init_scripts(root, problems)
     return Facts(
         root=root.root,
         host=collect_host(root),
@@ -276,7 +279,10 @@ def collect(root: HostRoot, values: Mapping[str, Any], value_origins: Mapping[st
         sysctl=collect_sysctl(root, sysctl_keys or []),
         tuned=_guard(lambda: collect_tuned(root)),
         boot=collect_boot(root, problems),
-        init_scripts=collect_init_scripts(root, problems),
+        init_scripts=init_scripts,
+        boot_writes=collect_boot_writes(
+            root, {path: (script.text, script.executable)
+                   for path, script in init_scripts.items()}, problems),
         udev_rules=collect_udev_rules(root, problems),
         problems=problems,
     )

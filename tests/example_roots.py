@@ -16,6 +16,7 @@ include=throughput-performance
 
 [vm]
 transparent_hugepages=never
+transparent_hugepage.defrag=never
 
 [disk]
 elevator=mq-deadline

@@ -52,6 +52,8 @@ class HostSpec:
     bls_options: str | None = "root=/dev/mapper/rhel-root ro transparent_hugepage=never"
     grub_cmdline: str | None = "crashkernel=auto transparent_hugepage=never"
     sas_local_cfg: str | None = "-WORK /saswork\n-UTILLOC /sasutil\n"
+    # /etc/tmpfiles.d keeps THP defrag never at boot, whatever the tuned profile does not set.
+    defrag_tmpfiles: bool = True
     extra_files: dict[str, str] = field(default_factory=dict)
     extra_links: dict[str, str] = field(default_factory=dict)
     # Extra files made executable (when written): a site that puts commands in rc.local
@@ -60,6 +62,11 @@ class HostSpec:
 
 
 BASELINE_SETS = ["sas_data_dirs=/sasdata"]
+# A tmpfiles.d(5) line writing a THP file at boot, as systemd-tmpfiles reads it.
+THP_TMPFILES = "# THP off for SAS\nw /sys/kernel/mm/transparent_hugepage/{file} - - - - never\n"
+# RHEL's rc.local (Red Hat's THP solution): both files, RHEL 6's names.
+RHEL6_RC_LOCAL = "".join(f"echo never > /sys/kernel/mm/redhat_transparent_hugepage/{file}\n"
+                         for file in ("enabled", "defrag"))
 
 # RHEL 9's throughput-performance as tuned 2.20-2.21 ship it (profiles/throughput-performance/
 # tuned.conf at tag v2.21.0), abridged: THP never only in a unit for Marvell ThunderX.
@@ -125,12 +132,16 @@ def build_host(path: Path, spec: HostSpec) -> RootBuilder:
     if spec.dirty_ratio is not None:
         root.sysctl("vm.dirty_ratio", spec.dirty_ratio)
     if spec.tuned_installed:
-        root.tuned(spec.tuned_active, enabled=spec.tuned_enabled, custom=spec.tuned_custom)
+        # RHEL 5 and 6 (2.6 kernels) boot with SysV init: no systemd directories.
+        root.tuned(spec.tuned_active, enabled=spec.tuned_enabled, custom=spec.tuned_custom,
+                   sysv=spec.kernel.startswith("2."))
     if spec.grub_cmdline is not None:
         root.grub_defaults(spec.grub_cmdline)
     if spec.bls_options is not None:
         root.bls_entry(spec.kernel, spec.bls_options)
     root.sas_install(local=spec.sas_local_cfg)
+    if spec.defrag_tmpfiles:
+        root.file("/etc/tmpfiles.d/thp-defrag.conf", THP_TMPFILES.format(file="defrag"))
     for file_path, text in spec.extra_files.items():
         root.file(file_path, text, mode=0o755 if file_path in spec.executables else None)
     for link, target in spec.extra_links.items():

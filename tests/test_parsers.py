@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from sascheck.scanner.boot_writers import EARLY, tmpfiles_writes, writes_in_shell
 from sascheck.scanner.checks.boot import tuned_readahead_kib
 from sascheck.scanner.hostroot import HostRoot
 from sascheck.scanner.parsers.boot import (
@@ -187,3 +188,42 @@ def test_mount_options_keep_the_commas_of_a_quoted_selinux_context():
     assert entry.options == ("rw", "noatime", 'context="system_u:object_r:tmp_t:s0:c127,c456"',
                              "attr2", "inode64", "noquota")
     assert entry.option_value("context") == '"system_u:object_r:tmp_t:s0:c127,c456"'
+
+
+@pytest.mark.parametrize(("line", "writes"), [
+    # Red Hat's THP solution (rc.local), and the shapes sites use around it.
+    ("echo never > /sys/kernel/mm/transparent_hugepage/enabled",
+     [("/sys/kernel/mm/transparent_hugepage/enabled", "never")]),
+    ("echo 'never' >/sys/kernel/mm/redhat_transparent_hugepage/defrag",
+     [("/sys/kernel/mm/redhat_transparent_hugepage/defrag", "never")]),
+    ("echo never | tee /sys/kernel/mm/transparent_hugepage/enabled >/dev/null",
+     [("/sys/kernel/mm/transparent_hugepage/enabled", "never")]),
+    ("printf never > /sys/block/sdb/queue/scheduler; echo 8192 > /sys/block/sdb/queue/"
+     "read_ahead_kb", [("/sys/block/sdb/queue/scheduler", "never"),
+                       ("/sys/block/sdb/queue/read_ahead_kb", "8192")]),
+    ("if test -f /sys/kernel/mm/transparent_hugepage/enabled; then echo never > "
+     "/sys/kernel/mm/transparent_hugepage/enabled; fi",
+     [("/sys/kernel/mm/transparent_hugepage/enabled", "never")]),
+    ("#echo never > /sys/kernel/mm/transparent_hugepage/enabled", []),
+    ("touch /var/lock/subsys/local  # echo never > /sys/kernel/mm/transparent_hugepage/enabled",
+     []),
+    ("echo never > /tmp/enabled", []),
+])
+def test_sysfs_writes_in_shell(line, writes):
+    found = writes_in_shell(f"#!/bin/sh\n{line}\n", "/etc/rc.d/rc.local")
+    assert [(w.path, w.value) for w in found] == writes
+    assert all(w.source == "/etc/rc.d/rc.local:2" for w in found)
+
+
+def test_tmpfiles_w_lines():
+    # tmpfiles.d(5): type path mode user group age argument; only w lines under /sys write.
+    text = ("# THP off\n"
+            "w /sys/kernel/mm/transparent_hugepage/defrag - - - - never\n"
+            "w+ /sys/kernel/mm/transparent_hugepage/enabled - - - - madvise\n"
+            "d /run/sas 0755 sas sas -\n"
+            "w /etc/motd - - - - hello\n"
+            "w /sys/kernel/mm/transparent_hugepage/khugepaged/defrag\n")
+    found = tmpfiles_writes(text, "/etc/tmpfiles.d/thp.conf")
+    assert [(w.path.rsplit("/", 1)[1], w.value, w.source, w.stage) for w in found] == [
+        ("defrag", "never", "/etc/tmpfiles.d/thp.conf:2", EARLY),
+        ("enabled", "madvise", "/etc/tmpfiles.d/thp.conf:3", EARLY)]

@@ -276,15 +276,27 @@ def test_bash_role_detection_agrees_with_the_scanner(tmp_path):
         assert plan["role"] == role, case
 
 
-def test_bash_fix_says_what_to_do_about_a_ktune_that_turns_thp_on(tmp_path):
-    """RHEL 6: the command-line fix alone does not hold while ktune enables THP at boot; the
-    script adds the argument, leaves the ktune profile alone and says so."""
+def test_bash_fix_outlasts_a_ktune_that_turns_thp_on(tmp_path):
+    """RHEL 6 boots with SysV init, and ktune turns THP on after the command line: the
+    script leaves the ktune profile alone and adds the THP lines to rc.local (S99local runs
+    last), keeping it executable, before its exit line."""
     changes = next(case[2] for case in CASES
                    if case[0] == "thp boot: RHEL 6 enterprise-storage ktune over the command line")
-    root = sas_host(tmp_path / "root", **changes)
+    rc_local_as_shipped = {"/etc/rc.d/rc.local": "#!/bin/sh\ntouch /var/lock/subsys/local\n"
+                                                 "exit 0\n"}
+    root = sas_host(tmp_path / "root",
+                    **{**changes, "extra_files": {**changes["extra_files"], **rc_local_as_shipped}})
     script = generate("bash", tmp_path / "fix.sh", root, BASELINE_SETS)
     ran = run_bash(script, root)
-    assert "/etc/ktune.d/tunedadm.sh (ktune) turns THP on at every boot" in ran.stderr
-    assert (root / "etc/ktune.d/tunedadm.sh").is_symlink()
+    assert ran.stderr == ""
+    rc_local = root / "etc/rc.d/rc.local"
+    lines = rc_local.read_text().splitlines()
+    assert lines[-1] == "exit 0" and "touch /var/lock/subsys/local" in lines
+    assert any("echo never > /sys/kernel/mm/redhat_transparent_hugepage/defrag" in line
+               for line in lines)
+    assert os.access(rc_local, os.X_OK)
+    assert not (root / "etc/systemd").exists()  # no unit on a SysV host
     assert "enable_transparent_hugepages" in (root / "etc/ktune.d/tunedadm.sh").read_text()
-    assert verdicts(root, BASELINE_SETS)["thp_disabled_at_boot"] == "fail"
+    assert verdicts(root, BASELINE_SETS)["thp_disabled_at_boot"] == "pass"
+    rerun = run_bash(script, root)  # idempotent: nothing more to add
+    assert rc_local.read_text().splitlines() == lines and "no changes" in rerun.stdout

@@ -17,8 +17,10 @@ from .boot_samples import (
 )
 from .hosts import (
     NO_THP_ON_CMDLINE,
+    RHEL6_RC_LOCAL,
     RHEL9_STOCK,
     SAS_PROFILE,
+    THP_TMPFILES,
     THROUGHPUT_PERFORMANCE_2_21,
     THUNDERX2_CPUINFO,
     SasFs,
@@ -49,9 +51,28 @@ KTUNE_FILES, KTUNE_LINKS = rhel6_ktune(KTUNE_ENTERPRISE_STORAGE)
 # A RHEL 6 host booting with THP never (grub.conf's default title), ktune enabled.
 RHEL6_KTUNE: dict[str, Any] = {"kernel": "2.6.32-754.35.1.el6.x86_64", "rhel6_thp": True,
                                "bls_options": None, "grub_cmdline": None, "tuned_active": None,
-                               "extra_links": KTUNE_LINKS}
+                               "extra_links": KTUNE_LINKS, "defrag_tmpfiles": False}
+RHEL6_DEFRAG_RC = {"/etc/rc.d/rc.local": RHEL6_RC_LOCAL.splitlines(keepends=True)[1]}
 # Legacy request queues as RHEL 7 shows them on SAN paths and their dm-multipath device.
 RHEL7_QUEUES = {"path_scheduler": "noop [deadline] cfq", "mpath_scheduler": "noop [deadline] cfq"}
+# A unit as Red Hat's THP solution writes it, enabled into multi-user.target.
+THP_UNIT = "/etc/systemd/system/disable-thp.service"
+MULTI_USER_WANTS = "/etc/systemd/system/multi-user.target.wants"
+THP_UNIT_TEXT = """\
+[Unit]
+Description=Disable Transparent Huge Pages (THP)
+DefaultDependencies=no
+After=sysinit.target local-fs.target
+Before=basic.target
+
+[Service]
+Type=oneshot
+ExecStart=/bin/sh -c 'echo never > /sys/kernel/mm/transparent_hugepage/enabled && \\
+echo never > /sys/kernel/mm/transparent_hugepage/defrag'
+
+[Install]
+WantedBy=basic.target
+"""
 RA_IN_RC_LOCAL = {"/etc/rc.d/rc.local": "blockdev --setra 4096 /dev/sdb\n"}
 RHEL6_NEVER = RHEL6_GRUB_CONF.replace(f"{RHEL6_ARGS}\n", f"{RHEL6_ARGS} transparent_hugepage=never\n")
 
@@ -286,13 +307,12 @@ CASES: list[tuple[str, str, dict[str, Any], list[str], str]] = [
      [], "fail"),
     ("thp boot: RHEL 6 ktune, then rc.local writes never", "thp_disabled_at_boot",
      {**RHEL6_KTUNE, "extra_files": {**KTUNE_FILES, "/boot/grub/grub.conf": RHEL6_NEVER,
-                                     "/etc/rc.d/rc.local": "echo never > /sys/kernel/mm/"
-                                     "redhat_transparent_hugepage/enabled\n"}}, [], "pass"),
+                                     "/etc/rc.d/rc.local": RHEL6_RC_LOCAL}}, [], "pass"),
     ("thp boot: RHEL 6 ktune that leaves THP alone", "thp_disabled_at_boot",
      {**RHEL6_KTUNE, "extra_files": {
          **rhel6_ktune(KTUNE_ENTERPRISE_STORAGE.replace("\tenable_transparent_hugepages\n",
                                                         ""))[0],
-         "/boot/grub/grub.conf": RHEL6_NEVER}}, [], "pass"),
+         "/boot/grub/grub.conf": RHEL6_NEVER, **RHEL6_DEFRAG_RC}}, [], "pass"),
     # tuned applies a unit only where its uname_regex and cpuinfo_regex match (tuned 2.x
     # units/manager.py): RHEL 9's stock profile sets THP never on ThunderX alone.
     ("thp boot: RHEL 9 throughput-performance on x86_64", "thp_disabled_at_boot",
@@ -305,6 +325,33 @@ CASES: list[tuple[str, str, dict[str, Any], list[str], str]] = [
     ("thp boot: a unit disabled with enabled=false", "thp_disabled_at_boot",
      {**NO_THP_ON_CMDLINE, "tuned_active": "sas-performance", "tuned_custom": {
          "sas-performance": SAS_PROFILE.replace("[vm]", "[vm]\nenabled=false")}}, [], "fail"),
+    # What THP holds after boot (scanner.checks.boot._thp_after_boot): the command line,
+    # then systemd-tmpfiles, then tuned (silent on enabled when the command line sets it),
+    # then init scripts and systemd units; defrag must end at never too.
+    ("thp boot: command line always, tuned never ignored", "thp_disabled_at_boot",
+     {"bls_options": "root=/dev/sda ro transparent_hugepage=always"}, [], "fail"),
+    ("thp boot: tmpfiles.d writes enabled never", "thp_disabled_at_boot",
+     {**NO_THP_ON_CMDLINE, "tuned_active": "balanced",
+      "extra_files": {"/etc/tmpfiles.d/thp.conf": THP_TMPFILES.format(file="enabled")}},
+     [], "pass"),
+    ("thp boot: tuned after tmpfiles.d turns it on", "thp_disabled_at_boot",
+     {**NO_THP_ON_CMDLINE,
+      "extra_files": {"/etc/tmpfiles.d/thp.conf": THP_TMPFILES.format(file="enabled")}},
+     [], "fail"),
+    ("thp boot: an enabled systemd unit writes never", "thp_disabled_at_boot",
+     {**NO_THP_ON_CMDLINE, "defrag_tmpfiles": False, "extra_files": {THP_UNIT: THP_UNIT_TEXT},
+      "extra_links": {f"{MULTI_USER_WANTS}/disable-thp.service": THP_UNIT}}, [], "pass"),
+    ("thp boot: a systemd unit that is not enabled", "thp_disabled_at_boot",
+     {**NO_THP_ON_CMDLINE, "extra_files": {THP_UNIT: THP_UNIT_TEXT}}, [], "fail"),
+    ("thp boot: defrag not kept at never", "thp_disabled_at_boot",
+     {"defrag_tmpfiles": False, "tuned_custom": {"sas-performance": SAS_PROFILE.replace(
+         "transparent_hugepage.defrag=never\n", "")}}, [], "fail"),
+    ("thp boot: defrag from the tuned profile (tuned 2.11+)", "thp_disabled_at_boot",
+     {"defrag_tmpfiles": False}, [], "pass"),
+    ("thp boot: tuned sets defrag after tmpfiles.d", "thp_disabled_at_boot",
+     {"tuned_custom": {"sas-performance": SAS_PROFILE.replace(
+         "transparent_hugepage.defrag=never", "transparent_hugepage.defrag=madvise")}},
+     [], "fail"),
     # readahead as tuned's disk plugin parses it: ">N s" and "Ns" are rejected, set nothing.
     ("io boot: readahead >N s is rejected by tuned", "io_tuning_at_boot",
      {"tuned_custom": {"sas-performance": SAS_PROFILE.replace(">4096", ">8192 s")}}, [], "fail"),

@@ -10,8 +10,10 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ...rules.host_layout import TUNED_ACTIVE_FILES, legacy_kernel
+from ...rules.host_layout import GRUB_DEFAULTS, TUNED_ACTIVE_FILES, legacy_kernel
 from ..blockdev import BlockDevice, default_scheduler
+from ..boot_writers import EARLY, NOT_EXECUTABLE, SysfsWrite
+from ..bootloader import BootSource
 from ..facts import Facts
 from ..parsers.boot import arg_value
 from ..parsers.selection import Selection
@@ -21,13 +23,8 @@ from ..results import Evidence, Outcome, Verdict, combine
 from ..tuned import TunedFacts
 from ..unavailable import Unavailable
 
-_THP_ECHO = re.compile(
-    r"^[^#\n]*echo\s+['\"]?never['\"]?\s*>+\s*['\"]?/sys/kernel/mm/"
-    r"(?:redhat_)?transparent_hugepage/enabled", re.MULTILINE)
 _SETRA = re.compile(r"^[^#\n]*blockdev\s+(?:[^\n]*\s)?--setra\s+(\d+)", re.MULTILINE)
 TUNED_THP_KEYS = ("transparent_hugepages", "transparent_hugepage")
-NOT_EXECUTABLE = ("not executable, so it does not run at boot (RHEL 7+ ships rc.local that way; "
-                  "systemd's rc-local.service and SysV's rc skip it): chmod +x it")
 
 
 def _enabled_tuned(facts: Facts) -> TunedFacts | None:
@@ -77,87 +74,85 @@ def tuned_profile(params: Mapping[str, Any], facts: Facts, values: Mapping[str, 
     return Outcome(result, expected, actual, evidence)
 
 
-def _cmdline_evidence(facts: Facts, name: str, accept: Any) -> list[Evidence]:
-    """One item per entry that decides the next boot (scanner.bootloader): does it set
-    ``name`` to an accepted value? A failing entry says when the template has it but the
-    generated configuration does not (grub2-mkconfig was not run)."""
-    boot = facts.boot
-    in_template = [source.path for source in boot.templates
-                   if (value := arg_value(list(source.args), name)) is not None
-                   and accept(value)]
-    items = []
-    for source in boot.deciding:
-        value = arg_value(list(source.args), name)
-        ok = value is not None and accept(value)
-        note = "; ".join(boot.notes)
-        if not ok and boot.loader == "grub2" and in_template:
-            note = (f"{in_template[0]} sets it but the menu GRUB reads was not regenerated: "
-                    "run grub2-mkconfig (or grubby --update-kernel=ALL --args=...)")
-        items.append(Evidence("kernel command line", source.path,
-                              f"{name}={value}" if value is not None else f"no {name}=",
-                              Verdict.PASS if ok else Verdict.FAIL, note))
-    return items
+THP_FILE = re.compile(r"/sys/kernel/mm/(?:redhat_)?transparent_hugepage/(enabled|defrag)")
+# tuned's [vm] options for each THP file (plugin_vm.py; transparent_hugepage.defrag since 2.11)
+TUNED_THP_OPTIONS = {"enabled": TUNED_THP_KEYS, "defrag": ("transparent_hugepage.defrag",)}
 
 
-def _tuned_thp(facts: Facts) -> tuple[str, str] | None:
-    """(value, profile) when the enabled tuned's active chain sets THP."""
+def _thp_writes(facts: Facts, name: str) -> list[SysfsWrite]:
+    return [write for write in facts.boot_writes
+            if (match := THP_FILE.fullmatch(write.path)) and match.group(1) == name]
+
+
+def _tuned_option(facts: Facts, options: tuple[str, ...]) -> tuple[str, str] | None:
+    """(value, profile) when the enabled tuned's active chain sets one of ``options``."""
     tuned = _enabled_tuned(facts)
-    if tuned is None:
-        return None
-    # tuned's [bootloader] cmdline reaches the kernel through grubenv's $tuned_params,
-    # which the BLS entries expand: it is judged there, not here.
-    for key in TUNED_THP_KEYS:
-        setting = tuned.chain.setting("vm", key)
+    for key in options if tuned is not None else ():
+        setting = tuned.chain.setting("vm", key) if tuned else None
         if setting:
             return setting
     return None
 
 
-def thp_at_boot(params: Mapping[str, Any], facts: Facts, values: Mapping[str, Any]) -> Outcome:
-    # Any one source suffices: tuned leaves THP alone when the kernel command line sets it,
-    # and an init script runs after tuned (seed 000 §5.3).
-    expected = "THP never set at boot (kernel command line, tuned profile or init script)"
-    evidence = [Evidence("init script", path, "writes never",
-                         Verdict.PASS if script.executable else Verdict.FAIL,
-                         "" if script.executable else NOT_EXECUTABLE)
-                for path, script in facts.init_scripts.items() if _THP_ECHO.search(script.text)]
-    tuned = _tuned_thp(facts)
-    if tuned is not None:
-        evidence.append(Evidence("tuned [vm] transparent_hugepages", f"tuned profile {tuned[1]}",
-                                 tuned[0], Verdict.PASS if tuned[0] == "never" else Verdict.FAIL))
-    enabled = _enabled_tuned(facts)
-    not_applied = [found for key in TUNED_THP_KEYS
-                   for found in enabled.chain.not_applied("vm", key)] if enabled else []
-    for unit, value, profile, why in not_applied:
-        evidence.append(Evidence("tuned [vm] transparent_hugepages",
-                                 f"tuned profile {profile} [{unit}]",
-                                 f"{value}, not applied here", Verdict.FAIL, why))
-    cmdline = _cmdline_evidence(facts, "transparent_hugepage", lambda v: v == "never")
-    if cmdline and all(item.verdict == Verdict.PASS for item in cmdline):
-        evidence.extend(cmdline)
-    else:
-        evidence.extend(item for item in cmdline if item.verdict == Verdict.FAIL)
-    # Command-line items were added as passes only when every boot entry has the argument.
-    passed = any(item.verdict == Verdict.PASS for item in evidence)
-    # RHEL 5/6 ktune runs at every boot after the command line and tuned: only an init
-    # script (S99local) comes later.
+def _thp_after_boot(facts: Facts, name: str) -> list[Evidence]:
+    """What THP ``name`` (enabled or defrag) holds once a boot is over, for each boot entry
+    that decides: the kernel command line (``transparent_hugepage=`` sets enabled only),
+    then systemd-tmpfiles, then tuned (which leaves enabled alone when the command line sets
+    it: plugin_vm.py since tuned 2.5), then RHEL 5/6 ktune, then executable init scripts and
+    systemd units, the last to run."""
+    writes = _thp_writes(facts, name)
+    early = [w for w in writes if w.stage == EARLY]
+    late = [w for w in writes if w.stage != EARLY and w.runs]
+    tuned = _tuned_option(facts, TUNED_THP_OPTIONS[name])
     ktune = facts.tuned.ktune if not isinstance(facts.tuned, Unavailable) else None
-    if ktune and ktune.enables_thp and passed:
-        late = [item for item in evidence if item.subject == "init script"
-                and item.verdict == Verdict.PASS]
-        if not late:
-            evidence = [Evidence("ktune", script, "enable_transparent_hugepages", Verdict.FAIL,
-                                 f"{ktune.enabled} runs it at every boot, after the kernel "
-                                 "command line and tuned: THP is always")
-                        for script in ktune.enables_thp]
-            passed = False
-    if passed:
-        evidence = [item for item in evidence if item.verdict == Verdict.PASS]
-    elif not evidence:
-        evidence.append(Evidence("boot configuration", "", "nothing sets THP never",
-                                 Verdict.FAIL))
-    return Outcome(Verdict.PASS if passed else Verdict.FAIL, expected,
-                   "; ".join(f"{e.source or e.subject}: {e.actual}" for e in evidence),
+    notes = [f"{w.source} writes {w.value} but is {w.why_not}" for w in writes
+             if w.stage != EARLY and not w.runs]
+    enabled_tuned = _enabled_tuned(facts)
+    for option in TUNED_THP_OPTIONS[name] if enabled_tuned else ():
+        assert enabled_tuned is not None
+        notes.extend(f"tuned profile {profile} [{unit}] sets {value}, not applied here: {why}"
+                     for unit, value, profile, why in enabled_tuned.chain.not_applied("vm", option))
+    boot = facts.boot
+    entries: list[BootSource | None] = list(boot.deciding) if name == "enabled" else []
+    items = []
+    for entry in entries or [None]:
+        value, source, entry_notes = None, "kernel default", list(notes)
+        cmdline = arg_value(list(entry.args), "transparent_hugepage") if entry else None
+        if cmdline is not None:
+            value, source = cmdline, entry.path if entry else ""
+        elif entry is not None and boot.loader == "grub2" and any(
+                arg_value(list(t.args), "transparent_hugepage") for t in boot.templates):
+            entry_notes.append(f"{GRUB_DEFAULTS} sets transparent_hugepage= but the menu GRUB "
+                               "reads was not regenerated: run grub2-mkconfig (or grubby "
+                               "--update-kernel=ALL --args=...)")
+        if early:
+            value, source = early[-1].value, early[-1].source
+        if tuned is not None:
+            if name == "enabled" and cmdline is not None:
+                entry_notes.append(f"tuned profile {tuned[1]} sets {tuned[0]}, ignored: the "
+                                   "kernel command line sets transparent_hugepage=")
+            else:
+                value, source = tuned[0], f"tuned profile {tuned[1]} [vm]"
+        if name == "enabled" and ktune and ktune.enables_thp:
+            value, source = "always", ktune.enables_thp[0]
+            entry_notes.append(f"{ktune.enabled} runs enable_transparent_hugepages at every "
+                               "boot, after the command line and tuned")
+        if late:
+            value, source = late[-1].value, late[-1].source
+        subject = f"THP {name} after boot" + (f" ({entry.path})" if len(entries) > 1 and entry
+                                              else "")
+        items.append(Evidence(subject, source, value or "not set: the kernel's default",
+                              Verdict.PASS if value == "never" else Verdict.FAIL,
+                              "; ".join(entry_notes)))
+    return items
+
+
+def thp_at_boot(params: Mapping[str, Any], facts: Facts, values: Mapping[str, Any]) -> Outcome:
+    expected = ("THP enabled and defrag never after boot (kernel command line, tmpfiles.d, "
+                "tuned, init script or systemd unit)")
+    evidence = _thp_after_boot(facts, "enabled") + _thp_after_boot(facts, "defrag")
+    return Outcome(combine(evidence), expected,
+                   "; ".join(f"{e.subject}: {e.actual} ({e.source})" for e in evidence),
                    evidence)
 
 

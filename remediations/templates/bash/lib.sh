@@ -128,11 +128,15 @@ current_content() {
     fi
 }
 
-# Replace a file's content atomically when it differs (temporary file + rename).
+# Replace a file's content atomically when it differs (temporary file + rename). The file
+# keeps its mode, or gets MODE when given (an init script must stay executable); new files
+# are 0644 unless MODE says otherwise.
+declare -A PENDING_MODE=()
 write_file() {
-    local file="$1" content="$2" temporary
+    local file="$1" content="$2" mode="${3:-}" temporary
     confined "$file" || return 0
-    if [[ -e "$file" || -n "${PENDING[$file]+set}" ]] && [[ "$(current_content "$file")" == "${content}x" ]]; then
+    if [[ -e "$file" || -n "${PENDING[$file]+set}" ]] && [[ "$(current_content "$file")" == "${content}x" ]] \
+            && [[ -z "$mode" || "$(stat -c %a -- "$file" 2>/dev/null)" == "${mode#0}" ]]; then
         return 0
     fi
     if (( PLAN )); then
@@ -140,6 +144,7 @@ write_file() {
         [[ -n "${PENDING[$file]+set}" ]] || PENDING_ORDER+=("$file")
         PENDING[$file]="$content"
         PENDING_RULES[$file]+=" $CURRENT_RULE"
+        PENDING_MODE[$file]="${mode:-$(stat -c 0%a -- "$file" 2>/dev/null || echo 0644)}"
         return 0
     fi
     act file "write $file" "" || return 0
@@ -153,6 +158,7 @@ write_file() {
     else
         chmod 0644 -- "$temporary"
     fi
+    if [[ -n "$mode" ]]; then chmod "$mode" -- "$temporary"; fi
     mv -f -- "$temporary" "$file"
 }
 
@@ -230,7 +236,7 @@ detect_role() {
     for file in $LAYOUT_CONTAINER_MARKERS; do
         if [[ -e "$ROOT$file" ]]; then printf container; return; fi
     done
-    if tr '\000' '\n' < "$ROOT/proc/1/environ" 2>/dev/null | grep -q '^container='; then
+    if tr '\000' '\n' 2>/dev/null < "$ROOT/proc/1/environ" | grep -q '^container='; then
         printf container; return
     fi
     if grep -Eqs '^(flags|Features)[[:space:]]*:.*[[:space:]]hypervisor([[:space:]]|$)' "$ROOT/proc/cpuinfo"; then
@@ -457,22 +463,55 @@ persist_kernel_arg() {
 # RHEL 5/6: an enabled ktune that turns THP on runs at every boot after the kernel command
 # line, so the argument alone does not hold. Not changed automatically (the script belongs
 # to a tuned 0.2 profile): say what to do.
-ktune_thp_warning() {
-    local directory link script
-    for directory in $LAYOUT_SYSV_RUNLEVEL_DIRS; do
-        for link in "$ROOT$directory"/S[0-9][0-9]"$LAYOUT_KTUNE_SYSV"; do
-            [[ -e "$link" || -L "$link" ]] || continue
-            for script in "$ROOT$LAYOUT_KTUNE_SCRIPTS"/*.sh; do
-                if [[ -f "$script" ]] && grep -Eqs "$LAYOUT_KTUNE_ENABLES_THP" "$script"; then
-                    warn "manual: ${script#"$ROOT"} (ktune) turns THP on at every boot, after the" \
-                         "kernel command line: switch to a tuned profile without" \
-                         "enable_transparent_hugepages, or add 'echo never >" \
-                         "${LAYOUT_THP_DIRS##* }/enabled' to an executable /etc/rc.d/rc.local"
-                fi
-            done
-            return 0
-        done
+# Does the image (or this host) boot with systemd? RHEL 5 and 6 boot with SysV init.
+uses_systemd() {
+    if live; then [[ -d /run/systemd/system ]]; return; fi
+    [[ -d "$ROOT/usr/lib/systemd/system" || -d "$ROOT/lib/systemd/system" ]]
+}
+
+# THP enabled and defrag never after every boot, written after everything that may turn
+# them on (tuned's [vm], RHEL 6 ktune's enable_transparent_hugepages): a systemd unit
+# ordered after tuned (RHEL 7+), else lines in rc.local, which SysV runs last (S99local).
+THP_UNIT=sascheck-thp-never.service
+THP_MARKER="# sascheck: Transparent Huge Pages never (SAS), after tuned and ktune"
+persist_thp_never() {
+    local dir commands="" rc="$ROOT${LAYOUT_INIT_SCRIPTS%% *}" current
+    local units="${LAYOUT_SYSTEMD_UNIT_DIRS%% *}"
+    for dir in $LAYOUT_THP_DIRS; do
+        commands+="${commands:+; }if [ -d $dir ]; then echo never > $dir/enabled;"
+        commands+=" echo never > $dir/defrag; fi"
     done
+    if uses_systemd; then
+        write_file "$ROOT$units/$THP_UNIT" "$THP_MARKER
+[Unit]
+Description=Transparent Huge Pages never for SAS (written by sascheck)
+After=tuned.service
+
+[Service]
+Type=oneshot
+RemainAfterExit=yes
+ExecStart=/bin/sh -c '$commands'
+
+[Install]
+WantedBy=multi-user.target
+"
+        make_link "$ROOT${LAYOUT_SYSTEMD_WANTS_DIRS%% *}/$THP_UNIT" "$units/$THP_UNIT"
+        return 0
+    fi
+    current="$(current_content "$rc")"
+    if [[ "$current" == *"$THP_MARKER"* ]]; then
+        write_file "$rc" "${current%x}" 0755  # present: only make sure it runs
+        return 0
+    fi
+    [[ -e "$rc" || -n "${PENDING[$rc]+set}" ]] || write_file "$rc" $'#!/bin/sh\n' 0755
+    # Before a top-level exit, which would end the script before our lines.
+    # shellcheck disable=SC2016  # the awk program is single-quoted on purpose
+    THP_BLOCK="$THP_MARKER"$'\n'"${commands//; if/$'\n'if}" edit_file "$rc" '
+        !done && /^exit([ \t]|$)/ { print ENVIRON["THP_BLOCK"]; done = 1 }
+        { print }
+        END { if (!done) print ENVIRON["THP_BLOCK"] }'
+    current="$(current_content "$rc")"
+    write_file "$rc" "${current%x}" 0755
 }
 
 # Rewrite the options of fstab entries for a mount point (fstab escapes like /proc/mounts).
@@ -520,6 +559,7 @@ finish() {
         for item in "${PENDING_ORDER[@]}"; do
             for rule in ${PENDING_RULES[$item]}; do
                 entry="{\"rule\":$(json "$rule"),\"kind\":\"file\",\"path\":$(json "$item"),"
+                entry+="\"mode\":$(json "${PENDING_MODE[$item]}"),"
                 entry+="\"description\":$(json "write $item"),\"content\":$(json "${PENDING[$item]}")}"
                 PLAN_ITEMS+=("$entry")
             done
