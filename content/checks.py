@@ -13,6 +13,7 @@ from ..rules import Rule
 from ..rules.host_layout import (
     BLS_ENTRIES,
     EFI_VENDOR_DIRS,
+    FSTAB,
     GRUB2_CFG,
     GRUB_DEFAULTS,
     GRUBENV,
@@ -20,16 +21,21 @@ from ..rules.host_layout import (
     KERNEL_CMDLINE,
     KTUNE_ENABLES_THP,
     KTUNE_SCRIPTS,
+    KTUNE_SYSCTL_DEFAULTS,
     KTUNE_SYSV,
     LEGACY_DEFAULT_SCHEDULERS,
     LEGACY_GRUB_CONFS,
     SAS_ROLES,
     SATA_VENDOR,
+    SYSCTL_CONF,
+    SYSCTL_DIRS,
     SYSTEMD_UNIT_DIRS,
     SYSTEMD_WANTS_DIRS,
     SYSV_RUNLEVEL_DIRS,
     THP_DIRS,
     TMPFILES_DIRS,
+    TUNED_MAIN_CONF,
+    TUNED_REAPPLY_SYSCTL_DIRS,
     UDEV_RULES_DIRS,
     legacy_kernel_regex,
 )
@@ -42,6 +48,7 @@ from .oval import (
     concat,
     criterion,
     entity,
+    escape_regex,
     none_of,
     var,
 )
@@ -102,6 +109,62 @@ def sysctl_value(facts: OvalFacts, rule: Rule) -> Element:
     return criterion(oval.test("ind:textfilecontent54", rule.title, value, wanted))
 
 
+def sysctl_at_boot(facts: OvalFacts, rule: Rule) -> Element:
+    """scanner.checks.kernel.sysctl_at_boot, as far as OVAL can follow it: it cannot sort
+    files by name, so every system file that sets the key must agree with the site value; a
+    value in /etc or /run (which tuned's reapply_sysctl applies last) holds over tuned's,
+    else tuned's must agree too."""
+    oval = facts.oval
+    key = rule.params["key"]
+    key_pattern = r"[./]".join(re.escape(part) for part in key.split("."))
+    line = rf"^[ \t]*-?[ \t]*{key_pattern}[ \t]*=[ \t]*(\S*)[ \t]*$"
+    wanted_var = facts.external(rule.params["value_from"])
+    equal = oval.state("ind:textfilecontent54", f"{key} is the site value",
+                       entity("ind:subexpression", datatype="int", op="equals",
+                              var=wanted_var, var_check="all"))
+    other = oval.state("ind:textfilecontent54", f"{key} is another value",
+                       entity("ind:subexpression", datatype="int", op="not equal",
+                              var=wanted_var, var_check="all"))
+
+    def lines_in(directories: tuple[str, ...], comment: str) -> str:
+        return oval.obj("ind:textfilecontent54", f"{key} in {comment}",
+                        entity("ind:path", var=oval.paths(comment, directories),
+                               var_check="at least one"),
+                        entity("ind:filename", r"\.conf$", op="pattern match"),
+                        entity("ind:pattern", line, op="pattern match"),
+                        entity("ind:instance", "1", datatype="int", op="greater than or equal"))
+
+    reapplied = lines_in(TUNED_REAPPLY_SYSCTL_DIRS, "sysctl.d in /etc and /run")
+    packaged_dirs = [d for d in SYSCTL_DIRS if d not in TUNED_REAPPLY_SYSCTL_DIRS]
+    packaged = lines_in((*packaged_dirs, KTUNE_SCRIPTS), "packaged sysctl.d and ktune.d")
+    files = _files(facts, f"{key} in sysctl.conf and sysctl.ktune",
+                   (SYSCTL_CONF, KTUNE_SYSCTL_DEFAULTS["SYSCTL"]), line)
+    conf = _files(facts, f"{key} in {SYSCTL_CONF}", (SYSCTL_CONF,), line)
+
+    def some(object_id: str, state: str, comment: str) -> Element:
+        return criterion(oval.test("ind:textfilecontent54", comment, object_id, state,
+                                   check="at least one"))
+
+    reapply_off = _files(facts, "tuned's reapply_sysctl turned off", (TUNED_MAIN_CONF,),
+                         r"^[ \t]*reapply_sysctl[ \t]*=[ \t]*(?i:0|false|no|off)[ \t]*$")
+    tuned_key = key_pattern.replace("[./]", r"\.")
+    return all_of(
+        none_of(*(some(object_id, other, f"a system file sets {key} to another value")
+                  for object_id in (reapplied, packaged, files))),
+        any_of(
+            all_of(any_of(some(reapplied, equal, f"/etc or /run sets {key}"),
+                          some(conf, equal, f"{SYSCTL_CONF} sets {key}")),
+                   criterion(oval.test("ind:textfilecontent54", "reapply_sysctl is off",
+                                       reapply_off), negate=True)),
+            all_of(any_of(*(some(object_id, equal, f"a system file sets {key}")
+                            for object_id in (reapplied, packaged, files)),
+                          facts.tuned_setting(tuned_key, [(r"(\d+)", equal)],
+                                              f"tuned sets {key}")),
+                   none_of(facts.tuned_setting(tuned_key, [(r"(\d+)", other)],
+                                               f"tuned sets {key} to another value")))),
+        comment=f"{key} is the site value after boot")
+
+
 # -- SAS file systems ------------------------------------------------------------------
 def _each_role(facts: OvalFacts, rule: Rule, state: str, check: str) -> Element:
     oval = facts.oval
@@ -132,6 +195,48 @@ def mount_option_forbidden(facts: OvalFacts, rule: Rule) -> Element:
     lifted = oval.test("ind:variable", f"the site declares {lifted_by}",
                        oval.values_of(lifted_by, facts.external(lifted_by)), declared)
     return any_of(criterion(lifted), body)
+
+
+def mount_options_at_boot(facts: OvalFacts, rule: Rule) -> Element:
+    """Each SAS file system's /etc/fstab line (not noauto) has the required options and none
+    of the forbidden ones. OVAL reads fstab only, and finds a mount point by its name as
+    written (a line with \\040 for a space is not found): those file systems are skipped."""
+    oval = facts.oval
+    forbidden = rule.params.get("forbidden", [])
+    required_tests, forbidden_tests = [], []
+    for role in SAS_ROLES:
+        patterns = oval.local(f"fstab lines of SAS {role} file systems", concat(
+            r"^[ \t]*[^#\s]\S*[ \t]+", escape_regex(var(facts.sas_mounts(role))),
+            r"/?[ \t]+\S+[ \t]+(?!(?:\S*,)?noauto(?:,|[ \t]|$))(\S+)"))
+        lines = oval.obj("ind:textfilecontent54", f"fstab entries of SAS {role} file systems",
+                         entity("ind:filepath", FSTAB),
+                         entity("ind:pattern", var=patterns, op="pattern match",
+                                var_check="at least one"),
+                         entity("ind:instance", "1", datatype="int", op="greater than or equal"))
+        for option in rule.params["required"]:
+            has = oval.state("ind:textfilecontent54", f"fstab options have {option}",
+                             entity("ind:subexpression", rf"(?:^|,){re.escape(option)}(?:,|$)",
+                                    op="pattern match"))
+            required_tests.append(criterion(oval.test(
+                "ind:textfilecontent54", f"SAS {role} fstab entries have {option}", lines, has,
+                existence="any_exist")))
+        if forbidden:
+            bad = oval.state("ind:textfilecontent54", f"fstab options have {' or '.join(forbidden)}",
+                             entity("ind:subexpression",
+                                    rf"(?:^|,){_alternatives(forbidden)[1:-1]}(?:,|$)",
+                                    op="pattern match"))
+            forbidden_tests.append(criterion(oval.test(
+                "ind:textfilecontent54", f"SAS {role} fstab entries lack {', '.join(forbidden)}",
+                lines, bad, check="none satisfy", existence="any_exist")))
+    lifted_by = rule.params.get("allowed_when")
+    barriers = all_of(*forbidden_tests) if forbidden_tests else None
+    if barriers is not None and lifted_by:
+        declared = oval.state("ind:variable", f"{lifted_by} is true",
+                              entity("ind:value", "true", datatype="boolean"))
+        barriers = any_of(criterion(oval.test(
+            "ind:variable", f"the site declares {lifted_by}",
+            oval.values_of(lifted_by, facts.external(lifted_by)), declared)), barriers)
+    return all_of(*required_tests, *([barriers] if barriers is not None else []))
 
 
 def fs_type(facts: OvalFacts, rule: Rule) -> Element:
@@ -573,10 +678,12 @@ GENERATORS: dict[str, Generator] = {
     "thp_mode": thp_mode,
     "cpu_governor": cpu_governor,
     "sysctl_value": sysctl_value,
+    "sysctl_at_boot": sysctl_at_boot,
     "block_scheduler": block_scheduler,
     "block_read_ahead": block_read_ahead,
     "mount_option_forbidden": mount_option_forbidden,
     "mount_option_required": mount_option_required,
+    "mount_options_at_boot": mount_options_at_boot,
     "sas_dirs_separate": sas_dirs_separate,
     "fs_type": fs_type,
     "tuned_profile": tuned_profile,

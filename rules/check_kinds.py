@@ -71,6 +71,11 @@ KINDS: dict[str, CheckKind] = {kind.name: kind for kind in (
     CheckKind("sysctl_value", "a /proc/sys value equals an integer site value",
               params={"key": {"type": "string", "pattern": r"^[a-z0-9_]+(\.[a-z0-9_]+)+$"}},
               required=("key", "value_from"), value_params={"value_from": "integer"}),
+    CheckKind("sysctl_at_boot", "the value a /proc/sys key ends with after boot (sysctl.d, "
+                                "ktune, tuned and its reapply_sysctl) equals an integer site "
+                                "value",
+              params={"key": {"type": "string", "pattern": r"^[a-z0-9_]+(\.[a-z0-9_]+)+$"}},
+              required=("key", "value_from"), value_params={"value_from": "integer"}),
     CheckKind("block_scheduler", "the devices under SAS file systems use an allowed scheduler",
               values=("allowed_schedulers",), sas_filesystems=True),
     CheckKind("block_read_ahead", "the devices SAS file systems mount read ahead at least the "
@@ -82,6 +87,11 @@ KINDS: dict[str, CheckKind] = {kind.name: kind for kind in (
               value_params={"allowed_when": "boolean"}, sas_filesystems=True),
     CheckKind("mount_option_required", "SAS file systems are mounted with this option",
               params={"option": {"type": "string", "minLength": 1}}, required=("option",),
+              sas_filesystems=True),
+    CheckKind("mount_options_at_boot", "what mounts each SAS file system at boot (fstab, a "
+                                       "mount unit) gives it these options and not those",
+              params={"required": STRING_LIST, "forbidden": STRING_LIST},
+              required=("required",), value_params={"allowed_when": "boolean"},
               sas_filesystems=True),
     CheckKind("sas_dirs_separate", "SAS DATA, WORK and UTILLOC are on file systems of their own",
               sas_filesystems=True, automatic_fix=False),

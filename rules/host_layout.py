@@ -65,6 +65,26 @@ SYSTEMD_UNIT_DIRS = ("/etc/systemd/system", "/run/systemd/system", "/usr/lib/sys
 TMPFILES_DIRS = ("/etc/tmpfiles.d", "/run/tmpfiles.d", "/usr/lib/tmpfiles.d")
 SYSV_RUNLEVEL_DIRS = ("/etc/rc.d/rc3.d", "/etc/rc3.d", "/etc/rc.d/rc5.d", "/etc/rc5.d")
 
+# -- mounts at boot ----------------------------------------------------------------------
+FSTAB = "/etc/fstab"  # mount -a and systemd-fstab-generator read it; /etc units override
+
+# -- sysctl at boot ----------------------------------------------------------------------
+# systemd-sysctl reads *.conf from these, a file hiding its namesake in a later directory,
+# all in file-name order; RHEL 7+ link /etc/sysctl.d/99-sysctl.conf to /etc/sysctl.conf.
+SYSCTL_DIRS = ("/etc/sysctl.d", "/run/sysctl.d", "/usr/local/lib/sysctl.d", "/usr/lib/sysctl.d",
+               "/lib/sysctl.d")
+SYSCTL_CONF = "/etc/sysctl.conf"
+# tuned's reapply_sysctl (tuned-main.conf, on by default) applies these after its own
+# [sysctl], /run hiding /etc, then /etc/sysctl.conf (plugin_sysctl.py, tuned 2.15+).
+TUNED_MAIN_CONF = "/etc/tuned/tuned-main.conf"
+TUNED_REAPPLY_SYSCTL_DIRS = ("/run/sysctl.d", "/etc/sysctl.d")
+# RHEL 5/6 ktune (/etc/sysconfig/ktune): SYSCTL, then /etc/ktune.d/*.conf, then SYSCTL_POST.
+KTUNE_SYSCONFIG = "/etc/sysconfig/ktune"
+KTUNE_SYSCTL_DEFAULTS = {"SYSCTL": "/etc/sysctl.ktune", "SYSCTL_POST": SYSCTL_CONF}
+# The kernel's own value where nothing sets one: RHEL 5's 2.6.18 kept dirty_ratio at 40,
+# later kernels 20 (seed 000 §3.2.2).
+KERNEL_SYSCTL_DEFAULTS = {"vm.dirty_ratio": (("2.6.18", "40"), ("", "20"))}
+
 # -- boot loader ----------------------------------------------------------------------------
 GRUB_DEFAULTS = "/etc/default/grub"  # GRUB 2's template (grub2-mkconfig reads it)
 KERNEL_CMDLINE = "/etc/kernel/cmdline"  # kernel-install's command line
@@ -144,7 +164,10 @@ def shell_layout() -> str:
         "TUNED_PROFILE_DIRS": TUNED_PROFILE_DIRS, "TUNED_ACTIVE_FILES": TUNED_ACTIVE_FILES,
         "TUNED_BINARIES": TUNED_BINARIES, "TUNED_SHIPPED_PROFILES": (TUNED_SHIPPED_PROFILES,),
         "SYSTEMD_WANTS_DIRS": SYSTEMD_WANTS_DIRS, "SYSTEMD_UNIT_DIRS": SYSTEMD_UNIT_DIRS,
-        "TMPFILES_DIRS": TMPFILES_DIRS,
+        "TMPFILES_DIRS": TMPFILES_DIRS, "SYSCTL_DIRS": SYSCTL_DIRS,
+        "SYSCTL_CONF": (SYSCTL_CONF,), "TUNED_MAIN_CONF": (TUNED_MAIN_CONF,),
+        "KTUNE_SYSCONFIG": (KTUNE_SYSCONFIG,), "FSTAB": (FSTAB,),
+        "KTUNE_SYSCTL": (KTUNE_SYSCTL_DEFAULTS["SYSCTL"],),
         "SYSV_RUNLEVEL_DIRS": SYSV_RUNLEVEL_DIRS, "LEGACY_SCHEDULERS": LEGACY_SCHEDULERS,
         "SAS_HOMES": SAS_HOMES, "INIT_SCRIPTS": INIT_SCRIPTS,
     }

@@ -59,6 +59,13 @@ LAYOUT_SYSTEMD_UNIT_DIRS="$LAYOUT_SYSTEMD_UNIT_DIRS"'/usr/lib/systemd/system '
 LAYOUT_SYSTEMD_UNIT_DIRS="$LAYOUT_SYSTEMD_UNIT_DIRS"/lib/systemd/system
 LAYOUT_TMPFILES_DIRS='/etc/tmpfiles.d /run/tmpfiles.d '
 LAYOUT_TMPFILES_DIRS="$LAYOUT_TMPFILES_DIRS"/usr/lib/tmpfiles.d
+LAYOUT_SYSCTL_DIRS='/etc/sysctl.d /run/sysctl.d /usr/local/lib/sysctl.d '
+LAYOUT_SYSCTL_DIRS="$LAYOUT_SYSCTL_DIRS"'/usr/lib/sysctl.d /lib/sysctl.d'
+LAYOUT_SYSCTL_CONF=/etc/sysctl.conf
+LAYOUT_TUNED_MAIN_CONF=/etc/tuned/tuned-main.conf
+LAYOUT_KTUNE_SYSCONFIG=/etc/sysconfig/ktune
+LAYOUT_FSTAB=/etc/fstab
+LAYOUT_KTUNE_SYSCTL=/etc/sysctl.ktune
 LAYOUT_SYSV_RUNLEVEL_DIRS='/etc/rc.d/rc3.d /etc/rc3.d '
 LAYOUT_SYSV_RUNLEVEL_DIRS="$LAYOUT_SYSV_RUNLEVEL_DIRS"'/etc/rc.d/rc5.d /etc/rc5.d'
 LAYOUT_LEGACY_SCHEDULERS='deadline noop cfq anticipatory'
@@ -202,8 +209,9 @@ done
 for file in /etc/hostname /etc/os-release /etc/redhat-release /etc/fstab \
         $LAYOUT_GRUB_DEFAULTS $LAYOUT_KERNEL_CMDLINE $LAYOUT_GRUBENV $LAYOUT_LEGACY_GRUB_CONFS \
         $LAYOUT_GRUB2_CFG \
-        $LAYOUT_INIT_SCRIPTS /etc/tuned/profile_mode $LAYOUT_TUNED_ACTIVE_FILES; do
-    follow "$file"
+        $LAYOUT_INIT_SCRIPTS /etc/tuned/profile_mode $LAYOUT_TUNED_ACTIVE_FILES \
+        $LAYOUT_SYSCTL_CONF $LAYOUT_TUNED_MAIN_CONF $LAYOUT_KTUNE_SYSCONFIG $LAYOUT_KTUNE_SYSCTL; do
+    [ -e "$ROOT$file" ] || [ -L "$ROOT$file" ] && follow "$file"
 done
 # An EFI boot reads the loader's files from the EFI system partition.
 if [ -d "$ROOT$LAYOUT_EFI_FIRMWARE" ]; then
@@ -217,7 +225,8 @@ for dir in $LAYOUT_TUNED_PROFILE_DIRS; do
         [ -e "$entry" ] && follow "${entry#"$ROOT"}"
     done
 done
-for dir in $LAYOUT_BLS_ENTRIES $LAYOUT_UDEV_RULES_DIRS $LAYOUT_TMPFILES_DIRS; do
+for dir in $LAYOUT_BLS_ENTRIES $LAYOUT_UDEV_RULES_DIRS $LAYOUT_TMPFILES_DIRS $LAYOUT_SYSCTL_DIRS \
+        $LAYOUT_KTUNE_SCRIPTS; do
     for entry in "$ROOT$dir"/*.conf "$ROOT$dir"/*.rules; do
         [ -e "$entry" ] && follow "${entry#"$ROOT"}"
     done
@@ -228,6 +237,14 @@ for dir in $LAYOUT_SYSV_RUNLEVEL_DIRS; do
         follow "$dir"
         grab "$(real "$dir")/${link##*/}"
     done
+done
+for dir in $LAYOUT_SYSTEMD_UNIT_DIRS; do  # their presence says the host boots with systemd
+    if [ -d "$ROOT$dir" ]; then follow "$dir"; fi
+done
+# Mount units of the site, and which targets want them.
+units="${LAYOUT_SYSTEMD_UNIT_DIRS%% *}"
+for entry in "$ROOT$units"/*.mount "$ROOT$units"/*.wants/*.mount "$ROOT$units"/*.requires/*.mount; do
+    if [ -e "$entry" ] || [ -L "$entry" ]; then follow "${entry#"$ROOT"}"; fi
 done
 for dir in $LAYOUT_SYSTEMD_WANTS_DIRS; do
     for unit in tuned.service $LAYOUT_LIBVIRT_UNITS; do mark "$dir/$unit"; done

@@ -18,6 +18,7 @@ from ..rules.host_layout import (
     UDEV_RULES_DIRS,
 )
 from .blockdev import BlockGraph, StackLayer, device_for_mount, read_queue, read_topology
+from .boot_mounts import BootMount, collect_boot_mounts
 from .boot_writers import SysfsWrite, collect_boot_writes
 from .bootloader import BootConfig, collect_boot
 from .hostroot import FactError, HostRoot
@@ -27,6 +28,7 @@ from .parsers.simple import ascii_int, cpuinfo_count, meminfo_kib, shell_assignm
 from .parsers.udev_rules import UdevRule, parse_udev_rules
 from .role import RoleDecision, detect_role, forced_role
 from .sasdirs import Discovery, SasDir, discover
+from .sysctl_boot import SysctlBoot, collect_sysctl_boot
 from .tuned import TunedFacts, collect_tuned
 from .unavailable import Unavailable
 
@@ -81,6 +83,8 @@ class Facts:
     boot: BootConfig
     init_scripts: dict[str, InitScript]
     boot_writes: list[SysfsWrite]
+    sysctl_boot: SysctlBoot
+    boot_mounts: dict[str, BootMount]
     udev_rules: list[tuple[str, UdevRule]]
     problems: list[str] = field(default_factory=list)
 
@@ -264,6 +268,8 @@ def collect(root: HostRoot, values: Mapping[str, Any], value_origins: Mapping[st
     decision = detect_role(root) if role == "auto" else forced_role(role)
     governors = _guard(lambda: collect_governors(root))
     init_scripts = collect_init_scripts(root, problems)
+    tuned = _guard(lambda: collect_tuned(root))
+    ktune_started = not isinstance(tuned, Unavailable) and bool(tuned.ktune.enabled)
     return Facts(
         root=root.root,
         host=collect_host(root),
@@ -277,12 +283,14 @@ def collect(root: HostRoot, values: Mapping[str, Any], value_origins: Mapping[st
         thp=_guard(lambda: collect_thp(root)),
         governors=governors if isinstance(governors, dict) else {"cpu*": governors},
         sysctl=collect_sysctl(root, sysctl_keys or []),
-        tuned=_guard(lambda: collect_tuned(root)),
+        tuned=tuned,
         boot=collect_boot(root, problems),
         init_scripts=init_scripts,
         boot_writes=collect_boot_writes(
             root, {path: (script.text, script.executable)
                    for path, script in init_scripts.items()}, problems),
+        sysctl_boot=collect_sysctl_boot(root, ktune_started, problems),
+        boot_mounts=collect_boot_mounts(root, problems),
         udev_rules=collect_udev_rules(root, problems),
         problems=problems,
     )

@@ -143,3 +143,24 @@ def rhel6_ktune(script: str) -> tuple[dict[str, str], dict[str, str]]:
              "enterprise-storage\n", "/etc/rc.d/init.d/ktune": "#!/bin/sh\n"},
             {"/etc/ktune.d/tunedadm.sh": f"{profile}/ktune.sh",
              "/etc/rc.d/rc3.d/S27ktune": "../init.d/ktune"})
+
+
+# tuned 0.2.22's tune-profiles/enterprise-storage, abridged: `tuned-adm profile` installs
+# sysctl.ktune as /etc/sysctl.ktune and ktune.sysconfig as /etc/sysconfig/ktune.
+ENTERPRISE_STORAGE_SYSCTL_KTUNE = """\
+# ktune sysctl settings for rhel6 servers with enterprise-class
+# storage, maximizing i/o throughput
+kernel.sched_min_granularity_ns = 10000000
+kernel.sched_wakeup_granularity_ns = 15000000
+# The generator of dirty data starts writeback at this percentage (system default
+# is 20%)
+vm.dirty_ratio = 40
+#vm.dirty_background_ratio = 15
+"""
+ENTERPRISE_STORAGE_KTUNE_SYSCONFIG = """\
+# ktune service configuration
+USE_KTUNE_D="yes"
+SYSCTL_POST="/etc/sysctl.conf"
+ELEVATOR="deadline"
+ELEVATOR_TUNE_DEVS="/sys/block/{sd,cciss,dm-,vd}*/queue/scheduler"
+"""

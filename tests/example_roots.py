@@ -50,6 +50,10 @@ def rhel6_defaults(path: Path) -> RootBuilder:
     root.mount("/dev/mapper/vg_sas-lv_sasdata", "/sasdata", "ext4",
                "rw,relatime,barrier=1,data=ordered")
     root.write_mounts()
+    root.fstab([("UUID=5f3c2b8e-9a41-4d7e-8c0b-2e6f1d9a4b70", "/", "ext4", "defaults"),
+                ("UUID=a0e4c6d2-13b5-47f9-b8e1-7c5d3f2a9e64", "/boot", "ext4", "defaults"),
+                ("/dev/mapper/vg_sas-lv_saswork", "/saswork", "ext3", "defaults,barrier=0"),
+                ("/dev/mapper/vg_sas-lv_sasdata", "/sasdata", "ext4", "defaults")])
     root.thp(enabled="[always] madvise never", defrag="[always] madvise never", rhel6=True)
     root.cpus(8, governor="ondemand")
     root.sysctl("vm.dirty_ratio", 20)
@@ -80,6 +84,11 @@ def rhel8_tuned_sas(path: Path) -> RootBuilder:
         root.mount(f"/dev/mapper/sasvg-{lv}", point, "xfs",
                    "rw,noatime,nodiratime,attr2,inode64,logbufs=8,logbsize=256k,noquota")
     root.write_mounts()
+    root.fstab([("/dev/mapper/rhel-root", "/", "xfs", "defaults"),
+                ("UUID=0b2a2a5e-5b3c-4f0e-9d8e-6b2c1f0a7e11", "/boot", "xfs", "defaults")]
+               + [(f"/dev/mapper/sasvg-{lv}", f"/{lv}", "xfs",
+                   "defaults,noatime,nodiratime,logbufs=8,logbsize=256k")
+                  for lv in ("sasdata", "saswork", "sasutil")])
     root.thp(enabled="always madvise [never]", defrag="always defer defer+madvise madvise [never]")
     root.cpus(16, governor="performance")
     root.sysctl("vm.dirty_ratio", 40)

@@ -25,6 +25,7 @@ class SasFs:
     mountpoint: str
     fstype: str = "xfs"
     options: str = "rw,noatime,attr2,inode64,noquota"
+    fstab: str | None = ""  # its /etc/fstab options: "" the mounted ones, None no line
 
 
 @dataclass
@@ -114,6 +115,9 @@ NO_THP_ON_CMDLINE = {"bls_options": "root=/dev/mapper/rhel-root ro", "grub_cmdli
 def build_host(path: Path, spec: HostSpec) -> RootBuilder:
     root = RootBuilder(path)
     root.identity("sastest", spec.kernel, "Red Hat Enterprise Linux 8.9 (Ootpa)")
+    if not spec.kernel.startswith("2."):  # RHEL 7+ boot with systemd, as its units show
+        root.file("/usr/lib/systemd/system/systemd-sysctl.service",
+                  "[Unit]\nDescription=Apply Kernel Variables\n")
     root.disk("sda", read_ahead_kb=128).partition("sda", "sda1", 1).partition("sda", "sda2", 2)
     root.dm("dm-0", "rhel-root", ["sda2"])
     lvs = [fs.lv for fs in spec.filesystems]
@@ -126,6 +130,10 @@ def build_host(path: Path, spec: HostSpec) -> RootBuilder:
     for fs in spec.filesystems:
         root.mount(f"/dev/mapper/sasvg-{fs.lv}", fs.mountpoint, fs.fstype, fs.options)
     root.write_mounts()
+    root.fstab([("/dev/mapper/rhel-root", "/", "xfs", "defaults"),
+                ("UUID=0b2a2a5e-5b3c-4f0e-9d8e-6b2c1f0a7e11", "/boot", "xfs", "defaults")]
+               + [(f"/dev/mapper/sasvg-{fs.lv}", fs.mountpoint, fs.fstype, fs.fstab or fs.options)
+                  for fs in spec.filesystems if fs.fstab is not None])
     if spec.thp_enabled is not None:
         root.thp(spec.thp_enabled, spec.thp_defrag, rhel6=spec.rhel6_thp)
     root.cpus(spec.cpus, spec.governor, flags=spec.cpu_flags)

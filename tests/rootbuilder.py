@@ -238,6 +238,16 @@ class RootBuilder:
         self.file("/proc/mounts", "\n".join(base + self._mounts) + "\n")
         return self
 
+    def fstab(self, entries: list[tuple[str, str, str, str]]) -> RootBuilder:
+        """/etc/fstab as anaconda writes it: (device, mount point, type, options) lines with
+        the kernel's octal escapes."""
+        lines = ["", "#", "# /etc/fstab", "# Created by anaconda on Tue Mar  5 10:11:12 2024",
+                 "#", "# Accessible filesystems, by reference, are maintained under '/dev/disk/'.",
+                 "#"]
+        lines += [f"{self.escape(device)} {self.escape(point)} {fstype} {options} 0 0"
+                  for device, point, fstype, options in entries]
+        return self.file("/etc/fstab", "\n".join(lines) + "\n")
+
     # -- kernel and services -----------------------------------------------------------
     def thp(self, enabled: str = THP_DEFAULT, defrag: str = DEFRAG_DEFAULT,
             rhel6: bool = False) -> RootBuilder:

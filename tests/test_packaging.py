@@ -87,7 +87,8 @@ def test_wheel_installs_into_a_fresh_venv_and_scans(tmp_path):
                           capture_output=True, text=True, cwd=tmp_path)
     assert scan.returncode == 0, scan.stderr
     result = json.loads(scan.stdout)
-    assert result["summary"]["pass"] == 13
+    # Every rule passes but the KVM host's, which does not apply to this bare-metal host.
+    assert result["summary"]["pass"] == len(result["rules"]) - 1
     assert subprocess.run([venv / "bin/sascheck", "explain", "read_ahead"], capture_output=True,
                           text=True).stdout.count("Sources:") == 1
 
@@ -130,7 +131,7 @@ def test_rule_stamp_is_current_and_the_catalogue_validates(tmp_path):
                                                                      STAMP_FILE, CACHE_FILE))
     parsed = load_catalogue(copy)  # the full JSON Schema pass, from the YAML
     cached = load_catalogue()
-    assert len(parsed.rules) == 14
+    assert len(parsed.rules) == len(list(RULES_DIR.glob("*.yml"))) - 2  # sources, variables
     for rule_id, rule in cached.rules.items():  # the cache holds the same documents
         assert dataclasses.replace(parsed.rules[rule_id], source=rule.source) == rule
     assert {n: (p.rule_ids, p.values) for n, p in parsed.profiles.items()} == \

@@ -38,6 +38,21 @@ KNOWN_DIFFERENCES: dict[str, dict[str, tuple[str, str]]] = {
         "thp_disabled_at_boot": ("pass", "fail")},
     # The kernel's default scheduler: OVAL also requires a plain disk's default
     # (mq-deadline) to be allowed, where sascheck looks at the SAS devices alone.
+    # Boot-time mount options: OVAL reads /etc/fstab only, finds a mount point by its name as
+    # written (not with \040 for a space), and cannot say notchecked.
+    "mount point with a space": {"mount_options_at_boot": ("fail", "pass")},
+    "parentheses": {"mount_options_at_boot": ("fail", "pass")},
+    "boot mounts: no fstab line (a cluster resource)": {
+        "mount_options_at_boot": ("notchecked", "pass")},
+    "boot mounts: noauto": {"mount_options_at_boot": ("notchecked", "pass")},
+    "boot mounts: a mount unit no target wants": {
+        "mount_options_at_boot": ("notchecked", "pass")},
+    "boot mounts: a mount unit overrides fstab's line": {
+        "mount_options_at_boot": ("pass", "fail")},
+    # sysctl files: OVAL cannot order them by name, so every file must agree.
+    "dirty boot: reapply_sysctl off, tuned's 40 wins": {"dirty_ratio_at_boot": ("pass", "fail")},
+    "dirty boot: /etc hides its /usr/lib namesake (tuned off)": {
+        "dirty_ratio_at_boot": ("pass", "fail")},
     "io boot: several hardware queues default to none": {
         "io_tuning_at_boot": ("pass", "fail")},
 }

@@ -219,7 +219,7 @@ def test_playbook_never_templates_host_values(tmp_path):
     assert "lookup" in playbook.read_text()
     run_playbook(playbook, root)
     assert not marker.exists()
-    assert (root / "etc/sysctl.d/90-sascheck.conf").exists()  # and the fix itself ran
+    assert (root / "etc/sysctl.d/99-zz-sascheck.conf").exists()  # and the fix itself ran
 
 
 # -- the terminal and JUnit ------------------------------------------------------------
@@ -368,6 +368,7 @@ def test_offline_fix_refuses_links_out_of_the_image(tmp_path):
     outside.mkdir()
     root = sas_host(tmp_path / "image", dirty_ratio=20)
     (root / "etc/sysctl.d").symlink_to(outside)
+    (root / "etc/fstab").unlink()  # the image's own fstab, replaced by a link out of it
     (root / "etc/fstab").symlink_to(tmp_path / "host-fstab")
     (tmp_path / "host-fstab").write_text("/dev/sda1 /sasdata xfs defaults 0 0\n")
     before = tree_digest(tmp_path / "host-sysctl.d"), (tmp_path / "host-fstab").read_text()

@@ -7,6 +7,8 @@ from typing import Any
 import pytest
 
 from .boot_samples import (
+    ENTERPRISE_STORAGE_KTUNE_SYSCONFIG,
+    ENTERPRISE_STORAGE_SYSCTL_KTUNE,
     KTUNE_ENTERPRISE_STORAGE,
     RHEL6_ARGS,
     RHEL6_GRUB_CONF,
@@ -30,7 +32,7 @@ ALL_RULES_EXCEPT_KVM_HOST = {
     "thp_disabled", "thp_defrag_disabled", "io_scheduler", "read_ahead",
     "barrier_requires_protected_cache", "sas_fs_noatime", "sas_dirs_separate", "sas_fs_type",
     "tuned_profile", "cpu_governor_performance", "vm_dirty_ratio", "thp_disabled_at_boot",
-    "io_tuning_at_boot",
+    "io_tuning_at_boot", "dirty_ratio_at_boot", "mount_options_at_boot",
 }
 
 
@@ -77,10 +79,32 @@ RA_IN_RC_LOCAL = {"/etc/rc.d/rc.local": "blockdev --setra 4096 /dev/sdb\n"}
 RHEL6_NEVER = RHEL6_GRUB_CONF.replace(f"{RHEL6_ARGS}\n", f"{RHEL6_ARGS} transparent_hugepage=never\n")
 
 
-def data_fs(fstype: str = "xfs", options: str = "rw,noatime,attr2,inode64,noquota") -> list[SasFs]:
-    """The baseline's three SAS file systems with DATA's type or options changed."""
-    return [SasFs("sasdata", "/sasdata", fstype, options), SasFs("saswork", "/saswork"),
+def data_fs(fstype: str = "xfs", options: str = "rw,noatime,attr2,inode64,noquota",
+            fstab: str | None = "") -> list[SasFs]:
+    """The baseline's three SAS file systems with DATA's type, options or fstab changed."""
+    return [SasFs("sasdata", "/sasdata", fstype, options, fstab), SasFs("saswork", "/saswork"),
             SasFs("sasutil", "/sasutil")]
+
+
+def fstab_data(options: str | None) -> dict[str, Any]:
+    """Host changes: DATA's /etc/fstab options (None: no line mounts it)."""
+    return {"filesystems": data_fs(fstab=options)}
+
+
+# A site's mount unit (systemd.mount(5)), named after its mount point.
+SASDATA_UNIT = """\
+[Unit]
+Description=SAS permanent data
+
+[Mount]
+What=/dev/mapper/sasvg-sasdata
+Where=/sasdata
+Type=xfs
+Options=defaults,noatime
+
+[Install]
+WantedBy=local-fs.target
+"""
 
 
 CASES: list[tuple[str, str, dict[str, Any], list[str], str]] = [
@@ -352,6 +376,59 @@ CASES: list[tuple[str, str, dict[str, Any], list[str], str]] = [
      {"tuned_custom": {"sas-performance": SAS_PROFILE.replace(
          "transparent_hugepage.defrag=never", "transparent_hugepage.defrag=madvise")}},
      [], "fail"),
+    # What mounts each SAS file system at boot (scanner.boot_mounts): fstab, or a mount unit.
+    ("boot mounts: fstab lacks noatime (remounted by hand)", "mount_options_at_boot",
+     {**fstab_data("defaults")}, [], "fail"),
+    ("boot mounts: fstab turns barriers off", "mount_options_at_boot",
+     {**fstab_data("defaults,noatime,nobarrier")}, [], "fail"),
+    ("boot mounts: barriers off with a protected cache", "mount_options_at_boot",
+     {**fstab_data("defaults,noatime,nobarrier")},
+     ["storage_cache_protected=true"], "pass"),
+    ("boot mounts: no fstab line (a cluster resource)", "mount_options_at_boot",
+     {**fstab_data(None)}, [], "notchecked"),
+    ("boot mounts: noauto", "mount_options_at_boot",
+     {**fstab_data("noauto,noatime")}, [], "notchecked"),
+    ("boot mounts: a mount unit overrides fstab's line", "mount_options_at_boot",
+     {**fstab_data("defaults"),
+      "extra_files": {"/etc/systemd/system/sasdata.mount": SASDATA_UNIT}}, [], "pass"),
+    ("boot mounts: an enabled mount unit without an fstab line", "mount_options_at_boot",
+     {**fstab_data(None),
+      "extra_files": {"/etc/systemd/system/sasdata.mount": SASDATA_UNIT},
+      "extra_links": {"/etc/systemd/system/local-fs.target.wants/sasdata.mount":
+                      "/etc/systemd/system/sasdata.mount"}}, [], "pass"),
+    ("boot mounts: a mount unit no target wants", "mount_options_at_boot",
+     {**fstab_data(None),
+      "extra_files": {"/etc/systemd/system/sasdata.mount": SASDATA_UNIT}}, [], "notchecked"),
+    # vm.dirty_ratio after boot (scanner.sysctl_boot): systemd-sysctl, ktune, tuned, then
+    # tuned's reapply_sysctl putting /etc and /run back.
+    ("dirty boot: sysctl.conf put back over tuned's 40", "dirty_ratio_at_boot",
+     {"extra_files": {"/etc/sysctl.conf": "# System default settings\nvm.dirty_ratio = 20\n"}},
+     [], "fail"),
+    ("dirty boot: reapply_sysctl off, tuned's 40 wins", "dirty_ratio_at_boot",
+     {"extra_files": {"/etc/sysctl.conf": "vm.dirty_ratio = 20\n",
+                      "/etc/tuned/tuned-main.conf": "daemon = 1\nreapply_sysctl = 0\n"}},
+     [], "pass"),
+    ("dirty boot: a later sysctl.d file wins (tuned off)", "dirty_ratio_at_boot",
+     {"tuned_enabled": False,
+      "extra_files": {"/etc/sysctl.d/10-sas.conf": "vm.dirty_ratio = 40\n",
+                      "/usr/lib/sysctl.d/50-vendor.conf": "vm/dirty_ratio=20\n"}}, [], "fail"),
+    ("dirty boot: /etc hides its /usr/lib namesake (tuned off)", "dirty_ratio_at_boot",
+     {"tuned_enabled": False,
+      "extra_files": {"/etc/sysctl.d/50-vendor.conf": "vm.dirty_ratio = 40\n",
+                      "/usr/lib/sysctl.d/50-vendor.conf": "vm.dirty_ratio = 20\n"}}, [],
+     "pass"),
+    ("dirty boot: nothing sets it", "dirty_ratio_at_boot", {"tuned_active": "balanced"}, [],
+     "fail"),
+    ("dirty boot: RHEL 6 ktune's sysctl.ktune", "dirty_ratio_at_boot",
+     {**RHEL6_KTUNE, "extra_files": {**KTUNE_FILES,
+                                     "/etc/sysctl.ktune": ENTERPRISE_STORAGE_SYSCTL_KTUNE,
+                                     "/etc/sysconfig/ktune": ENTERPRISE_STORAGE_KTUNE_SYSCONFIG}},
+     [], "pass"),
+    ("dirty boot: RHEL 6 ktune, then SYSCTL_POST sysctl.conf", "dirty_ratio_at_boot",
+     {**RHEL6_KTUNE, "extra_files": {**KTUNE_FILES,
+                                     "/etc/sysctl.ktune": ENTERPRISE_STORAGE_SYSCTL_KTUNE,
+                                     "/etc/sysconfig/ktune": ENTERPRISE_STORAGE_KTUNE_SYSCONFIG,
+                                     "/etc/sysctl.conf": "vm.dirty_ratio = 20\n"}}, [], "fail"),
     # readahead as tuned's disk plugin parses it: ">N s" and "Ns" are rejected, set nothing.
     ("io boot: readahead >N s is rejected by tuned", "io_tuning_at_boot",
      {"tuned_custom": {"sas-performance": SAS_PROFILE.replace(">4096", ">8192 s")}}, [], "fail"),

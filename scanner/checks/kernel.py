@@ -8,6 +8,7 @@ from typing import Any
 from ..facts import Facts
 from ..parsers.simple import ascii_int
 from ..results import Evidence, Outcome, Verdict, combine, summarise
+from ..sysctl_boot import kernel_default
 from ..unavailable import Unavailable
 
 
@@ -63,3 +64,42 @@ def sysctl_value(params: Mapping[str, Any], facts: Facts, values: Mapping[str, A
         return Outcome(Verdict.ERROR, expected, actual, [evidence], f"{source}: not a number")
     verdict = Verdict.PASS if number == int(wanted) else Verdict.FAIL
     return Outcome(verdict, expected, actual, [Evidence(key, source, actual, verdict)])
+
+
+def sysctl_at_boot(params: Mapping[str, Any], facts: Facts,
+                   values: Mapping[str, Any]) -> Outcome:
+    """The value ``key`` ends with after the next boot (scanner.sysctl_boot's order): the
+    last source that sets it wins; nothing: the kernel's default."""
+    key: str = params["key"]
+    wanted = int(values[params["value_from"]])
+    expected = f"{key} = {wanted} after boot"
+    boot = facts.sysctl_boot
+    found: tuple[str, str] | None = None  # (value, source)
+    notes: list[str] = []
+    for line in (*boot.early, *boot.ktune):
+        if line.key == key:
+            found = (line.value, line.source)
+    tuned = facts.tuned
+    if not isinstance(tuned, Unavailable) and tuned.enabled_at_boot and any(
+            unit.type == "sysctl" and tuned.chain.applies(unit) is None
+            for unit in tuned.chain.units.values()):
+        setting = tuned.chain.setting("sysctl", key)
+        if setting:
+            found = (setting[0], f"tuned profile {setting[1]} [sysctl]")
+        if boot.reapply_sysctl:
+            for line in boot.reapply:
+                if line.key == key:
+                    if setting and line.value != setting[0]:
+                        notes.append(f"tuned's reapply_sysctl puts {line.source} back after "
+                                     f"the profile's {setting[0]}")
+                    found = (line.value, line.source)
+        elif setting:
+            notes.append(f"reapply_sysctl is off ({boot.reapply_source}): the profile wins")
+    if found is None:
+        default = kernel_default(key, facts.host.kernel)
+        found = (default or "unknown", f"kernel default ({facts.host.kernel or 'kernel unknown'})")
+        notes.append("nothing sets it at boot")
+    number = ascii_int(found[0])
+    verdict = Verdict.PASS if number == wanted else Verdict.FAIL
+    evidence = Evidence(key, found[1], found[0], verdict, "; ".join(notes))
+    return Outcome(verdict, expected, f"{found[0]} ({found[1]})", [evidence])

@@ -171,3 +171,46 @@ def sas_dirs_separate(params: Mapping[str, Any], facts: Facts,
                                  "; ".join(problems) or "separate",
                                  Verdict.FAIL if problems else Verdict.PASS, dirs))
     return _outcome(expected, evidence)
+
+
+def mount_options_at_boot(params: Mapping[str, Any], facts: Facts,
+                          values: Mapping[str, Any]) -> Outcome:
+    """What mounts each SAS file system at boot (scanner.boot_mounts) gives it the required
+    options and none of the forbidden ones, unless a site value lifts them."""
+    required: list[str] = params["required"]
+    forbidden: list[str] = params.get("forbidden", [])
+    lifted_by = params.get("allowed_when")
+    lifted = bool(lifted_by and values.get(lifted_by))
+    expected = (f"the fstab entry or mount unit of each SAS file system has "
+                f"{', '.join(required)}" + (f" and none of {', '.join(forbidden)}"
+                                            + (f" unless {lifted_by} is true" if lifted_by
+                                               else "") if forbidden else ""))
+    evidence = _unplaced(facts)
+    for filesystem in _filesystems(facts):
+        point = filesystem.mount.mountpoint
+        entry = facts.boot_mounts.get(point.rstrip("/") or "/")
+        subject = _subject(filesystem)
+        if entry is None or not entry.at_boot:
+            evidence.append(Evidence(
+                subject, entry.source if entry else "", "not mounted at boot by fstab or a "
+                "mount unit", Verdict.NOTCHECKED,
+                (entry.why_not + "; " if entry else "")
+                + "mounted by something else (cluster software such as Pacemaker, autofs, "
+                  "a script): check its options there"))
+            continue
+        missing = [option for option in required if option not in entry.options]
+        present = [option for option in forbidden if option in entry.options]
+        problems = [f"lacks {option}" for option in missing]
+        note = ""
+        if present and lifted:
+            note = f"{', '.join(present)} allowed: {lifted_by} is true"
+        else:
+            problems += [f"has {option}" for option in present]
+        evidence.append(Evidence(subject, entry.source, ",".join(entry.options) or "defaults",
+                                 Verdict.FAIL if problems else Verdict.PASS,
+                                 "; ".join(problems + ([note] if note else []))))
+    # A file system whose boot-time options cannot be seen keeps a pass from being claimed.
+    result = combine(evidence, if_none=Verdict.NOTCHECKED)
+    if result == Verdict.PASS and any(e.verdict == Verdict.NOTCHECKED for e in evidence):
+        result = Verdict.NOTCHECKED
+    return Outcome(result, expected, summarise(evidence) or "nothing to judge", evidence)

@@ -147,7 +147,11 @@ write_file() {
         PENDING_MODE[$file]="${mode:-$(stat -c 0%a -- "$file" 2>/dev/null || echo 0644)}"
         return 0
     fi
-    act file "write $file" "" || return 0
+    if ! act file "write $file" ""; then
+        # A dry run goes on as if written, so a later rule editing the file sees the change.
+        if (( DRY_RUN )); then PENDING[$file]="$content"; fi
+        return 0
+    fi
     mkdir -p -- "$(dirname -- "$file")"
     backup "$file"
     temporary="$(mktemp -- "$file.sascheck.XXXXXX")"
@@ -463,6 +467,24 @@ persist_kernel_arg() {
 # RHEL 5/6: an enabled ktune that turns THP on runs at every boot after the kernel command
 # line, so the argument alone does not hold. Not changed automatically (the script belongs
 # to a tuned 0.2 profile): say what to do.
+# A sysctl value every boot ends with (scanner/sysctl_boot.py's order): each line setting
+# KEY in /etc/sysctl.conf and /etc/sysctl.d gets VALUE, since those are applied last and
+# again by tuned's reapply_sysctl, and a file named to sort after the others (99-sysctl.conf,
+# the link to sysctl.conf, included) holds it too.
+persist_sysctl() {
+    local key="$1" value="$2" file pattern etc="$ROOT${LAYOUT_SYSCTL_DIRS%% *}"
+    pattern="^[[:space:]]*-?[[:space:]]*${key//./[./]}[[:space:]]*="
+    for file in "$ROOT$LAYOUT_SYSCTL_CONF" "$etc"/*.conf; do
+        [[ -f "$file" && ! -L "$file" ]] || continue  # 99-sysctl.conf links to sysctl.conf
+        grep -Eqs -- "$pattern" "$file" || continue
+        # shellcheck disable=SC2016  # the awk program is single-quoted on purpose
+        SYSCTL_PATTERN="$pattern" SYSCTL_LINE="$key = $value" edit_file "$file" '
+            $0 ~ ENVIRON["SYSCTL_PATTERN"] { $0 = ENVIRON["SYSCTL_LINE"] }
+            { print }'
+    done
+    write_file "$etc/99-zz-sascheck.conf" "# Written by sascheck"$'\n'"$key = $value"$'\n'
+}
+
 # Does the image (or this host) boot with systemd? RHEL 5 and 6 boot with SysV init.
 uses_systemd() {
     if live; then [[ -d /run/systemd/system ]]; return; fi
@@ -514,11 +536,9 @@ WantedBy=multi-user.target
     write_file "$rc" "${current%x}" 0755
 }
 
-# Rewrite the options of fstab entries for a mount point (fstab escapes like /proc/mounts).
-fstab_options() {
-    local point="$1" remove="$2" add="$3"
-    # shellcheck disable=SC2016  # the awk program is single-quoted on purpose
-    FSTAB_POINT="$point" FSTAB_REMOVE="$remove" FSTAB_ADD="$add" edit_file "$ROOT/etc/fstab" '
+# awk: fstab's octal escapes (\040 for a space) decoded, as the kernel writes them.
+# shellcheck disable=SC2016  # the awk program is single-quoted on purpose
+FSTAB_UNESCAPE='
         function unescape(text,    out, code) {
             out = ""
             while (match(text, /\\[0-7][0-7][0-7]/)) {
@@ -527,7 +547,23 @@ fstab_options() {
                 text = substr(text, RSTART + 4)
             }
             return out text
-        }
+        }'
+
+# Does an /etc/fstab line mount POINT at boot (not noauto)?
+fstab_mounts() {
+    [[ -f "$ROOT$LAYOUT_FSTAB" ]] || return 1
+    # shellcheck disable=SC2016  # the awk program is single-quoted on purpose
+    FSTAB_POINT="$1" awk "$FSTAB_UNESCAPE"'
+        !/^[ \t]*#/ && NF >= 4 && unescape($2) == ENVIRON["FSTAB_POINT"] && $4 !~ /(^|,)noauto(,|$)/ { found = 1 }
+        END { exit !found }' "$ROOT$LAYOUT_FSTAB"
+}
+
+# Rewrite the options of fstab entries for a mount point (fstab escapes like /proc/mounts).
+fstab_options() {
+    local point="$1" remove="$2" add="$3"
+    # shellcheck disable=SC2016  # the awk program is single-quoted on purpose
+    FSTAB_POINT="$point" FSTAB_REMOVE="$remove" FSTAB_ADD="$add" edit_file "$ROOT$LAYOUT_FSTAB" '
+'"$FSTAB_UNESCAPE"'
         !/^[ \t]*#/ && NF >= 4 && unescape($2) == ENVIRON["FSTAB_POINT"] {
             n = split($4, options, ","); out = ""; have = 0
             split(ENVIRON["FSTAB_REMOVE"], gone, ",")

@@ -1,0 +1,152 @@
+"""The sysctl values a boot ends with, applied in the order the host's software applies them.
+
+1. At early boot: systemd-sysctl (RHEL 7+: ``SYSCTL_DIRS`` merged by file name, in name
+   order, ``/etc/sysctl.conf`` through the ``99-sysctl.conf`` link or, without it, last),
+   or RHEL 5/6 initscripts' ``apply_sysctl`` (``/etc/sysctl.conf``, then ``/etc/sysctl.d``).
+2. RHEL 5/6 ktune, when started at boot: its ``SYSCTL`` file, ``/etc/ktune.d/*.conf``, then
+   ``SYSCTL_POST`` (``/etc/sysconfig/ktune``; ``/etc/sysctl.conf`` by default).
+3. tuned 2.x, when enabled: the active chain's ``[sysctl]``, then, with ``reapply_sysctl``
+   (the default), the system files again: ``/run/sysctl.d`` and ``/etc/sysctl.d`` (``/run``
+   hiding ``/etc``) in name order, then ``/etc/sysctl.conf`` (plugin_sysctl.py).
+
+Sample (sysctl.d(5))::
+
+    # /etc/sysctl.d/90-sas.conf
+    vm.dirty_ratio = 40
+    -vm/dirty_background_ratio=10
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..rules.host_layout import (
+    KERNEL_SYSCTL_DEFAULTS,
+    KTUNE_SCRIPTS,
+    KTUNE_SYSCONFIG,
+    KTUNE_SYSCTL_DEFAULTS,
+    SYSCTL_CONF,
+    SYSCTL_DIRS,
+    SYSTEMD_UNIT_DIRS,
+    TUNED_MAIN_CONF,
+    TUNED_REAPPLY_SYSCTL_DIRS,
+)
+from .hostroot import FactError, HostRoot
+from .parsers.simple import shell_assignments
+
+FALSE_WORDS = ("0", "false", "no", "off")
+
+
+@dataclass(frozen=True)
+class SysctlLine:
+    key: str  # dotted: vm.dirty_ratio
+    value: str
+    source: str  # file:line
+
+
+@dataclass
+class SysctlBoot:
+    """Each stage's settings in the order applied; a later one overrides an earlier one."""
+    systemd: bool
+    early: list[SysctlLine] = field(default_factory=list)
+    ktune: list[SysctlLine] = field(default_factory=list)  # only when ktune starts at boot
+    reapply: list[SysctlLine] = field(default_factory=list)  # tuned's reapply_sysctl files
+    reapply_sysctl: bool = True
+    reapply_source: str = ""
+
+
+def parse_sysctl(text: str, path: str) -> list[SysctlLine]:
+    """``key = value`` lines (sysctl.d(5)): ``#`` and ``;`` comments, ``/`` or ``.`` as the
+    separator, a leading ``-`` (ignore a failure) dropped."""
+    found = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if not line or line[0] in "#;":
+            continue
+        key, sep, value = line.partition("=")
+        key = key.strip().lstrip("-").strip()
+        if not sep or not key:
+            continue
+        # A key written with slashes uses dots for slashes and slashes for dots.
+        if "/" in key:
+            key = key.replace(".", "\0").replace("/", ".").replace("\0", "/")
+        found.append(SysctlLine(key, value.strip(), f"{path}:{number}"))
+    return found
+
+
+def boots_with_systemd(root: HostRoot) -> bool:
+    """RHEL 7+ ship systemd's unit directory; RHEL 5 and 6 boot with SysV init."""
+    return any(root.is_dir(directory) for directory in SYSTEMD_UNIT_DIRS[2:])
+
+
+def kernel_default(key: str, kernel: str) -> str | None:
+    for prefix, value in KERNEL_SYSCTL_DEFAULTS.get(key, ()):
+        if kernel.startswith(prefix):
+            return value
+    return None
+
+
+class _Reader:
+    def __init__(self, root: HostRoot, problems: list[str]) -> None:
+        self.root = root
+        self.problems = problems
+
+    def text(self, path: str) -> str:
+        """An optional file's text; '' when missing, noted when unreadable."""
+        try:
+            return self.root.read_optional(path, 1024 * 1024) or ""
+        except FactError as exc:
+            self.problems.append(str(exc))
+            return ""
+
+    def lines(self, path: str) -> list[SysctlLine]:
+        return parse_sysctl(self.text(path), path)
+
+    def merged(self, directories: tuple[str, ...]) -> dict[str, str]:
+        """File name -> in-root path, a name in an earlier directory hiding later ones."""
+        files: dict[str, str] = {}
+        for directory in directories:
+            try:
+                names = self.root.listdir(directory)
+            except FactError as exc:
+                self.problems.append(str(exc))
+                continue
+            for name in names:
+                if name.endswith(".conf"):
+                    files.setdefault(name, f"{directory}/{name}")
+        return files
+
+    def in_order(self, files: dict[str, str]) -> list[SysctlLine]:
+        return [line for name in sorted(files) for line in self.lines(files[name])]
+
+
+def _links_to_sysctl_conf(root: HostRoot, path: str) -> bool:
+    try:
+        return root.is_symlink(path) and root.resolve(path) == SYSCTL_CONF
+    except FactError:
+        return False
+
+
+def collect_sysctl_boot(root: HostRoot, ktune_started: bool, problems: list[str]) -> SysctlBoot:
+    reader = _Reader(root, problems)
+    boot = SysctlBoot(systemd=boots_with_systemd(root))
+    if boot.systemd:
+        files = reader.merged(SYSCTL_DIRS)
+        linked = any(_links_to_sysctl_conf(root, path) for path in files.values())
+        boot.early = reader.in_order(files) + ([] if linked else reader.lines(SYSCTL_CONF))
+    else:
+        boot.early = reader.lines(SYSCTL_CONF) + reader.in_order(reader.merged(SYSCTL_DIRS[:1]))
+    if ktune_started:
+        config = {**KTUNE_SYSCTL_DEFAULTS, **shell_assignments(reader.text(KTUNE_SYSCONFIG))}
+        boot.ktune = reader.lines(config["SYSCTL"]) if config.get("SYSCTL") else []
+        if config.get("USE_KTUNE_D", "yes") != "no":
+            boot.ktune += reader.in_order(reader.merged((KTUNE_SCRIPTS,)))
+        if config.get("SYSCTL_POST"):
+            boot.ktune += reader.lines(config["SYSCTL_POST"])
+    main = {line.key: line for line in reader.lines(TUNED_MAIN_CONF)}  # key = value lines
+    if "reapply_sysctl" in main:
+        boot.reapply_sysctl = main["reapply_sysctl"].value.lower() not in FALSE_WORDS
+        boot.reapply_source = main["reapply_sysctl"].source
+    boot.reapply = (reader.in_order(reader.merged(TUNED_REAPPLY_SYSCTL_DIRS))
+                    + reader.lines(SYSCTL_CONF))
+    return boot
