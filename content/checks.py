@@ -20,7 +20,9 @@ from ..rules.host_layout import (
     INIT_SCRIPTS,
     KERNEL_CMDLINE,
     KTUNE_ENABLES_THP,
+    KTUNE_NOBARRIER,
     KTUNE_SCRIPTS,
+    KTUNE_SYSCONFIG,
     KTUNE_SYSCTL_DEFAULTS,
     KTUNE_SYSV,
     LEGACY_DEFAULT_SCHEDULERS,
@@ -228,6 +230,9 @@ def mount_options_at_boot(facts: OvalFacts, rule: Rule) -> Element:
             forbidden_tests.append(criterion(oval.test(
                 "ind:textfilecontent54", f"SAS {role} fstab entries lack {', '.join(forbidden)}",
                 lines, bad, check="none satisfy", existence="any_exist")))
+    if "nobarrier" in forbidden:  # RHEL 5/6 enterprise-storage remounts them at every boot
+        forbidden_tests.append(none_of(all_of(_ktune_started(facts), _ktune_script_does(
+            facts, KTUNE_NOBARRIER, "remounts file systems nobarrier"))))
     lifted_by = rule.params.get("allowed_when")
     barriers = all_of(*forbidden_tests) if forbidden_tests else None
     if barriers is not None and lifted_by:
@@ -263,9 +268,19 @@ def sas_dirs_separate(facts: OvalFacts, rule: Rule) -> Element:
             overlap = oval.test("ind:variable", f"SAS {role} and {other} share no file system",
                                 oval.values_of(f"SAS {role} mounts", mounts), shared_fs,
                                 check="none satisfy", existence="any_exist")
+            # One device mounted at two places is one file system (a bind mount).
+            devices = {name: oval.local(f"SAS {name} devices", component(
+                facts.sas_partitions(name), "device")) for name in (role, other)}
+            same_device = oval.state("ind:variable", f"a device of a SAS {other} file system",
+                                     entity("ind:value", var=devices[other],
+                                            var_check="at least one",
+                                            entity_check="at least one"))
+            twins = oval.test("ind:variable", f"SAS {role} and {other} share no device",
+                              oval.values_of(f"SAS {role} devices", devices[role]), same_device,
+                              check="none satisfy", existence="any_exist")
             # A state whose variable has no values would match everything: guard it.
             parts.append(any_of(criterion(facts.has_sas_role(other), negate=True),
-                                criterion(overlap)))
+                                all_of(criterion(overlap), criterion(twins))))
     return all_of(*parts)
 
 
@@ -515,25 +530,44 @@ def _thp_tmpfiles(facts: OvalFacts, file: str, value: str, comment: str) -> Elem
                                lines, state, check="at least one"))
 
 
+def _ktune_started(facts: OvalFacts) -> Element:
+    """RHEL 5/6: ktune has a SysV start link (chkconfig ktune on)."""
+    oval = facts.oval
+    started = oval.obj("unix:file", "ktune started at boot (SysV)",
+                       entity("unix:path", var=oval.paths("SysV run-level directories",
+                                                          SYSV_RUNLEVEL_DIRS),
+                              var_check="at least one"),
+                       entity("unix:filename", rf"^S[0-9]{{2}}{KTUNE_SYSV}$", op="pattern match"))
+    return criterion(oval.test("unix:file", "ktune runs at boot", started))
+
+
+def _ktune_script_does(facts: OvalFacts, pattern: str, what: str) -> Element:
+    oval = facts.oval
+    scripts = oval.obj("ind:textfilecontent54", f"ktune scripts that {what}",
+                       entity("ind:path", KTUNE_SCRIPTS),
+                       entity("ind:filename", r"\.sh$", op="pattern match"),
+                       entity("ind:pattern", pattern, op="pattern match"),
+                       entity("ind:instance", "1", datatype="int"))
+    return criterion(oval.test("ind:textfilecontent54", f"a ktune script {what}", scripts))
+
+
+def _ktune_elevator(facts: OvalFacts, state: str | None) -> Element:
+    """ktune starts at boot and its ELEVATOR (/etc/sysconfig/ktune) is set (matches
+    ``state``)."""
+    oval = facts.oval
+    elevator = _files(facts, "ktune's ELEVATOR", (KTUNE_SYSCONFIG,),
+                      r"""^[ \t]*ELEVATOR=["']?([A-Za-z0-9_-]+)["']?[ \t]*$""")
+    sets = criterion(oval.test("ind:textfilecontent54", "ktune sets an elevator" if state is None
+                               else "ktune sets an allowed elevator", elevator, state))
+    return all_of(_ktune_started(facts), sets)
+
+
 def thp_at_boot(facts: OvalFacts, rule: Rule) -> Element:
     """THP enabled and defrag end at never after boot, in scanner.checks.boot's order: the
     command line (enabled only), tmpfiles.d, tuned (silent on enabled when the command line
     sets it), RHEL 5/6 ktune, then init scripts and systemd units."""
-    oval = facts.oval
-    ktune_on = oval.obj("unix:file", "ktune started at boot (SysV)",
-                        entity("unix:path", var=oval.paths("SysV run-level directories",
-                                                           SYSV_RUNLEVEL_DIRS),
-                               var_check="at least one"),
-                        entity("unix:filename", rf"^S[0-9]{{2}}{KTUNE_SYSV}$",
-                               op="pattern match"))
-    ktune_thp = oval.obj("ind:textfilecontent54", "ktune scripts that turn THP on",
-                         entity("ind:path", KTUNE_SCRIPTS),
-                         entity("ind:filename", r"\.sh$", op="pattern match"),
-                         entity("ind:pattern", KTUNE_ENABLES_THP, op="pattern match"),
-                         entity("ind:instance", "1", datatype="int"))
-    ktune_enables = all_of(criterion(oval.test("unix:file", "ktune runs at boot", ktune_on)),
-                           criterion(oval.test("ind:textfilecontent54",
-                                               "a ktune script turns THP on", ktune_thp)))
+    ktune_enables = all_of(_ktune_started(facts),
+                           _ktune_script_does(facts, KTUNE_ENABLES_THP, "turns THP on"))
     cmdline = _Cmdline(facts)
 
     def tuned(key: str, value: str, comment: str) -> Element:
@@ -606,11 +640,13 @@ def io_tuning_at_boot(facts: OvalFacts, rule: Rule) -> Element:
         criterion(oval.test("ind:textfilecontent54", "a udev rule sets a scheduler",
                             udev_scheduler), negate=True),
         none_of(all_of(honours_elevator, cmdline.argument("elevator", None))),
+        none_of(_ktune_elevator(facts, None)),
         comment="nothing configures a scheduler")
     scheduler = any_of(
         facts.tuned_setting("elevator", [(r"(\S+)", scheduler_ok)], "tuned [disk] elevator"),
         some(udev_scheduler, scheduler_ok, "a udev rule sets the scheduler"),
         all_of(honours_elevator, cmdline.argument("elevator", facts.listed("allowed_schedulers"))),
+        _ktune_elevator(facts, scheduler_ok),
         all_of(nothing_sets, _kernel_default_allowed(facts)),
         comment="an allowed scheduler is set at boot")
     return all_of(read_ahead, scheduler)

@@ -20,7 +20,13 @@ from .. import __version__
 from ..reports.escaping import for_terminal
 from ..rules import Catalogue, Rule, parse_assignment, resolve_values
 from ..rules.errors import UserInputError
-from ..rules.host_layout import LEGACY_SCHEDULERS, SAS_ROLE_VALUES, legacy_kernel, shell_layout
+from ..rules.host_layout import (
+    LEGACY_SCHEDULERS,
+    SAS_ROLE_VALUES,
+    TUNED_STOCK_READAHEAD_KIB,
+    legacy_kernel,
+    shell_layout,
+)
 from . import udev
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -103,15 +109,29 @@ def elevator(fix: FixInput) -> str:
     return allowed[0]
 
 
+def included_profile(fix: FixInput) -> str:
+    """The allowed profile sas-performance includes: the first that tuned ships (a site's own
+    may not exist on the host, and tuned refuses a profile whose include is missing), else
+    the first allowed."""
+    allowed = [str(name) for name in fix.values["allowed_tuned_profiles"]]
+    return next((name for name in allowed if name in TUNED_STOCK_READAHEAD_KIB), allowed[0])
+
+
 def tuned_profile(fix: FixInput, env: jinja2.Environment | None = None, *,
                   role: str | None = None, elevator_name: str | None = None,
                   values: Mapping[str, str] | None = None) -> str:
-    """The sas-performance profile. ``values`` may hold placeholders (XCCDF subs)."""
+    """The sas-performance profile: it includes the first allowed tuned profile and never
+    asks for less read-ahead than that profile's own floor. ``values`` may hold placeholders
+    (XCCDF subs, the bash script's run-time values)."""
     env = env or environment()
-    shown = values or {name: str(fix.values[name]) for name in ("read_ahead_min_kb",
-                                                                  "dirty_ratio")}
+    include = included_profile(fix)
+    floor = TUNED_STOCK_READAHEAD_KIB.get(include, 0)
+    shown = dict(values or {name: str(fix.values[name]) for name in ("read_ahead_min_kb",
+                                                                       "dirty_ratio")})
+    if not values:
+        shown["read_ahead_min_kb"] = str(max(int(shown["read_ahead_min_kb"]), floor))
     return env.get_template("tuned/tuned.conf.j2").render(
-        name="sas-performance", version=__version__, profile=fix.profile,
+        name="sas-performance", version=__version__, profile=fix.profile, include=include,
         role=role or fix.role, elevator=elevator_name or elevator(fix), **shown)
 
 
@@ -177,7 +197,8 @@ def bash_script(catalogue: Catalogue, fix: FixInput, mode: str = "bash") -> str:
         tuned_thp_off=tuned_profile(fix, env, role="bare_metal", elevator_name="@ELEVATOR@",
                                     values=shown),
         tuned_kvm_host=tuned_profile(fix, env, role="kvm_host", elevator_name="@ELEVATOR@",
-                                     values=shown))
+                                     values=shown),
+        tuned_read_ahead_floor=TUNED_STOCK_READAHEAD_KIB.get(included_profile(fix), 0))
 
 
 def ansible_playbook(catalogue: Catalogue, fix: FixInput) -> str:
@@ -211,7 +232,10 @@ def udev_rules(fix: FixInput) -> str:
                 if wanted:
                     scheduler_rules.setdefault(match.keys, wanted)
             if layer["device"] == filesystem.get("queue_device"):
-                read_ahead_rules.setdefault(match.keys, minimum)
+                # Only ever raised: a device that reads ahead more keeps its value.
+                current = layer.get("read_ahead_kb")
+                value = max(int(minimum), current if isinstance(current, int) else 0)
+                read_ahead_rules.setdefault(match.keys, str(value))
     if not scheduler_rules and not read_ahead_rules:
         reason = "; ".join(notes) if notes else (
             "name the SAS directories (--set sas_data_dirs=...) on a host whose storage the "

@@ -46,12 +46,18 @@ TUNED_PROFILE_DIRS = ("/etc/tuned", TUNED_SHIPPED_PROFILES)  # /etc overrides, a
 # tuned 2.x, then RHEL 6's tuned 0.2 (tune-profiles); the first that exists is in force.
 TUNED_ACTIVE_FILES = ("/etc/tuned/active_profile", "/etc/tune-profiles/active-profile")
 TUNED_BINARIES = ("/usr/sbin/tuned", "/usr/bin/tuned-adm")
+# The read-ahead floor (KiB, readahead=>N) of tuned's shipped throughput profiles
+# (profiles/throughput-performance/tuned.conf; enterprise-storage includes it since 2.0): a
+# profile including one of them must not ask for less.
+TUNED_STOCK_READAHEAD_KIB = {"throughput-performance": 4096, "enterprise-storage": 4096}
 # RHEL 5/6 ktune (tuned 0.2): `tuned-adm profile` links the profile's ktune.sh into
 # /etc/ktune.d and enables the ktune service, which runs those scripts at every boot
 # (S27ktune), after the kernel command line took effect.
 KTUNE_SCRIPTS = "/etc/ktune.d"
 KTUNE_SYSV = "ktune"
 KTUNE_ENABLES_THP = r"^[ \t]*enable_transparent_hugepages\b"  # tune-profiles/functions
+# enterprise-storage's ktune.sh remounts every local file system but / and /boot nobarrier.
+KTUNE_NOBARRIER = r"^[ \t]*remount_partitions[ \t]+nobarrier\b"
 SYSTEMD_WANTS_DIRS = ("/etc/systemd/system/multi-user.target.wants",
                       "/etc/systemd/system/graphical.target.wants",
                       "/etc/systemd/system/sockets.target.wants",
@@ -159,8 +165,10 @@ def shell_layout() -> str:
         "LIBVIRT_RUNNING_DOMAINS": LIBVIRT_RUNNING_DOMAINS,
         "LIBVIRT_DEFINED_DOMAINS": (LIBVIRT_DEFINED_DOMAINS,), "LIBVIRT_UNITS": LIBVIRT_UNITS,
         "LIBVIRT_SYSV": (LIBVIRT_SYSV,), "KTUNE_SCRIPTS": (KTUNE_SCRIPTS,),
-        "KTUNE_SYSV": (KTUNE_SYSV,), "KTUNE_ENABLES_THP": (KTUNE_ENABLES_THP.replace(
-            r"[ \t]", "[[:space:]]").replace(r"\b", "([^[:alnum:]_]|$)"),),
+        "KTUNE_SYSV": (KTUNE_SYSV,),
+        **{name: (pattern.replace(r"[ \t]", "[[:space:]]").replace(r"\b", "([^[:alnum:]_]|$)"),)
+           for name, pattern in (("KTUNE_ENABLES_THP", KTUNE_ENABLES_THP),
+                                 ("KTUNE_NOBARRIER", KTUNE_NOBARRIER))},
         "TUNED_PROFILE_DIRS": TUNED_PROFILE_DIRS, "TUNED_ACTIVE_FILES": TUNED_ACTIVE_FILES,
         "TUNED_BINARIES": TUNED_BINARIES, "TUNED_SHIPPED_PROFILES": (TUNED_SHIPPED_PROFILES,),
         "SYSTEMD_WANTS_DIRS": SYSTEMD_WANTS_DIRS, "SYSTEMD_UNIT_DIRS": SYSTEMD_UNIT_DIRS,

@@ -3,7 +3,9 @@ this host and which of its entries boots next. One model, used by every rule tha
 kernel arguments (THP at boot, elevator=).
 
 - BLS (RHEL 8, 9): ``/boot/loader/entries/*.conf``, ``$kernelopts`` and ``$tuned_params``
-  expanded from grubenv. Every entry is judged (any may be chosen; grubby edits them all).
+  expanded from grubenv. The entry that boots is grubenv's ``next_entry`` or
+  ``saved_entry`` (an entry's id: its file name without ``.conf``, as ``grubby
+  --set-default`` writes it), else the newest by ``version`` (blscfg sorts with rpmvercmp).
 - GRUB 2 without BLS (RHEL 7): the menu ``grub2-mkconfig`` wrote (``/boot/grub2/grub.cfg``,
   or ``/boot/efi/EFI/<vendor>/grub.cfg`` on an EFI boot); the entry that boots is grub.cfg's
   ``set default``: ``${saved_entry}`` (or a one-time ``next_entry``) from grubenv, an index,
@@ -118,6 +120,32 @@ def _legacy(root: HostRoot, problems: list[str], notes: list[str]) -> list[BootS
     return _default_entry(root, problems, notes, paths, boot.legacy_grub_menu, str)
 
 
+def _bls_default(root: HostRoot, paths: list[str], problems: list[str],
+                 notes: list[str]) -> list[BootSource]:
+    """The BLS entry that boots next (an entry that cannot be read is left out)."""
+    grubenv = _grubenv(root, problems)
+    entries: list[tuple[str, str, str, list[str]]] = []  # (id, version, path, args)
+    for path in paths:
+        text = _read(root, path, problems)
+        if text is not None:
+            entry_id = path.rsplit("/", 1)[1][:-len(".conf")]
+            entries.append((entry_id, boot.bls_entry_field(text, "version"), path,
+                            boot.expand_grubenv(boot.bls_entry_args(text), grubenv)))
+    if not entries:
+        return []
+    wanted = grubenv.get("next_entry") or grubenv.get("saved_entry", "")
+    chosen = next((entry for entry in entries if entry[0] == wanted), None)
+    if chosen is None:
+        if wanted:
+            notes.append(f"grubenv's saved_entry {wanted!r} matches no BLS entry; GRUB boots "
+                         "the newest")
+        chosen = max(entries, key=lambda entry: (boot.rpm_version_key(entry[1]), entry[0]))
+        why = "the newest entry"
+    else:
+        why = "grubenv's saved_entry"
+    return [BootSource(f"{chosen[2]} ({why})", tuple(chosen[3]))]
+
+
 def collect_boot(root: HostRoot, problems: list[str]) -> BootConfig:
     templates = []
     for path, parse in ((GRUB_DEFAULTS, boot.grub_defaults_args),
@@ -132,14 +160,7 @@ def collect_boot(root: HostRoot, problems: list[str]) -> BootConfig:
         problems.append(str(exc))
         bls = []
     if bls:
-        grubenv = _grubenv(root, problems)
-        entries = []
-        for path in bls:
-            text = _read(root, path, problems)
-            if text is not None:
-                args = boot.expand_grubenv(boot.bls_entry_args(text), grubenv)
-                entries.append(BootSource(path, tuple(args)))
-        return BootConfig("bls", entries, templates, notes)
+        return BootConfig("bls", _bls_default(root, bls, problems, notes), templates, notes)
     entries = _grub2(root, problems, notes)
     if entries:
         return BootConfig("grub2", entries, templates, notes)

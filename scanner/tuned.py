@@ -17,7 +17,9 @@ from dataclasses import dataclass, field
 
 from ..rules.host_layout import (
     KTUNE_ENABLES_THP,
+    KTUNE_NOBARRIER,
     KTUNE_SCRIPTS,
+    KTUNE_SYSCONFIG,
     KTUNE_SYSV,
     SYSTEMD_WANTS_DIRS,
     TUNED_ACTIVE_FILES,
@@ -26,6 +28,7 @@ from ..rules.host_layout import (
     TUNED_SHIPPED_PROFILES,
 )
 from .hostroot import FactError, HostRoot
+from .parsers.simple import shell_assignments
 from .parsers.tuned_conf import Sections, includes, parse_active_profile, parse_tuned_conf
 from .services import sysv_start_links
 from .unavailable import Unavailable
@@ -127,9 +130,12 @@ class TunedChain:
 
 @dataclass(frozen=True)
 class Ktune:
-    """RHEL 5/6 ktune: enabled at boot, and the scripts in /etc/ktune.d that turn THP on."""
+    """RHEL 5/6 ktune: enabled at boot; the scripts in /etc/ktune.d that turn THP on or
+    remount file systems nobarrier; the ELEVATOR it sets (/etc/sysconfig/ktune)."""
     enabled: str  # the SysV start link, or ""
     enables_thp: tuple[str, ...]
+    nobarrier: tuple[str, ...] = ()
+    elevator: str = ""
 
 
 @dataclass
@@ -275,12 +281,18 @@ def collect_ktune(root: HostRoot) -> Ktune:
     enabled = next(iter(sysv_start_links(root.listdir, KTUNE_SYSV)), "")
     if not enabled:
         return Ktune("", ())
-    scripts = []
+    found: dict[str, list[str]] = {KTUNE_ENABLES_THP: [], KTUNE_NOBARRIER: []}
     for path in root.glob_files(KTUNE_SCRIPTS, ".sh"):
         try:
             text = root.read_optional(path, 1024 * 1024) or ""
-        except FactError:
-            text = "enable_transparent_hugepages"  # unreadable: it may; assume it does
-        if re.search(KTUNE_ENABLES_THP, text, re.MULTILINE):
-            scripts.append(path)
-    return Ktune(enabled, tuple(scripts))
+        except FactError:  # unreadable: it may do either; assume it does
+            text = "enable_transparent_hugepages\nremount_partitions nobarrier"
+        for pattern, scripts in found.items():
+            if re.search(pattern, text, re.MULTILINE):
+                scripts.append(path)
+    try:
+        config = shell_assignments(root.read_optional(KTUNE_SYSCONFIG, 65536) or "")
+    except FactError:
+        config = {}
+    return Ktune(enabled, tuple(found[KTUNE_ENABLES_THP]), tuple(found[KTUNE_NOBARRIER]),
+                 config.get("ELEVATOR", "").strip())

@@ -32,6 +32,8 @@ KNOWN_DIFFERENCES: dict[str, dict[str, tuple[str, str]]] = {
     # tuned does; OVAL cannot, and leaves such units out (never a false pass).
     # GRUB's default entry: sascheck judges the entry that boots; OVAL cannot pick one, so
     # every entry must have the argument (stricter: never a false pass).
+    "thp boot: BLS newest entry has it, an older kernel's lacks it": {
+        "thp_disabled_at_boot": ("pass", "fail")},
     "thp boot: RHEL 6 default=0 boots the kernel with it": {
         "thp_disabled_at_boot": ("pass", "fail")},
     "thp boot: RHEL 9 throughput-performance on ThunderX2": {

@@ -15,6 +15,7 @@ from sascheck.scanner.parsers.boot import (
     grub_defaults_args,
     grubenv_vars,
     legacy_grub_menu,
+    rpm_version_key,
 )
 from sascheck.scanner.parsers.mounts import parse_mounts, unescape
 from sascheck.scanner.parsers.sas_config import parse_sas_config
@@ -227,3 +228,13 @@ def test_tmpfiles_w_lines():
     assert [(w.path.rsplit("/", 1)[1], w.value, w.source, w.stage) for w in found] == [
         ("defrag", "never", "/etc/tmpfiles.d/thp.conf:2", EARLY),
         ("enabled", "madvise", "/etc/tmpfiles.d/thp.conf:3", EARLY)]
+
+
+def test_bls_entries_sort_as_rpmvercmp():
+    # blscfg boots the newest: 5.14.0-427 after 5.14.0-70 (numbers, not text), the rescue
+    # entry ("0-rescue-<machine id>") last.
+    versions = ["5.14.0-70.13.1.el9_0.x86_64", "0-rescue-0123456789abcdef",
+                "5.14.0-427.13.1.el9_4.x86_64", "5.14.0-362.8.1.el9_3.x86_64"]
+    assert sorted(versions, key=rpm_version_key, reverse=True) == [
+        "5.14.0-427.13.1.el9_4.x86_64", "5.14.0-362.8.1.el9_3.x86_64",
+        "5.14.0-70.13.1.el9_0.x86_64", "0-rescue-0123456789abcdef"]

@@ -35,7 +35,10 @@ def verdicts(root: Path, sets: list[str]) -> dict[str, str]:
 
 
 def _fixable(rule_id: str, root: Path) -> bool:
-    """Offline, tuned cannot be installed: its rule stays failing without it."""
+    """Offline, tuned cannot be installed: its rule stays failing without it. A RHEL 6 ktune
+    script that remounts nobarrier is not rewritten (the script says what to do)."""
+    if rule_id == "mount_options_at_boot" and (root / "etc/rc.d/rc3.d/S27ktune").is_symlink():
+        return False
     return not (rule_id == "tuned_profile" and not (root / "usr/sbin/tuned").exists())
 
 
@@ -200,7 +203,28 @@ def test_tuned_format_keeps_thp_on_a_kvm_host(tmp_path):
                     EXAMPLE_VALUES["rhel6-defaults"], ["--all"]).read_text()
     assert "transparent_hugepages=never" in text
     assert "elevator=deadline" in text  # a RHEL 6 kernel has no mq-deadline
-    assert "readahead=>2048" in text and "vm.dirty_ratio=40" in text
+    # It includes the first allowed profile and never asks for less than its readahead=>4096.
+    assert "include=enterprise-storage" in text
+    assert "readahead=>4096" in text and "vm.dirty_ratio=40" in text
+
+
+@pytest.mark.parametrize(("sets", "include", "read_ahead"), [
+    (["read_ahead_min_kb=16384"], "enterprise-storage", ">16384"),
+    # A site's own profile may not exist here: the first one tuned ships is included.
+    (["allowed_tuned_profiles=sas-site,throughput-performance"], "throughput-performance",
+     ">4096"),
+])
+def test_tuned_profile_follows_the_site_values(tmp_path, sets, include, read_ahead):
+    """The tuned format and the profile the bash script writes agree: the first allowed
+    shipped profile included, read-ahead the larger of the site minimum and its own."""
+    root = sas_host(tmp_path / "root", tuned_active="balanced")
+    sets = [*BASELINE_SETS, *sets]
+    text = generate("tuned", tmp_path / "p.conf", root, sets, ["--all"]).read_text()
+    run_bash(generate("bash", tmp_path / "fix.sh", root, sets), root)
+    written = (root / "etc/tuned/sas-performance/tuned.conf").read_text()
+    for profile in (text, written):
+        assert f"include={include}\n" in profile and f"readahead={read_ahead}\n" in profile
+    assert verdicts(root, sets)["tuned_profile"] == "pass"
 
 
 def test_udev_format_matches_what_the_script_writes(tmp_path):
@@ -214,6 +238,17 @@ def test_udev_format_matches_what_the_script_writes(tmp_path):
         return [line for line in text.splitlines() if line.startswith("ACTION")]
 
     assert body(rules) == body(written) and len(body(rules)) == 8
+    # Disks only (a partition has no queue/), as udev matches them.
+    assert all('SUBSYSTEM=="block", ENV{DEVTYPE}=="disk", ' in line for line in body(rules))
+
+
+def test_udev_rules_never_lower_read_ahead(tmp_path):
+    root = sas_host(tmp_path / "root", read_ahead_kb=8192, tuned_active="balanced")
+    rules = generate("udev", tmp_path / "99.rules", root, BASELINE_SETS).read_text()
+    run_bash(generate("bash", tmp_path / "fix.sh", root, BASELINE_SETS), root)
+    written = (root / "etc/udev/rules.d/99-sascheck-io.rules").read_text()
+    for text in (rules, written):
+        assert 'ATTR{queue/read_ahead_kb}="8192"' in text and '"2048"' not in text
 
 
 def test_fix_from_results_json(tmp_path):
@@ -289,7 +324,9 @@ def test_bash_fix_outlasts_a_ktune_that_turns_thp_on(tmp_path):
                     **{**changes, "extra_files": {**changes["extra_files"], **rc_local_as_shipped}})
     script = generate("bash", tmp_path / "fix.sh", root, BASELINE_SETS)
     ran = run_bash(script, root)
-    assert ran.stderr == ""
+    # Only the barrier advice: ktune's remount_partitions nobarrier is left to the site.
+    assert [line.split(" (ktune) ")[0] for line in ran.stderr.splitlines()] == [
+        "sascheck-fix: manual: /etc/ktune.d/tunedadm.sh"]
     rc_local = root / "etc/rc.d/rc.local"
     lines = rc_local.read_text().splitlines()
     assert lines[-1] == "exit 0" and "touch /var/lock/subsys/local" in lines

@@ -57,6 +57,14 @@ RHEL6_KTUNE: dict[str, Any] = {"kernel": "2.6.32-754.35.1.el6.x86_64", "rhel6_th
 RHEL6_DEFRAG_RC = {"/etc/rc.d/rc.local": RHEL6_RC_LOCAL.splitlines(keepends=True)[1]}
 # Legacy request queues as RHEL 7 shows them on SAN paths and their dm-multipath device.
 RHEL7_QUEUES = {"path_scheduler": "noop [deadline] cfq", "mpath_scheduler": "noop [deadline] cfq"}
+# An older kernel's BLS entry, as kernel-install left it before THP was turned off.
+OLD_BLS_ID = "0123456789abcdef-4.18.0-477.10.1.el8_8.x86_64"
+OLD_BLS = f"/boot/loader/entries/{OLD_BLS_ID}.conf"
+OLD_BLS_TEXT = ("title Red Hat Enterprise Linux (4.18.0-477.10.1.el8_8.x86_64) 8.8 (Ootpa)\n"
+                "version 4.18.0-477.10.1.el8_8.x86_64\nlinux /vmlinuz-4.18.0-477.10.1.el8_8.x86_64\n"
+                "initrd /initramfs-4.18.0-477.10.1.el8_8.x86_64.img $tuned_initrd\n"
+                "options root=/dev/mapper/rhel-root ro crashkernel=auto\nid rhel-20230505\n"
+                "grub_users $grub_users\ngrub_arg --unrestricted\ngrub_class kernel\n")
 # A unit as Red Hat's THP solution writes it, enabled into multi-user.target.
 THP_UNIT = "/etc/systemd/system/disable-thp.service"
 MULTI_USER_WANTS = "/etc/systemd/system/multi-user.target.wants"
@@ -162,6 +170,10 @@ CASES: list[tuple[str, str, dict[str, Any], list[str], str]] = [
      {"filesystems": data_fs("ext4")}, ["allowed_fs_types=xfs"], "fail"),
     ("work with data", "sas_dirs_separate", {"sas_local_cfg": "-WORK /sasdata/work\n"}, [],
      "fail"),
+    # One LV mounted twice, or a bind mount: the same file system under two names.
+    ("work bind-mounted from the data LV", "sas_dirs_separate",
+     {"filesystems": [SasFs("sasdata", "/sasdata"), SasFs("sasdata", "/saswork"),
+                      SasFs("sasutil", "/sasutil")]}, [], "fail"),
     ("work on root fs", "sas_dirs_separate", {"sas_local_cfg": None}, [], "fail"),
     # Nested mounts: WORK lies on /sas/work, not on /sas that also holds DATA.
     ("nested mounts", "sas_dirs_separate",
@@ -349,6 +361,13 @@ CASES: list[tuple[str, str, dict[str, Any], list[str], str]] = [
     ("thp boot: a unit disabled with enabled=false", "thp_disabled_at_boot",
      {**NO_THP_ON_CMDLINE, "tuned_active": "sas-performance", "tuned_custom": {
          "sas-performance": SAS_PROFILE.replace("[vm]", "[vm]\nenabled=false")}}, [], "fail"),
+    # BLS: the entry that boots is grubenv's saved_entry, else the newest (rpmvercmp).
+    ("thp boot: BLS newest entry has it, an older kernel's lacks it", "thp_disabled_at_boot",
+     {"tuned_active": "balanced", "extra_files": {OLD_BLS: OLD_BLS_TEXT}}, [], "pass"),
+    ("thp boot: BLS saved_entry boots the older kernel that lacks it", "thp_disabled_at_boot",
+     {"tuned_active": "balanced", "extra_files": {OLD_BLS: OLD_BLS_TEXT, "/boot/grub2/grubenv":
+                      f"# GRUB Environment Block\nsaved_entry={OLD_BLS_ID}\n" + "#" * 900}},
+     [], "fail"),
     # What THP holds after boot (scanner.checks.boot._thp_after_boot): the command line,
     # then systemd-tmpfiles, then tuned (silent on enabled when the command line sets it),
     # then init scripts and systemd units; defrag must end at never too.
@@ -399,6 +418,19 @@ CASES: list[tuple[str, str, dict[str, Any], list[str], str]] = [
     ("boot mounts: a mount unit no target wants", "mount_options_at_boot",
      {**fstab_data(None),
       "extra_files": {"/etc/systemd/system/sasdata.mount": SASDATA_UNIT}}, [], "notchecked"),
+    # RHEL 6 enterprise-storage: ktune sets ELEVATOR on every disk and remounts nobarrier.
+    ("io boot: RHEL 6 ktune ELEVATOR=deadline", "io_tuning_at_boot",
+     {**RHEL6_KTUNE, "extra_files": {**KTUNE_FILES, **RA_IN_RC_LOCAL,
+                                     "/etc/sysconfig/ktune": ENTERPRISE_STORAGE_KTUNE_SYSCONFIG}},
+     [], "pass"),
+    ("io boot: RHEL 6 ktune ELEVATOR=cfq", "io_tuning_at_boot",
+     {**RHEL6_KTUNE, "extra_files": {
+         **KTUNE_FILES, **RA_IN_RC_LOCAL, "/etc/sysconfig/ktune":
+             ENTERPRISE_STORAGE_KTUNE_SYSCONFIG.replace('"deadline"', '"cfq"')}}, [], "fail"),
+    ("boot mounts: RHEL 6 ktune remounts nobarrier", "mount_options_at_boot",
+     {**RHEL6_KTUNE, "extra_files": KTUNE_FILES}, [], "fail"),
+    ("boot mounts: RHEL 6 ktune nobarrier, protected cache", "mount_options_at_boot",
+     {**RHEL6_KTUNE, "extra_files": KTUNE_FILES}, ["storage_cache_protected=true"], "pass"),
     # vm.dirty_ratio after boot (scanner.sysctl_boot): systemd-sysctl, ktune, tuned, then
     # tuned's reapply_sysctl putting /etc and /run back.
     ("dirty boot: sysctl.conf put back over tuned's 40", "dirty_ratio_at_boot",

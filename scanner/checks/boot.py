@@ -10,7 +10,12 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ...rules.host_layout import GRUB_DEFAULTS, TUNED_ACTIVE_FILES, legacy_kernel
+from ...rules.host_layout import (
+    GRUB_DEFAULTS,
+    KTUNE_SYSCONFIG,
+    TUNED_ACTIVE_FILES,
+    legacy_kernel,
+)
 from ..blockdev import BlockDevice, default_scheduler
 from ..boot_writers import EARLY, NOT_EXECUTABLE, SysfsWrite
 from ..bootloader import BootSource
@@ -208,6 +213,10 @@ def io_tuning_at_boot(params: Mapping[str, Any], facts: Facts,
         if setting:
             judge(scheduler, "scheduler", f"tuned profile {setting[1]} [disk]",
                   f"elevator={setting[0]}", setting[0] in allowed)
+    ktune = facts.tuned.ktune if not isinstance(facts.tuned, Unavailable) else None
+    if ktune and ktune.elevator:  # RHEL 5/6: ktune sets it on sd, cciss, dm and vd at boot
+        judge(scheduler, "scheduler", f"{KTUNE_SYSCONFIG} (ktune, {ktune.enabled})",
+              f"ELEVATOR={ktune.elevator}", ktune.elevator in allowed)
     for path, rule in facts.udev_rules:
         if not is_block_rule(rule):
             continue

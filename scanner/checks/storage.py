@@ -156,16 +156,31 @@ def fs_type(params: Mapping[str, Any], facts: Facts, values: Mapping[str, Any]) 
     return _outcome(expected, evidence)
 
 
+def _device_key(filesystem: SasFilesystem) -> str:
+    """The block device under a mount, else its source as /proc/mounts names it."""
+    return filesystem.device if isinstance(filesystem.device, str) else filesystem.mount.device
+
+
 def sas_dirs_separate(params: Mapping[str, Any], facts: Facts,
                       values: Mapping[str, Any]) -> Outcome:
     expected = "DATA, WORK and UTILLOC each on its own file system, none on /"
     evidence = _unplaced(facts)
+    # One device mounted twice (a bind mount, an LV mounted at two places) is one file system.
+    by_device: dict[str, list[SasFilesystem]] = {}
+    for filesystem in _filesystems(facts):
+        by_device.setdefault(_device_key(filesystem), []).append(filesystem)
     for filesystem in _filesystems(facts):
         problems = []
         if filesystem.mount.mountpoint == "/":
             problems.append("on the root file system")
         if len(filesystem.roles) > 1:
             problems.append("shared by " + " and ".join(sorted(filesystem.roles)))
+        twins = [other for other in by_device[_device_key(filesystem)] if other is not filesystem]
+        shared = set().union(*(other.roles for other in twins)) - filesystem.roles
+        if shared:
+            problems.append(f"same device as {', '.join(o.mount.mountpoint for o in twins)} "
+                            f"({filesystem.mount.device}), which holds "
+                            + " and ".join(sorted(shared)))
         dirs = ", ".join(f"{d.role} {d.path}" for d in filesystem.dirs)
         evidence.append(Evidence(_subject(filesystem), _mount_source(filesystem),
                                  "; ".join(problems) or "separate",
@@ -185,6 +200,8 @@ def mount_options_at_boot(params: Mapping[str, Any], facts: Facts,
                 f"{', '.join(required)}" + (f" and none of {', '.join(forbidden)}"
                                             + (f" unless {lifted_by} is true" if lifted_by
                                                else "") if forbidden else ""))
+    ktune = facts.tuned.ktune if not isinstance(facts.tuned, Unavailable) else None
+    ktune_nobarrier = ktune.nobarrier if ktune else ()
     evidence = _unplaced(facts)
     for filesystem in _filesystems(facts):
         point = filesystem.mount.mountpoint
@@ -200,13 +217,17 @@ def mount_options_at_boot(params: Mapping[str, Any], facts: Facts,
             continue
         missing = [option for option in required if option not in entry.options]
         present = [option for option in forbidden if option in entry.options]
+        source = entry.source
+        if "nobarrier" in forbidden and ktune_nobarrier and point not in ("/", "/boot"):
+            present.append("nobarrier")  # RHEL 5/6 enterprise-storage, after fstab
+            source += f"; {ktune_nobarrier[0]} (ktune) remounts it nobarrier at every boot"
         problems = [f"lacks {option}" for option in missing]
         note = ""
         if present and lifted:
             note = f"{', '.join(present)} allowed: {lifted_by} is true"
         else:
             problems += [f"has {option}" for option in present]
-        evidence.append(Evidence(subject, entry.source, ",".join(entry.options) or "defaults",
+        evidence.append(Evidence(subject, source, ",".join(entry.options) or "defaults",
                                  Verdict.FAIL if problems else Verdict.PASS,
                                  "; ".join(problems + ([note] if note else []))))
     # A file system whose boot-time options cannot be seen keeps a pass from being claimed.

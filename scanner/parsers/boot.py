@@ -59,6 +59,25 @@ def bls_entry_args(text: str) -> list[str]:
     return args
 
 
+def bls_entry_field(text: str, name: str) -> str:
+    """A BLS entry's ``version``, ``title``... ('' when absent)."""
+    for raw in text.splitlines():
+        parts = raw.strip().split(None, 1)
+        if len(parts) == 2 and parts[0] == name:
+            return parts[1].strip()
+    return ""
+
+
+def rpm_version_key(version: str) -> list[tuple[int, int | str]]:
+    """A sort key that orders versions as rpmvercmp does (what GRUB's blscfg sorts BLS
+    entries by, newest first): alternating digit and letter runs, a digit run newer than a
+    letter run, digits compared as numbers; separators only split."""
+    key: list[tuple[int, int | str]] = []
+    for run in re.findall(r"[0-9]+|[A-Za-z]+", version):
+        key.append((1, int(run)) if run.isdigit() else (0, run))
+    return key
+
+
 def cmdline_args(text: str) -> list[str]:
     """``/etc/kernel/cmdline`` and ``/proc/cmdline``: whitespace separated, ``#`` comments."""
     words: list[str] = []

@@ -133,10 +133,11 @@ current_content() {
 # are 0644 unless MODE says otherwise.
 declare -A PENDING_MODE=()
 write_file() {
-    local file="$1" content="$2" mode="${3:-}" temporary
+    local file="$1" content="$2" mode="${3:-}" temporary current_mode
     confined "$file" || return 0
+    current_mode="${PENDING_MODE[$file]:-$(stat -c 0%a -- "$file" 2>/dev/null || echo 0644)}"
     if [[ -e "$file" || -n "${PENDING[$file]+set}" ]] && [[ "$(current_content "$file")" == "${content}x" ]] \
-            && [[ -z "$mode" || "$(stat -c %a -- "$file" 2>/dev/null)" == "${mode#0}" ]]; then
+            && [[ -z "$mode" || "$current_mode" == "0${mode#0}" ]]; then
         return 0
     fi
     if (( PLAN )); then
@@ -144,12 +145,15 @@ write_file() {
         [[ -n "${PENDING[$file]+set}" ]] || PENDING_ORDER+=("$file")
         PENDING[$file]="$content"
         PENDING_RULES[$file]+=" $CURRENT_RULE"
-        PENDING_MODE[$file]="${mode:-$(stat -c 0%a -- "$file" 2>/dev/null || echo 0644)}"
+        PENDING_MODE[$file]="${mode:-$current_mode}"
         return 0
     fi
     if ! act file "write $file" ""; then
         # A dry run goes on as if written, so a later rule editing the file sees the change.
-        if (( DRY_RUN )); then PENDING[$file]="$content"; fi
+        if (( DRY_RUN )); then
+            PENDING[$file]="$content"
+            PENDING_MODE[$file]="${mode:-$current_mode}"
+        fi
         return 0
     fi
     mkdir -p -- "$(dirname -- "$file")"
@@ -483,6 +487,17 @@ persist_sysctl() {
             { print }'
     done
     write_file "$etc/99-zz-sascheck.conf" "# Written by sascheck"$'\n'"$key = $value"$'\n'
+}
+
+# RHEL 5/6: ktune has a SysV start link (chkconfig ktune on).
+ktune_started() {
+    local directory link
+    for directory in $LAYOUT_SYSV_RUNLEVEL_DIRS; do
+        for link in "$ROOT$directory"/S[0-9][0-9]"$LAYOUT_KTUNE_SYSV"; do
+            if [[ -e "$link" || -L "$link" ]]; then return 0; fi
+        done
+    done
+    return 1
 }
 
 # Does the image (or this host) boot with systemd? RHEL 5 and 6 boot with SysV init.
