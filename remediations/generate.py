@@ -198,7 +198,8 @@ def bash_script(catalogue: Catalogue, fix: FixInput, mode: str = "bash") -> str:
                                     values=shown),
         tuned_kvm_host=tuned_profile(fix, env, role="kvm_host", elevator_name="@ELEVATOR@",
                                      values=shown),
-        tuned_read_ahead_floor=TUNED_STOCK_READAHEAD_KIB.get(included_profile(fix), 0))
+        tuned_read_ahead_floor=TUNED_STOCK_READAHEAD_KIB.get(included_profile(fix), 0),
+        tuned_sysv_profile=included_profile(fix))
 
 
 def ansible_playbook(catalogue: Catalogue, fix: FixInput) -> str:

@@ -57,6 +57,7 @@ class StackLayer:
 class BlockGraph:
     devices: dict[str, BlockDevice] = field(default_factory=dict)
     by_dm_name: dict[str, str] = field(default_factory=dict)
+    by_dev: dict[str, str] = field(default_factory=dict)  # "major:minor" -> name
     problems: list[str] = field(default_factory=list)
 
     def stack(self, name: str) -> list[StackLayer]:
@@ -126,12 +127,21 @@ def read_topology(root: HostRoot) -> BlockGraph:
             graph.problems.append(str(exc))
             entries = []
         graph.devices[name] = device
+        _note_dev(root, graph, name, sysfs)
         for entry in entries:
             if entry.startswith(name) and entry != name and root.exists(
                     f"{sysfs}/{entry}/partition"):
                 graph.devices[entry] = BlockDevice(name=entry, sysfs=f"{sysfs}/{entry}",
                                                    kind="partition", parent=name)
+                _note_dev(root, graph, entry, f"{sysfs}/{entry}")
     return graph
+
+
+def _note_dev(root: HostRoot, graph: BlockGraph, name: str, sysfs: str) -> None:
+    """The device's major:minor (its ``dev`` file), for mounts named by no device node."""
+    number = _optional_line(root, f"{sysfs}/dev", graph)
+    if number and number not in graph.by_dev:
+        graph.by_dev[number] = name
 
 
 def _optional_line(root: HostRoot, path: str, graph: BlockGraph) -> str | None:
@@ -185,10 +195,19 @@ def read_queue(root: HostRoot, device: BlockDevice) -> None:
                 f"{queue}/read_ahead_kb: not a number: {text.strip()[:40]!r}")
 
 
-def device_for_mount(root: HostRoot, graph: BlockGraph, source: str) -> str | Unavailable:
-    """Map a /proc/mounts device field to a block device name."""
+def device_for_mount(root: HostRoot, graph: BlockGraph, source: str,
+                     number: str | None = None) -> str | Unavailable:
+    """Map a /proc/mounts device field to a block device name: by its name, through the
+    root's /dev links, else by the major:minor /proc/self/mountinfo gives the mount."""
     if not source.startswith("/dev/"):
         return Unavailable(f"{source!r} is not a block device")
+    found = _device_by_name(root, graph, source)
+    if isinstance(found, Unavailable) and number in graph.by_dev:
+        return graph.by_dev[number]
+    return found
+
+
+def _device_by_name(root: HostRoot, graph: BlockGraph, source: str) -> str | Unavailable:
     if source.startswith("/dev/mapper/"):
         name = source[len("/dev/mapper/"):]
         if name in graph.by_dm_name:

@@ -30,7 +30,7 @@ class BootMount:
     why_not: str = ""
 
 
-def _unit_settings(text: str) -> dict[str, str]:
+def mount_unit_settings(text: str) -> dict[str, str]:
     """[Mount] Key=value pairs of a unit file (the last assignment wins)."""
     settings: dict[str, str] = {}
     section = ""
@@ -82,7 +82,7 @@ def collect_boot_mounts(root: HostRoot, problems: list[str]) -> dict[str, BootMo
     wanted = _wanted_units(root, directory, problems)
     for path in root.glob_files(directory, ".mount"):
         try:
-            settings = _unit_settings(root.read_optional(path, 65536) or "")
+            settings = mount_unit_settings(root.read_optional(path, 65536) or "")
         except FactError as exc:
             problems.append(str(exc))
             continue
@@ -94,7 +94,9 @@ def collect_boot_mounts(root: HostRoot, problems: list[str]) -> dict[str, BootMo
         # point, which local-fs.target still requires: it starts when fstab has the line.
         from_fstab = point in mounts and mounts[point].at_boot
         at_boot = name in wanted or from_fstab
+        options = tuple(option.strip() for option in split_options(settings.get("Options", ""))
+                        if option.strip())
         mounts[point] = BootMount(
-            where, split_options(settings.get("Options", "")), path, at_boot,
+            where, options, path, at_boot,
             "" if at_boot else "no target wants this unit (systemctl enable it)")
     return mounts

@@ -152,7 +152,7 @@ follow() {
 }
 
 # /proc: content, never links (/proc/mounts is a link to self/mounts).
-for file in mounts cpuinfo meminfo modules cmdline sys/kernel/osrelease sys/kernel/hostname sys/kernel/version \
+for file in mounts self/mountinfo cpuinfo meminfo modules cmdline sys/kernel/osrelease sys/kernel/hostname sys/kernel/version \
         sys/vm/dirty_ratio; do
     if [ -r "$ROOT/proc/$file" ]; then
         mkdir -p "$(dirname "$R/proc/$file")"

@@ -22,7 +22,7 @@ from .boot_mounts import BootMount, collect_boot_mounts
 from .boot_writers import SysfsWrite, collect_boot_writes
 from .bootloader import BootConfig, collect_boot
 from .hostroot import FactError, HostRoot
-from .parsers.mounts import MountEntry, parse_mounts
+from .parsers.mounts import MountEntry, parse_mountinfo, parse_mounts
 from .parsers.selection import Selection, parse_selection
 from .parsers.simple import ascii_int, cpuinfo_count, meminfo_kib, shell_assignments
 from .parsers.udev_rules import UdevRule, parse_udev_rules
@@ -35,6 +35,7 @@ from .unavailable import Unavailable
 T = TypeVar("T")
 
 MOUNTS_LIMIT = 16 * 1024 * 1024
+MOUNTINFO = "/proc/self/mountinfo"
 
 
 @dataclass(frozen=True)
@@ -186,8 +187,8 @@ def collect_udev_rules(root: HostRoot, problems: list[str]) -> list[tuple[str, U
         except FactError as exc:
             problems.append(str(exc))
             continue
-        if "block" not in text:
-            continue  # cheap filter: only block-device rules matter here
+        if "block" not in text and "KERNEL" not in text:
+            continue  # cheap filter: only rules that can reach block devices matter here
         rules.extend((files[name], rule) for rule in parse_udev_rules(text))
     return rules
 
@@ -222,7 +223,8 @@ def _mount_for(path: str, mounts: list[MountEntry]) -> MountEntry | None:
 
 
 def place_sas_dirs(root: HostRoot, dirs: list[SasDir], mounts: list[MountEntry],
-                   graph: BlockGraph) -> tuple[list[SasFilesystem], list[tuple[SasDir, str]]]:
+                   graph: BlockGraph, numbers: dict[str, str] | None = None
+                   ) -> tuple[list[SasFilesystem], list[tuple[SasDir, str]]]:
     by_mount: dict[tuple[str, int], SasFilesystem] = {}
     unplaced: list[tuple[SasDir, str]] = []
     for sas_dir in dirs:
@@ -237,11 +239,17 @@ def place_sas_dirs(root: HostRoot, dirs: list[SasDir], mounts: list[MountEntry],
             continue
         key = (mount.mountpoint, mount.line)
         if key not in by_mount:
-            device = device_for_mount(root, graph, mount.device)
+            device = device_for_mount(root, graph, mount.device,
+                                      (numbers or {}).get(mount.mountpoint))
             stack = graph.stack(device) if isinstance(device, str) else []
             by_mount[key] = SasFilesystem(mount, [], device, stack)
         by_mount[key].dirs.append(sas_dir)
     return list(by_mount.values()), unplaced
+
+
+def _mountinfo(root: HostRoot, problems: list[str]) -> dict[str, str]:
+    text = _read_noting(root, MOUNTINFO, problems, MOUNTS_LIMIT)
+    return parse_mountinfo(text) if text else {}
 
 
 def collect(root: HostRoot, values: Mapping[str, Any], value_origins: Mapping[str, str],
@@ -261,7 +269,8 @@ def collect(root: HostRoot, values: Mapping[str, Any], value_origins: Mapping[st
     if isinstance(mounts, Unavailable):
         sas_filesystems = mounts
     else:
-        sas_filesystems, unplaced = place_sas_dirs(root, discovery.dirs, mounts, graph)
+        sas_filesystems, unplaced = place_sas_dirs(root, discovery.dirs, mounts, graph,
+                                                   _mountinfo(root, problems))
         for filesystem in sas_filesystems:
             for layer in filesystem.stack:
                 read_queue(root, graph.devices[layer.device])

@@ -26,6 +26,7 @@ class SasFs:
     fstype: str = "xfs"
     options: str = "rw,noatime,attr2,inode64,noquota"
     fstab: str | None = ""  # its /etc/fstab options: "" the mounted ones, None no line
+    source: str = ""  # the device /proc/mounts names, if not the LV's /dev/mapper node
 
 
 @dataclass
@@ -128,7 +129,8 @@ def build_host(path: Path, spec: HostSpec) -> RootBuilder:
     root.mount("/dev/mapper/rhel-root", "/", "xfs", "rw,relatime,attr2,inode64,noquota")
     root.mount("/dev/sda1", "/boot", "xfs", "rw,relatime,attr2,inode64,noquota")
     for fs in spec.filesystems:
-        root.mount(f"/dev/mapper/sasvg-{fs.lv}", fs.mountpoint, fs.fstype, fs.options)
+        node = f"/dev/mapper/sasvg-{fs.lv}"
+        root.mount(fs.source or node, fs.mountpoint, fs.fstype, fs.options, number_of=node)
     root.write_mounts()
     root.fstab([("/dev/mapper/rhel-root", "/", "xfs", "defaults"),
                 ("UUID=0b2a2a5e-5b3c-4f0e-9d8e-6b2c1f0a7e11", "/boot", "xfs", "defaults")]

@@ -85,6 +85,8 @@ class RootBuilder:
         self.path = Path(path)
         self.path.mkdir(parents=True, exist_ok=True)
         self._mounts: list[str] = []
+        self._mountinfo: list[tuple[str, str, str, str, str]] = []  # number, point, type...
+        self._numbers: dict[str, str] = {}  # /dev path -> major:minor
         self._scsi_hosts = 0
         self._nvme = 0
 
@@ -132,6 +134,7 @@ class RootBuilder:
 
     def _register(self, name: str, device_dir: str, dev: str) -> None:
         self.file(f"{device_dir}/dev", dev + "\n")
+        self._numbers[f"/dev/{name}"] = dev
         self.symlink(f"/sys/block/{name}", device_dir)
         self.symlink(f"/sys/class/block/{name}", device_dir)
 
@@ -162,7 +165,9 @@ class RootBuilder:
         disk_dir = os.readlink(self._host(f"/sys/block/{disk}"))
         device_dir = posixpath.normpath(posixpath.join("/sys/block", disk_dir)) + f"/{name}"
         self.file(f"{device_dir}/partition", f"{number}\n")
-        self.file(f"{device_dir}/dev", f"8:{number}\n")
+        major, minor = self._numbers[f"/dev/{disk}"].split(":")  # the disk's, then its own
+        self.file(f"{device_dir}/dev", f"{major}:{int(minor) + number}\n")
+        self._numbers[f"/dev/{name}"] = f"{major}:{int(minor) + number}"
         self.symlink(f"/sys/class/block/{name}", device_dir)
         return self
 
@@ -186,6 +191,7 @@ class RootBuilder:
         for slave in slaves:
             self._slave_link(device_dir, slave)
         self._register(name, device_dir, f"253:{name.split('-')[-1]}")
+        self._numbers[f"/dev/mapper/{dm_name}"] = self._numbers[f"/dev/{name}"]
         self.symlink(f"/dev/mapper/{dm_name}", f"/dev/{name}")
         self.file(f"/dev/{name}", "")
         return self
@@ -223,19 +229,33 @@ class RootBuilder:
         return "".join(f"\\{ord(c):03o}" if c in " \t\n\\" else c for c in text)
 
     def mount(self, device: str, mountpoint: str, fstype: str = "xfs",
-              options: str = "rw,relatime,attr2,inode64,noquota") -> RootBuilder:
+              options: str = "rw,relatime,attr2,inode64,noquota",
+              number_of: str | None = None) -> RootBuilder:
+        """A mount of ``device``; ``number_of`` names the device node whose major:minor
+        /proc/self/mountinfo shows when ``device`` is a name /sys does not know."""
         # Mount points must exist (oscap's partition probe stats them); the marker file
         # keeps the directory when a root is committed to git, which drops empty ones.
         if mountpoint != "/":
             self.file(posixpath.join(mountpoint, ".mountpoint"), "")
         self._mounts.append(f"{self.escape(device)} {self.escape(mountpoint)} {fstype} "
                             f"{options} 0 0")
+        number = self._numbers.get(number_of or device, f"0:{40 + len(self._mountinfo)}")
+        self._mountinfo.append((number, mountpoint, options, fstype, device))
         return self
 
     def write_mounts(self) -> RootBuilder:
         base = ["proc /proc proc rw,nosuid,nodev,noexec,relatime 0 0",
                 "sysfs /sys sysfs rw,nosuid,nodev,noexec,relatime 0 0"]
         self.file("/proc/mounts", "\n".join(base + self._mounts) + "\n")
+        # proc(5): id parent major:minor root mount-point options optional - type source
+        # super-options; the mount options split as the kernel does (per mount, per sb).
+        info = ["22 1 0:21 / /proc rw,nosuid,nodev,noexec,relatime shared:5 - proc proc rw",
+                "23 1 0:22 / /sys rw,nosuid,nodev,noexec,relatime shared:6 - sysfs sysfs rw"]
+        info += [f"{60 + index} 1 {number} / {self.escape(point)} {options} shared:{index + 1}"
+                 f" - {fstype} {self.escape(device)} rw"
+                 for index, (number, point, options, fstype, device)
+                 in enumerate(self._mountinfo)]
+        self.file("/proc/self/mountinfo", "\n".join(info) + "\n")
         return self
 
     def fstab(self, entries: list[tuple[str, str, str, str]]) -> RootBuilder:

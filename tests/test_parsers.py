@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from sascheck.scanner.boot_mounts import collect_boot_mounts, mount_unit_settings
 from sascheck.scanner.boot_writers import EARLY, tmpfiles_writes, writes_in_shell
 from sascheck.scanner.checks.boot import tuned_readahead_kib
 from sascheck.scanner.hostroot import HostRoot
@@ -23,6 +24,7 @@ from sascheck.scanner.parsers.selection import parse_selection
 from sascheck.scanner.parsers.simple import cpuinfo_flags, meminfo_kib, shell_assignments
 from sascheck.scanner.parsers.tuned_conf import includes, parse_active_profile, parse_tuned_conf
 from sascheck.scanner.parsers.udev_rules import is_block_rule, parse_udev_rules
+from sascheck.scanner.sysctl_boot import parse_sysctl
 from sascheck.scanner.tuned import resolve_chain
 from tests.boot_samples import (
     RHEL6_GRUB_CONF,
@@ -238,3 +240,32 @@ def test_bls_entries_sort_as_rpmvercmp():
     assert sorted(versions, key=rpm_version_key, reverse=True) == [
         "5.14.0-427.13.1.el9_4.x86_64", "5.14.0-362.8.1.el9_3.x86_64",
         "5.14.0-70.13.1.el9_0.x86_64", "0-rescue-0123456789abcdef"]
+
+
+def test_sysctl_d_lines():
+    # sysctl.d(5): '#' and ';' comments, '/' separators (dots then stand for slashes), a
+    # leading '-' that only silences errors.
+    text = ("# /etc/sysctl.d/90-sas.conf\n; old\nvm.dirty_ratio = 40\n"
+            "-vm/dirty_background_ratio=10\nnet/ipv4/conf/enp3s0.200/forwarding = 1\n"
+            "not a setting\n")
+    assert [(line.key, line.value, line.source) for line in parse_sysctl(text, "f")] == [
+        ("vm.dirty_ratio", "40", "f:3"), ("vm.dirty_background_ratio", "10", "f:4"),
+        ("net.ipv4.conf.enp3s0/200.forwarding", "1", "f:5")]
+
+
+def test_mount_units_override_fstab(tmp_path):
+    # systemd.mount(5): the [Mount] section; a line continued with a backslash is joined
+    # (with a space). A unit in /etc/systemd/system replaces fstab's for its mount point.
+    unit = ("[Unit]\nDescription=SAS WORK\nWhere=/not/this\n\n[Mount]\nWhat=/dev/mapper/"
+            "sasvg-saswork\nWhere=/saswork\nType=xfs\nOptions=defaults,\\\nnoatime\n")
+    assert mount_unit_settings(unit)["Where"] == "/saswork"
+    root = RootBuilder(tmp_path)
+    root.fstab([("/dev/mapper/sasvg-saswork", "/saswork", "xfs", "defaults"),
+                ("/dev/mapper/sasvg-sasdata", "/sas data", "xfs", "noauto,noatime")])
+    root.file("/etc/systemd/system/saswork.mount", unit)
+    problems: list[str] = []
+    mounts = collect_boot_mounts(HostRoot(str(tmp_path)), problems)
+    work, data = mounts["/saswork"], mounts["/sas data"]
+    assert (work.options, work.source, work.at_boot) == (
+        ("defaults", "noatime"), "/etc/systemd/system/saswork.mount", True)
+    assert (data.at_boot, data.source) == (False, "/etc/fstab line 9") and problems == []

@@ -39,6 +39,8 @@ def _fixable(rule_id: str, root: Path) -> bool:
     script that remounts nobarrier is not rewritten (the script says what to do)."""
     if rule_id == "mount_options_at_boot" and (root / "etc/rc.d/rc3.d/S27ktune").is_symlink():
         return False
+    if rule_id == "tuned_profile" and not (root / "usr/lib/systemd/system").is_dir():
+        return False  # SysV (RHEL 5, 6): tuned-adm 0.2 is only run live
     return not (rule_id == "tuned_profile" and not (root / "usr/sbin/tuned").exists())
 
 
@@ -324,9 +326,11 @@ def test_bash_fix_outlasts_a_ktune_that_turns_thp_on(tmp_path):
                     **{**changes, "extra_files": {**changes["extra_files"], **rc_local_as_shipped}})
     script = generate("bash", tmp_path / "fix.sh", root, BASELINE_SETS)
     ran = run_bash(script, root)
-    # Only the barrier advice: ktune's remount_partitions nobarrier is left to the site.
-    assert [line.split(" (ktune) ")[0] for line in ran.stderr.splitlines()] == [
-        "sascheck-fix: manual: /etc/ktune.d/tunedadm.sh"]
+    # Only advice: ktune's remount_partitions nobarrier is left to the site, and tuned 0.2's
+    # tuned-adm, chkconfig and service are only run on the live host.
+    advice = ran.stderr.splitlines()
+    assert all(line.startswith("sascheck-fix: manual: ") for line in advice), advice
+    assert [line for line in advice if "/etc/ktune.d/tunedadm.sh (ktune) remounts" in line]
     rc_local = root / "etc/rc.d/rc.local"
     lines = rc_local.read_text().splitlines()
     assert lines[-1] == "exit 0" and "touch /var/lock/subsys/local" in lines
@@ -336,5 +340,20 @@ def test_bash_fix_outlasts_a_ktune_that_turns_thp_on(tmp_path):
     assert not (root / "etc/systemd").exists()  # no unit on a SysV host
     assert "enable_transparent_hugepages" in (root / "etc/ktune.d/tunedadm.sh").read_text()
     assert verdicts(root, BASELINE_SETS)["thp_disabled_at_boot"] == "pass"
+    assert "systemctl" not in ran.stdout  # a SysV host: never systemd's tools
     rerun = run_bash(script, root)  # idempotent: nothing more to add
     assert rc_local.read_text().splitlines() == lines and "no changes" in rerun.stdout
+
+
+def test_bash_fix_uses_sysv_tools_on_rhel6(tmp_path):
+    """A RHEL 6 image with tuned but no active profile: no systemd unit, link or command is
+    made; the script says which chkconfig and tuned-adm commands to run on the host."""
+    root = sas_host(tmp_path / "root", kernel="2.6.32-754.35.1.el6.x86_64", rhel6_thp=True,
+                    bls_options=None, grub_cmdline=None, tuned_active=None,
+                    defrag_tmpfiles=False)
+    ran = run_bash(generate("bash", tmp_path / "fix.sh", root, BASELINE_SETS), root)
+    assert ran.returncode == 0
+    assert "manual: tuned_profile: this image boots with SysV init" in ran.stderr
+    assert "chkconfig tuned on; chkconfig ktune on; tuned-adm profile enterprise-storage" in \
+        ran.stderr.replace("\n", " ")
+    assert not (root / "etc/systemd").exists() and "systemctl" not in ran.stdout

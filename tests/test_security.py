@@ -34,7 +34,8 @@ MARKER = "sascheck-pwned"
 # systemd's udev-rules.c: KEY or KEY{ATTR}, an operator, a double-quoted value in which only
 # \" does not end it; pairs separated by commas. Anything else makes the line invalid.
 _UDEV_PAIR = re.compile(r'\s*([A-Z_]+(?:\{[^}]*\})?)\s*(==|!=|\+=|-=|:=|=)\s*"((?:\\"|[^"])*)"\s*')
-SAFE_KEYS = {"ACTION", "SUBSYSTEM", "KERNEL", "ENV{DM_NAME}", "ENV{DM_UUID}", "ATTRS{wwid}",
+SAFE_KEYS = {"ACTION", "SUBSYSTEM", "ENV{DEVTYPE}", "KERNEL", "ENV{DM_NAME}", "ENV{DM_UUID}",
+             "ATTRS{wwid}",
              "ATTR{queue/scheduler}", "ATTR{queue/read_ahead_kb}"}
 
 

@@ -94,6 +94,9 @@ def data_fs(fstype: str = "xfs", options: str = "rw,noatime,attr2,inode64,noquot
             SasFs("sasutil", "/sasutil")]
 
 
+BY_UUID = "/dev/disk/by-uuid/3f1c2a9e-7d4b-4c6e-9a51-2b8e0f6d1c47"
+
+
 def fstab_data(options: str | None) -> dict[str, Any]:
     """Host changes: DATA's /etc/fstab options (None: no line mounts it)."""
     return {"filesystems": data_fs(fstab=options)}
@@ -190,6 +193,10 @@ CASES: list[tuple[str, str, dict[str, Any], list[str], str]] = [
      {"filesystems": [SasFs("sasdata", "/sasdata"), SasFs("saswork", "/sas work", "xfs",
                                                            "rw,relatime")],
       "sas_local_cfg": "-WORK '/sas work'\n"}, [], "fail"),
+    # A device node the root has no link for: found by the major:minor of mountinfo.
+    ("mounted by a /dev/disk/by-uuid name the root lacks", "read_ahead",
+     {"filesystems": [SasFs("sasdata", "/sasdata", source=BY_UUID), SasFs("saswork", "/saswork"),
+                      SasFs("sasutil", "/sasutil")], "read_ahead_kb": 128}, [], "fail"),
     ("mount point with a space, read-ahead", "read_ahead",
      {"filesystems": [SasFs("sasdata", "/sasdata"), SasFs("saswork", "/sas work")],
       "sas_local_cfg": "-WORK '/sas work'\n"}, [], "pass"),
@@ -269,6 +276,22 @@ CASES: list[tuple[str, str, dict[str, Any], list[str], str]] = [
          "/etc/udev/rules.d/99-sas.rules":
              'ACTION=="add|change", SUBSYSTEM=="block", ENV{ID_VENDOR}=="XtremIO", '
              'ATTR{queue/scheduler}="noop", ATTR{bdi/read_ahead_kb}="16384"\n'}}, [], "pass"),
+    # udev rules as udev runs them: a GOTO guard makes the block match, a KERNEL glob of
+    # disks needs no SUBSYSTEM, a glob of partitions reaches no queue/.
+    ("io boot: udev rules behind GOTO guards", "io_tuning_at_boot",
+     {"tuned_active": "balanced", "extra_files": {"/etc/udev/rules.d/60-sas.rules": (
+         'ACTION!="add|change", GOTO="sas_end"\nSUBSYSTEM!="block", GOTO="sas_end"\n'
+         'KERNEL!="sd*|dm-*", GOTO="sas_end"\n'
+         'ATTR{queue/scheduler}="mq-deadline", ATTR{queue/read_ahead_kb}="4096"\n'
+         'LABEL="sas_end"\n')}}, [], "pass"),
+    ("io boot: udev KERNEL glob of disks, no SUBSYSTEM", "io_tuning_at_boot",
+     {"tuned_active": "balanced", "extra_files": {"/etc/udev/rules.d/60-sas.rules":
+         'ACTION=="add|change", KERNEL=="sd[a-z]", ATTR{queue/read_ahead_kb}="4096"\n'}},
+     [], "pass"),
+    ("io boot: udev KERNEL glob of partitions only", "io_tuning_at_boot",
+     {"tuned_active": "balanced", "extra_files": {"/etc/udev/rules.d/60-sas.rules":
+         'ACTION=="add|change", KERNEL=="sd*[0-9]", ATTR{queue/read_ahead_kb}="4096"\n'}},
+     [], "fail"),
     ("io boot: udev rule for another subsystem", "io_tuning_at_boot",
      {"tuned_active": "balanced", "extra_files": {
          "/etc/udev/rules.d/99-x.rules":

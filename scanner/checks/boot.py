@@ -23,7 +23,7 @@ from ..facts import Facts
 from ..parsers.boot import arg_value
 from ..parsers.selection import Selection
 from ..parsers.simple import ascii_int
-from ..parsers.udev_rules import is_block_rule
+from ..parsers.udev_rules import is_block_rule, partition_only
 from ..results import Evidence, Outcome, Verdict, combine
 from ..tuned import TunedFacts
 from ..unavailable import Unavailable
@@ -218,9 +218,15 @@ def io_tuning_at_boot(params: Mapping[str, Any], facts: Facts,
         judge(scheduler, "scheduler", f"{KTUNE_SYSCONFIG} (ktune, {ktune.enabled})",
               f"ELEVATOR={ktune.elevator}", ktune.elevator in allowed)
     for path, rule in facts.udev_rules:
-        if not is_block_rule(rule):
-            continue
         source = f"{path}:{rule.line}"
+        if not is_block_rule(rule):
+            for items, attrs in ((read_ahead, ("queue/read_ahead_kb", "bdi/read_ahead_kb")),
+                                 (scheduler, ("queue/scheduler",))):
+                value = rule.assigned_attr(*attrs)
+                if value is not None and partition_only(rule):
+                    judge(items, "udev rule", source, f"sets {value} on partitions only", False,
+                          "a partition has no queue/: the setting goes nowhere (match the disk)")
+            continue
         value = rule.assigned_attr("queue/read_ahead_kb", "bdi/read_ahead_kb")
         if value is not None:
             judge(read_ahead, "read-ahead", source, f"read_ahead_kb={value}",

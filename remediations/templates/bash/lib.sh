@@ -660,6 +660,20 @@ apply_tuned_profile() {
             tuned_ready=0
         fi
     fi
+    if (( tuned_ready )) && ! uses_systemd; then
+        # RHEL 5/6: tuned 0.2 profiles are directories of ktune scripts that tuned-adm
+        # installs; sascheck does not imitate it. chkconfig and service, never systemctl.
+        if live; then
+            run_command chkconfig tuned on
+            run_command chkconfig ktune on
+            run_command tuned-adm profile "$TUNED_SYSV_PROFILE"
+        else
+            warn "manual: $CURRENT_RULE: this image boots with SysV init (tuned 0.2); on the" \
+                 "running host: chkconfig tuned on; chkconfig ktune on;" \
+                 "tuned-adm profile $TUNED_SYSV_PROFILE"
+        fi
+        return 0
+    fi
     if (( tuned_ready )); then
         local before="$CHANGES"
         write_file "$ROOT/etc/tuned/$TUNED_PROFILE_NAME/tuned.conf" "$TUNED_PROFILE"
