@@ -33,10 +33,11 @@ class Match:
 
 def match_for(layer: dict[str, Any]) -> Match:
     """The most stable safe match for a storage layer of a scan result: the device-mapper
-    name, else its UUID, else the SCSI wwid, else the kernel name (which can change across
-    reboots, so the note says so)."""
+    name, else its UUID, else the SCSI wwid, else virtio's serial (udev's ID_SERIAL), else the
+    kernel name (which can change across reboots, so the note says so)."""
     name = layer.get("device")
     dm_name, dm_uuid, wwid = layer.get("dm_name"), layer.get("dm_uuid"), layer.get("wwid")
+    serial = layer.get("serial")
     label = name if isinstance(name, str) and safe(name) else "a device"
     refused = []
     if dm_name:
@@ -52,6 +53,10 @@ def match_for(layer: dict[str, Any]) -> Match:
         if safe(wwid.rstrip()):
             return Match(f'KERNEL=="sd*", ATTRS{{wwid}}=="{wwid.rstrip()}"')
         refused.append("wwid")
+    if serial:  # virtio-blk: udev's ID_SERIAL is made of it before 99- rules run
+        if safe(serial):
+            return Match(f'ENV{{ID_SERIAL}}=="{serial}"')
+        refused.append("serial")
     if isinstance(name, str) and safe(name):
         return Match(f'KERNEL=="{name}"', _note(
             label, refused, "matched by its kernel name, which can change at the next boot"))

@@ -71,6 +71,10 @@ SYSTEMD_UNIT_DIRS = ("/etc/systemd/system", "/run/systemd/system", "/usr/lib/sys
 TMPFILES_DIRS = ("/etc/tmpfiles.d", "/run/tmpfiles.d", "/usr/lib/tmpfiles.d")
 SYSV_RUNLEVEL_DIRS = ("/etc/rc.d/rc3.d", "/etc/rc3.d", "/etc/rc.d/rc5.d", "/etc/rc5.d")
 
+# -- LVM ----------------------------------------------------------------------------------
+# Metadata backups, one file per VG: an LV's read_ahead there is set at every activation.
+LVM_BACKUP = "/etc/lvm/backup"
+
 # -- mounts at boot ----------------------------------------------------------------------
 FSTAB = "/etc/fstab"  # mount -a and systemd-fstab-generator read it; /etc units override
 
@@ -175,6 +179,7 @@ def shell_layout() -> str:
         "TMPFILES_DIRS": TMPFILES_DIRS, "SYSCTL_DIRS": SYSCTL_DIRS,
         "SYSCTL_CONF": (SYSCTL_CONF,), "TUNED_MAIN_CONF": (TUNED_MAIN_CONF,),
         "KTUNE_SYSCONFIG": (KTUNE_SYSCONFIG,), "FSTAB": (FSTAB,),
+        "LVM_BACKUP": (LVM_BACKUP,),
         "KTUNE_SYSCTL": (KTUNE_SYSCTL_DEFAULTS["SYSCTL"],),
         "SYSV_RUNLEVEL_DIRS": SYSV_RUNLEVEL_DIRS, "LEGACY_SCHEDULERS": LEGACY_SCHEDULERS,
         "SAS_HOMES": SAS_HOMES, "INIT_SCRIPTS": INIT_SCRIPTS,

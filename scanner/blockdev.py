@@ -35,6 +35,7 @@ class BlockDevice:
     scheduler: Selection | Unavailable | None = None  # None: no scheduler file
     read_ahead_kb: int | Unavailable | None = None
     wwid: str | None = None  # SCSI world-wide id: a name that survives reboots
+    serial: str | None = None  # virtio-blk's serial (udev's ID_SERIAL), where no wwid exists
     vendor: str | None = None  # SCSI vendor; libata reports "ATA" for SATA disks
     hw_queues: int | None = None  # entries of queue's mq/ (blk-mq); None: not present
 
@@ -163,6 +164,11 @@ def read_queue(root: HostRoot, device: BlockDevice) -> None:
         except FactError:
             wwid = None
         device.wwid = wwid.strip() if wwid and wwid.strip() else None
+        try:  # virtio-blk: 60-persistent-storage.rules makes ID_SERIAL of it
+            serial = root.read_optional(f"{device.sysfs}/serial", 4096)
+        except FactError:
+            serial = None
+        device.serial = serial.strip() if serial and serial.strip() else None
         try:
             vendor = root.read_optional(f"{device.sysfs}/device/vendor", 4096)
         except FactError:

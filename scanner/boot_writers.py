@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 
 from ..rules.host_layout import SYSTEMD_UNIT_DIRS, SYSTEMD_WANTS_DIRS, TMPFILES_DIRS
+from .dropins import merged
 from .hostroot import FactError, HostRoot
 
 # echo/printf VALUE > /sys/...; echo VALUE | tee [-a] /sys/...
@@ -64,16 +65,7 @@ def tmpfiles_writes(text: str, source: str) -> list[SysfsWrite]:
 
 def _enabled_units(root: HostRoot, problems: list[str]) -> list[tuple[str, str]]:
     """(unit name, in-root file) of every unit a boot target wants."""
-    units: dict[str, str] = {}
-    for wants in SYSTEMD_WANTS_DIRS:
-        try:
-            names = root.listdir(wants)
-        except FactError as exc:
-            problems.append(str(exc))
-            continue
-        for name in names:
-            if name.endswith(".service"):
-                units.setdefault(name, f"{wants}/{name}")
+    units = merged(root, SYSTEMD_WANTS_DIRS, ".service", problems)
     found = []
     for name, link in sorted(units.items()):
         # The link's target inside the root, else the unit by name, as systemd looks it up.
@@ -89,14 +81,7 @@ def collect_boot_writes(root: HostRoot, init_scripts: dict[str, tuple[str, bool]
     """Every sysfs write that runs (or would, if executable) at boot. ``init_scripts`` maps
     each init script read to (text, executable)."""
     writes: list[SysfsWrite] = []
-    files: dict[str, str] = {}
-    for directory in TMPFILES_DIRS:  # a file in /etc hides its namesake in /usr/lib
-        try:
-            for name in root.listdir(directory):
-                if name.endswith(".conf"):
-                    files.setdefault(name, f"{directory}/{name}")
-        except FactError as exc:
-            problems.append(str(exc))
+    files = merged(root, TMPFILES_DIRS, ".conf", problems)  # /etc hides /usr/lib
     for name in sorted(files):  # systemd-tmpfiles reads them in file-name order
         try:
             text = root.read_optional(files[name], 1024 * 1024) or ""

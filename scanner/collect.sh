@@ -67,6 +67,7 @@ LAYOUT_SYSCTL_CONF=/etc/sysctl.conf
 LAYOUT_TUNED_MAIN_CONF=/etc/tuned/tuned-main.conf
 LAYOUT_KTUNE_SYSCONFIG=/etc/sysconfig/ktune
 LAYOUT_FSTAB=/etc/fstab
+LAYOUT_LVM_BACKUP=/etc/lvm/backup
 LAYOUT_KTUNE_SYSCTL=/etc/sysctl.ktune
 LAYOUT_SYSV_RUNLEVEL_DIRS='/etc/rc.d/rc3.d /etc/rc3.d '
 LAYOUT_SYSV_RUNLEVEL_DIRS="$LAYOUT_SYSV_RUNLEVEL_DIRS"'/etc/rc.d/rc5.d /etc/rc5.d'
@@ -179,6 +180,7 @@ for link in "$ROOT"/sys/block/*; do
     for file in wwid vendor; do
         if [ -e "$ROOT$dir/device/$file" ]; then follow "$dir/device/$file"; fi
     done
+    if [ -e "$ROOT$dir/serial" ]; then grab "$dir/serial"; fi
     for queue in "$ROOT$dir"/mq/*; do  # blk-mq hardware queues decide the default scheduler
         [ -d "$queue" ] && grab "$dir/mq/${queue##*/}"
     done
@@ -239,6 +241,9 @@ for dir in $LAYOUT_SYSV_RUNLEVEL_DIRS; do
         follow "$dir"
         grab "$(real "$dir")/${link##*/}"
     done
+done
+for entry in "$ROOT$LAYOUT_LVM_BACKUP"/*; do  # LVM metadata: each LV's read_ahead
+    if [ -f "$entry" ]; then follow "${entry#"$ROOT"}"; fi
 done
 for dir in $LAYOUT_SYSTEMD_UNIT_DIRS; do  # their presence says the host boots with systemd
     if [ -d "$ROOT$dir" ]; then follow "$dir"; fi

@@ -76,7 +76,7 @@ def _layer(facts: Facts, layer: StackLayer) -> dict[str, Any]:
     read_ahead = device.read_ahead_kb
     return {
         "device": device.name, "kind": device.kind, "dm_name": device.dm_name,
-        "dm_uuid": device.dm_uuid, "wwid": device.wwid,
+        "dm_uuid": device.dm_uuid, "wwid": device.wwid, "serial": device.serial,
         "depth": layer.depth, "relation": layer.relation, "parent": layer.parent,
         "scheduler": ({"options": list(scheduler.options), "selected": scheduler.selected}
                       if isinstance(scheduler, Selection) else None),

@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 from ..rules.host_layout import (
     INIT_SCRIPTS,
+    LVM_BACKUP,
     THP_DIRS,
     UDEV_RULES_DIRS,
 )
@@ -21,7 +22,9 @@ from .blockdev import BlockGraph, StackLayer, device_for_mount, read_queue, read
 from .boot_mounts import BootMount, collect_boot_mounts
 from .boot_writers import SysfsWrite, collect_boot_writes
 from .bootloader import BootConfig, collect_boot
+from .dropins import merged
 from .hostroot import FactError, HostRoot
+from .parsers.lvm_metadata import lv_read_ahead
 from .parsers.mounts import MountEntry, parse_mountinfo, parse_mounts
 from .parsers.selection import Selection, parse_selection
 from .parsers.simple import ascii_int, cpuinfo_count, meminfo_kib, shell_assignments
@@ -86,6 +89,7 @@ class Facts:
     boot_writes: list[SysfsWrite]
     sysctl_boot: SysctlBoot
     boot_mounts: dict[str, BootMount]
+    lvm_read_ahead: dict[str, tuple[int, str]]  # dm name -> (sectors, metadata file)
     udev_rules: list[tuple[str, UdevRule]]
     problems: list[str] = field(default_factory=list)
 
@@ -170,16 +174,7 @@ def collect_init_scripts(root: HostRoot, problems: list[str]) -> dict[str, InitS
 
 def collect_udev_rules(root: HostRoot, problems: list[str]) -> list[tuple[str, UdevRule]]:
     # As udev does: a file in /etc hides a same-named one in /usr/lib or /lib.
-    files: dict[str, str] = {}
-    for directory in UDEV_RULES_DIRS:
-        try:
-            names = root.listdir(directory)
-        except FactError as exc:
-            problems.append(str(exc))
-            continue
-        for name in names:
-            if name.endswith(".rules"):
-                files.setdefault(name, f"{directory}/{name}")
+    files = merged(root, UDEV_RULES_DIRS, ".rules", problems)
     rules: list[tuple[str, UdevRule]] = []
     for name in sorted(files):
         try:
@@ -247,6 +242,22 @@ def place_sas_dirs(root: HostRoot, dirs: list[SasDir], mounts: list[MountEntry],
     return list(by_mount.values()), unplaced
 
 
+def collect_lvm_read_ahead(root: HostRoot, problems: list[str]) -> dict[str, tuple[int, str]]:
+    """The read-ahead LVM sets on each LV at activation, by the LV's device-mapper name."""
+    found: dict[str, tuple[int, str]] = {}
+    try:
+        paths = root.glob_files(LVM_BACKUP)
+    except FactError as exc:
+        problems.append(str(exc))
+        return found
+    for path in paths:
+        text = _read_noting(root, path, problems)
+        vg = posixpath.basename(path)
+        for lv, sectors in lv_read_ahead(text or "").items():
+            found[f"{vg.replace('-', '--')}-{lv.replace('-', '--')}"] = (sectors, path)
+    return found
+
+
 def _mountinfo(root: HostRoot, problems: list[str]) -> dict[str, str]:
     text = _read_noting(root, MOUNTINFO, problems, MOUNTS_LIMIT)
     return parse_mountinfo(text) if text else {}
@@ -300,6 +311,7 @@ def collect(root: HostRoot, values: Mapping[str, Any], value_origins: Mapping[st
                    for path, script in init_scripts.items()}, problems),
         sysctl_boot=collect_sysctl_boot(root, ktune_started, problems),
         boot_mounts=collect_boot_mounts(root, problems),
+        lvm_read_ahead=collect_lvm_read_ahead(root, problems),
         udev_rules=collect_udev_rules(root, problems),
         problems=problems,
     )

@@ -31,6 +31,7 @@ from ..rules.host_layout import (
     TUNED_MAIN_CONF,
     TUNED_REAPPLY_SYSCTL_DIRS,
 )
+from .dropins import merged
 from .hostroot import FactError, HostRoot
 from .parsers.simple import shell_assignments
 
@@ -103,18 +104,7 @@ class _Reader:
         return parse_sysctl(self.text(path), path)
 
     def merged(self, directories: tuple[str, ...]) -> dict[str, str]:
-        """File name -> in-root path, a name in an earlier directory hiding later ones."""
-        files: dict[str, str] = {}
-        for directory in directories:
-            try:
-                names = self.root.listdir(directory)
-            except FactError as exc:
-                self.problems.append(str(exc))
-                continue
-            for name in names:
-                if name.endswith(".conf"):
-                    files.setdefault(name, f"{directory}/{name}")
-        return files
+        return merged(self.root, directories, ".conf", self.problems)
 
     def in_order(self, files: dict[str, str]) -> list[SysctlLine]:
         return [line for name in sorted(files) for line in self.lines(files[name])]

@@ -39,6 +39,10 @@ def _fixable(rule_id: str, root: Path) -> bool:
     script that remounts nobarrier is not rewritten (the script says what to do)."""
     if rule_id == "mount_options_at_boot" and (root / "etc/rc.d/rc3.d/S27ktune").is_symlink():
         return False
+    backups = root / "etc/lvm/backup"
+    if rule_id == "io_tuning_at_boot" and backups.is_dir() and any(
+            "read_ahead = 256" in backup.read_text() for backup in backups.iterdir()):
+        return False  # LVM's metadata is changed with lvchange on the live host only
     if rule_id == "tuned_profile" and not (root / "usr/lib/systemd/system").is_dir():
         return False  # SysV (RHEL 5, 6): tuned-adm 0.2 is only run live
     return not (rule_id == "tuned_profile" and not (root / "usr/sbin/tuned").exists())
@@ -357,3 +361,28 @@ def test_bash_fix_uses_sysv_tools_on_rhel6(tmp_path):
     assert "chkconfig tuned on; chkconfig ktune on; tuned-adm profile enterprise-storage" in \
         ran.stderr.replace("\n", " ")
     assert not (root / "etc/systemd").exists() and "systemctl" not in ran.stdout
+
+
+def test_bash_fix_says_how_to_raise_lvm_read_ahead(tmp_path):
+    """An LV whose metadata keeps a low read_ahead: offline, the exact lvchange line."""
+    changes = next(case[2] for case in CASES
+                   if case[0] == "io boot: LVM read_ahead of one LV below the minimum, over udev")
+    root = sas_host(tmp_path / "root", **changes)
+    ran = run_bash(generate("bash", tmp_path / "fix.sh", root, BASELINE_SETS), root)
+    assert "lvchange --readahead 4096 sasvg/sasdata" in ran.stderr.replace("\n", " ")
+    assert "sasvg/saswork" not in ran.stderr  # read_ahead auto: nothing to raise
+
+
+def test_udev_matches_by_serial_where_there_is_no_wwid(tmp_path):
+    """A disk without a SCSI wwid but with a serial (virtio-blk: udev's ID_SERIAL comes from
+    it) is matched by ENV{ID_SERIAL}, in the udev format and in the script alike; a serial a
+    rule cannot carry falls back to the kernel name, with a note."""
+    root = sas_host(tmp_path / "root", read_ahead_kb=128, tuned_active="balanced")
+    (root / "sys/block/sdb/serial").write_text("QM00005-sas-01\n")
+    (root / "sys/block/sdc/serial").write_text('x", RUN+="/bin/sh\n')
+    rules = generate("udev", tmp_path / "99.rules", root, BASELINE_SETS).read_text()
+    run_bash(generate("bash", tmp_path / "fix.sh", root, BASELINE_SETS), root)
+    written = (root / "etc/udev/rules.d/99-sascheck-io.rules").read_text()
+    for text in (rules, written):
+        assert 'ENV{ID_SERIAL}=="QM00005-sas-01", ATTR{queue/scheduler}' in text
+        assert 'KERNEL=="sdc", ATTR{queue/scheduler}' in text and "RUN" not in text

@@ -35,7 +35,7 @@ MARKER = "sascheck-pwned"
 # \" does not end it; pairs separated by commas. Anything else makes the line invalid.
 _UDEV_PAIR = re.compile(r'\s*([A-Z_]+(?:\{[^}]*\})?)\s*(==|!=|\+=|-=|:=|=)\s*"((?:\\"|[^"])*)"\s*')
 SAFE_KEYS = {"ACTION", "SUBSYSTEM", "ENV{DEVTYPE}", "KERNEL", "ENV{DM_NAME}", "ENV{DM_UUID}",
-             "ATTRS{wwid}",
+             "ATTRS{wwid}", "ENV{ID_SERIAL}",
              "ATTR{queue/scheduler}", "ATTR{queue/read_ahead_kb}"}
 
 

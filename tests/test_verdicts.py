@@ -14,6 +14,7 @@ from .boot_samples import (
     RHEL6_GRUB_CONF,
     RHEL7_GRUB_CFG,
     RHEL7_GRUBENV,
+    lvm_backup,
     rhel6_ktune,
     rhel7_grub_cfg,
 )
@@ -276,6 +277,16 @@ CASES: list[tuple[str, str, dict[str, Any], list[str], str]] = [
          "/etc/udev/rules.d/99-sas.rules":
              'ACTION=="add|change", SUBSYSTEM=="block", ENV{ID_VENDOR}=="XtremIO", '
              'ATTR{queue/scheduler}="noop", ATTR{bdi/read_ahead_kb}="16384"\n'}}, [], "pass"),
+    # Read-ahead LVM keeps in its metadata (lvchange -r) is set at every activation.
+    ("io boot: LVM metadata keeps read_ahead for every SAS LV", "io_tuning_at_boot",
+     {"tuned_active": "balanced", "extra_files": {"/etc/lvm/backup/sasvg": lvm_backup(
+         "sasvg", {"sasdata": 8192, "saswork": 8192, "sasutil": 4096})}}, [], "pass"),
+    ("io boot: LVM read_ahead of one LV below the minimum, over udev", "io_tuning_at_boot",
+     {"tuned_active": "balanced", "extra_files": {
+         "/etc/lvm/backup/sasvg": lvm_backup("sasvg", {"sasdata": 256, "saswork": None,
+                                                       "sasutil": None}),
+         "/etc/udev/rules.d/99-sas.rules": 'ACTION=="add|change", SUBSYSTEM=="block", '
+                                           'ATTR{bdi/read_ahead_kb}="16384"\n'}}, [], "fail"),
     # udev rules as udev runs them: a GOTO guard makes the block match, a KERNEL glob of
     # disks needs no SUBSYSTEM, a glob of partitions reaches no queue/.
     ("io boot: udev rules behind GOTO guards", "io_tuning_at_boot",

@@ -92,8 +92,10 @@ def _thp_writes(facts: Facts, name: str) -> list[SysfsWrite]:
 def _tuned_option(facts: Facts, options: tuple[str, ...]) -> tuple[str, str] | None:
     """(value, profile) when the enabled tuned's active chain sets one of ``options``."""
     tuned = _enabled_tuned(facts)
-    for key in options if tuned is not None else ():
-        setting = tuned.chain.setting("vm", key) if tuned else None
+    if tuned is None:
+        return None
+    for key in options:
+        setting = tuned.chain.setting("vm", key)
         if setting:
             return setting
     return None
@@ -113,10 +115,11 @@ def _thp_after_boot(facts: Facts, name: str) -> list[Evidence]:
     notes = [f"{w.source} writes {w.value} but is {w.why_not}" for w in writes
              if w.stage != EARLY and not w.runs]
     enabled_tuned = _enabled_tuned(facts)
-    for option in TUNED_THP_OPTIONS[name] if enabled_tuned else ():
-        assert enabled_tuned is not None
-        notes.extend(f"tuned profile {profile} [{unit}] sets {value}, not applied here: {why}"
-                     for unit, value, profile, why in enabled_tuned.chain.not_applied("vm", option))
+    chain = enabled_tuned.chain if enabled_tuned else None
+    notes.extend(f"tuned profile {profile} [{unit}] sets {value}, not applied here: {why}"
+                 for option in (TUNED_THP_OPTIONS[name] if chain else ())
+                 for unit, value, profile, why in (chain.not_applied("vm", option)
+                                                   if chain else ()))
     boot = facts.boot
     entries: list[BootSource | None] = list(boot.deciding) if name == "enabled" else []
     items = []
@@ -251,6 +254,9 @@ def io_tuning_at_boot(params: Mapping[str, Any], facts: Facts,
                 judge(scheduler, "scheduler", boot_source.path, f"elevator={value}",
                       value in allowed)
 
+    # LVM sets read-ahead on its LVs at every activation, over udev's rules: where the
+    # metadata of every SAS LV keeps one, those decide (each must hold).
+    lvm, lvm_covers_all = _lvm_read_ahead(facts, minimum)
     # With nothing setting a scheduler every device keeps the kernel's default: each one
     # must be allowed (all of them, where the configured ones need only one source).
     defaults = [] if scheduler else _kernel_defaults(facts, allowed)
@@ -258,6 +264,8 @@ def io_tuning_at_boot(params: Mapping[str, Any], facts: Facts,
     for subject, items in (("read-ahead", read_ahead), ("scheduler", scheduler)):
         if subject == "scheduler" and defaults:
             evidence.extend(defaults)
+        elif subject == "read-ahead" and lvm and lvm_covers_all:
+            evidence.extend(lvm)
         elif not items:
             evidence.append(Evidence(subject, "", "not set at boot", Verdict.FAIL,
                                      "no tuned [disk] setting or udev rule sets it"))
@@ -265,9 +273,29 @@ def io_tuning_at_boot(params: Mapping[str, Any], facts: Facts,
             evidence.extend(item for item in items if item.verdict == Verdict.PASS)
         else:
             evidence.extend(items)
+        if subject == "read-ahead" and lvm and not lvm_covers_all:
+            evidence.extend(lvm)
     result = combine(evidence)
     actual = "; ".join(f"{e.subject}: {e.actual}" for e in evidence)
     return Outcome(result, expected, actual, evidence)
+
+
+def _lvm_read_ahead(facts: Facts, minimum: int) -> tuple[list[Evidence], bool]:
+    """The read_ahead LVM metadata keeps for the SAS file systems' LVs (lvchange -r), and
+    whether every SAS file system has one."""
+    items = []
+    filesystems = facts.sas_filesystems if isinstance(facts.sas_filesystems, list) else []
+    for filesystem in filesystems:
+        if not isinstance(filesystem.device, str):
+            continue
+        dm_name = facts.block.devices[filesystem.device].dm_name
+        if dm_name in facts.lvm_read_ahead:
+            sectors, source = facts.lvm_read_ahead[dm_name]
+            items.append(Evidence("read-ahead", f"{source} (LV {dm_name})",
+                                  f"read_ahead = {sectors} sectors",
+                                  Verdict.PASS if sectors // 2 >= minimum else Verdict.FAIL,
+                                  "LVM sets it at every activation, after udev's rules"))
+    return items, bool(filesystems) and len(items) == len(filesystems)
 
 
 def _kernel_defaults(facts: Facts, allowed: list[str]) -> list[Evidence]:

@@ -377,6 +377,14 @@ udev_match() {
         fi
         warn "$name: its wwid has characters a udev rule cannot carry safely"
     fi
+    if [[ -r "$dir/serial" ]]; then  # virtio-blk: udev's ID_SERIAL is made of it
+        value="$(<"$dir/serial")"
+        if udev_safe "$value"; then
+            printf 'ENV{ID_SERIAL}=="%s"' "$value"
+            return
+        fi
+        warn "$name: its serial has characters a udev rule cannot carry safely"
+    fi
     if udev_safe "$name"; then
         printf 'KERNEL=="%s"' "$name"
     else
@@ -487,6 +495,33 @@ persist_sysctl() {
             { print }'
     done
     write_file "$etc/99-zz-sascheck.conf" "# Written by sascheck"$'\n'"$key = $value"$'\n'
+}
+
+# LVs whose LVM metadata keeps a fixed read_ahead below SECTORS: raised with lvchange on the
+# live host; in an image the metadata on disk cannot be changed safely, so it is said.
+lvm_read_ahead_below() {
+    local sectors="$1" backup vg lv value
+    for backup in "$ROOT$LAYOUT_LVM_BACKUP"/*; do
+        [[ -f "$backup" ]] || continue
+        vg="${backup##*/}"
+        # "lv value" for each logical volume that sets a number (lvm.conf(5) text format).
+        # shellcheck disable=SC2016  # the awk program is single-quoted on purpose
+        while read -r lv value; do
+            (( value < sectors )) || continue
+            if ! udev_safe "$vg" || ! udev_safe "$lv"; then continue; fi  # names from a file
+            if live && command -v lvchange >/dev/null 2>&1; then
+                run_command lvchange --readahead "$sectors" "$vg/$lv"
+            else
+                warn "manual: LVM keeps read_ahead $value sectors for $vg/$lv and sets it at" \
+                     "every activation: lvchange --readahead $sectors $vg/$lv"
+            fi
+        done < <(awk '
+            /\{/ { depth++; if (depth == 2 && $1 == "logical_volumes") in_lvs = 1
+                    if (in_lvs && depth == 3) lv = $1 }
+            /\}/ { if (depth == 2) in_lvs = 0; depth-- }
+            in_lvs && depth == 3 && $1 == "read_ahead" && $3 ~ /^[0-9]+$/ { print lv, $3 }
+        ' "$backup")
+    done
 }
 
 # RHEL 5/6: ktune has a SysV start link (chkconfig ktune on).
