@@ -88,12 +88,16 @@ class BlockGraph:
         return name
 
 
+def lvm_dm_name(vg: str, lv: str) -> str:
+    """VG-LV with dashes doubled, as device-mapper names LVs."""
+    return f"{vg.replace('-', '--')}-{lv.replace('-', '--')}"
+
+
 def _dm_name_from_lvm_path(path: str) -> str | None:
-    """/dev/VG/LV -> VG-LV with dashes doubled, as device-mapper names LVs."""
+    """/dev/VG/LV -> its device-mapper name."""
     parts = path.split("/")
     if len(parts) == 4 and parts[1] == "dev" and parts[2] and parts[3]:
-        vg, lv = parts[2].replace("-", "--"), parts[3].replace("-", "--")
-        return f"{vg}-{lv}"
+        return lvm_dm_name(parts[2], parts[3])
     return None
 
 

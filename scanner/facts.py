@@ -18,7 +18,14 @@ from ..rules.host_layout import (
     THP_DIRS,
     UDEV_RULES_DIRS,
 )
-from .blockdev import BlockGraph, StackLayer, device_for_mount, read_queue, read_topology
+from .blockdev import (
+    BlockGraph,
+    StackLayer,
+    device_for_mount,
+    lvm_dm_name,
+    read_queue,
+    read_topology,
+)
 from .boot_mounts import BootMount, collect_boot_mounts
 from .boot_writers import SysfsWrite, collect_boot_writes
 from .bootloader import BootConfig, collect_boot
@@ -254,7 +261,7 @@ def collect_lvm_read_ahead(root: HostRoot, problems: list[str]) -> dict[str, tup
         text = _read_noting(root, path, problems)
         vg = posixpath.basename(path)
         for lv, sectors in lv_read_ahead(text or "").items():
-            found[f"{vg.replace('-', '--')}-{lv.replace('-', '--')}"] = (sectors, path)
+            found[lvm_dm_name(vg, lv)] = (sectors, path)
     return found
 
 
