@@ -80,7 +80,12 @@ def collect_boot_mounts(root: HostRoot, problems: list[str]) -> dict[str, BootMo
                 "noauto: not mounted at boot by fstab" if noauto else "")
     directory = SYSTEMD_UNIT_DIRS[0]
     wanted = _wanted_units(root, directory, problems)
-    for path in root.glob_files(directory, ".mount"):
+    try:
+        units = root.glob_files(directory, ".mount")
+    except FactError as exc:
+        problems.append(str(exc))
+        units = []
+    for path in units:
         try:
             settings = mount_unit_settings(root.read_optional(path, 65536) or "")
         except FactError as exc:

@@ -386,3 +386,14 @@ def test_udev_matches_by_serial_where_there_is_no_wwid(tmp_path):
     for text in (rules, written):
         assert 'ENV{ID_SERIAL}=="QM00005-sas-01", ATTR{queue/scheduler}' in text
         assert 'KERNEL=="sdc", ATTR{queue/scheduler}' in text and "RUN" not in text
+
+
+def test_hostile_ktune_script_name_never_reaches_the_terminal(tmp_path):
+    """A ktune script named with terminal escapes: the advice names its directory instead."""
+    changes = next(case[2] for case in CASES
+                   if case[0] == "boot mounts: RHEL 6 ktune remounts nobarrier")
+    root = sas_host(tmp_path / "root", **changes)
+    (root / "etc/ktune.d/tunedadm.sh").rename(root / "etc/ktune.d/\x1b]0;owned\x07x.sh")
+    ran = run_bash(generate("bash", tmp_path / "fix.sh", root, BASELINE_SETS), root)
+    assert "\x1b" not in ran.stderr + ran.stdout
+    assert "manual: a script in /etc/ktune.d (ktune) remounts" in ran.stderr
