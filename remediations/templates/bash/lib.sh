@@ -227,12 +227,8 @@ runs_guests() {
                 if [[ -e "$ROOT$directory/$unit" || -L "$ROOT$directory/$unit" ]]; then return 0; fi
             done
         done
-        for directory in $LAYOUT_SYSV_RUNLEVEL_DIRS; do
-            for unit in "$ROOT$directory"/S[0-9][0-9]"$LAYOUT_LIBVIRT_SYSV"; do
-                if [[ -e "$unit" || -L "$unit" ]]; then return 0; fi
-            done
-        done
-        return 1
+        sysv_started "$LAYOUT_LIBVIRT_SYSV"
+        return  # the answer is the same for every defined domain
     done
     return 1
 }
@@ -524,16 +520,19 @@ lvm_read_ahead_below() {
     done
 }
 
-# RHEL 5/6: ktune has a SysV start link (chkconfig ktune on).
-ktune_started() {
+# RHEL 5/6: a SysV service starts at boot when a run-level directory has its S<NN> link
+# (what chkconfig NAME on makes; scanner/services.py reads it the same way).
+sysv_started() {
     local directory link
     for directory in $LAYOUT_SYSV_RUNLEVEL_DIRS; do
-        for link in "$ROOT$directory"/S[0-9][0-9]"$LAYOUT_KTUNE_SYSV"; do
+        for link in "$ROOT$directory"/S[0-9][0-9]"$1"; do
             if [[ -e "$link" || -L "$link" ]]; then return 0; fi
         done
     done
     return 1
 }
+
+ktune_started() { sysv_started "$LAYOUT_KTUNE_SYSV"; }
 
 # Does the image (or this host) boot with systemd? RHEL 5 and 6 boot with SysV init.
 uses_systemd() {
