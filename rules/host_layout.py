@@ -58,6 +58,11 @@ KTUNE_SYSV = "ktune"
 KTUNE_ENABLES_THP = r"^[ \t]*enable_transparent_hugepages\b"  # tune-profiles/functions
 # enterprise-storage's ktune.sh remounts every local file system but / and /boot nobarrier.
 KTUNE_NOBARRIER = r"^[ \t]*remount_partitions[ \t]+nobarrier\b"
+# ... and multiplies the read-ahead of every sd, cciss, dm and vd disk (multiply_disk_readahead
+# 4 in tune-profiles/functions), after udev has set it.
+KTUNE_READAHEAD_FACTOR = r"^[ \t]*multiply_disk_readahead[ \t]+([0-9]+(?:\.[0-9]+)?)[ \t]*$"
+# The kernel's read-ahead for a disk nothing configures (VM_MAX_READAHEAD, KiB).
+KERNEL_DEFAULT_READAHEAD_KIB = 128
 SYSTEMD_WANTS_DIRS = ("/etc/systemd/system/multi-user.target.wants",
                       "/etc/systemd/system/graphical.target.wants",
                       "/etc/systemd/system/sockets.target.wants",

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from ..rules.host_layout import (
     KTUNE_ENABLES_THP,
     KTUNE_NOBARRIER,
+    KTUNE_READAHEAD_FACTOR,
     KTUNE_SCRIPTS,
     KTUNE_SYSCONFIG,
     KTUNE_SYSV,
@@ -136,6 +137,8 @@ class Ktune:
     enables_thp: tuple[str, ...]
     nobarrier: tuple[str, ...] = ()
     elevator: str = ""
+    # multiply_disk_readahead lines, (script, factor), in the order ktune runs them
+    readahead_factors: tuple[tuple[str, float], ...] = ()
 
 
 @dataclass
@@ -277,11 +280,19 @@ def collect_tuned(root: HostRoot) -> TunedFacts:
                       active, active_source, chain, collect_ktune(root))
 
 
+def _start_function(script: str) -> str:
+    """The body of a ktune script's start() (stop() undoes it: multiply_disk_readahead 0.25);
+    the whole script when it has none."""
+    match = re.search(r"^start\(\)\s*\{\s*$(.*?)^\}", script, re.MULTILINE | re.DOTALL)
+    return match.group(1) if match else script
+
+
 def collect_ktune(root: HostRoot) -> Ktune:
     enabled = next(iter(sysv_start_links(root.listdir, KTUNE_SYSV)), "")
     if not enabled:
         return Ktune("", ())
     found: dict[str, list[str]] = {KTUNE_ENABLES_THP: [], KTUNE_NOBARRIER: []}
+    factors: list[tuple[str, float]] = []
     for path in root.glob_files(KTUNE_SCRIPTS, ".sh"):
         try:
             text = root.read_optional(path, 1024 * 1024) or ""
@@ -290,9 +301,11 @@ def collect_ktune(root: HostRoot) -> Ktune:
         for pattern, scripts in found.items():
             if re.search(pattern, text, re.MULTILINE):
                 scripts.append(path)
+        factors += [(path, float(match.group(1))) for match in
+                    re.finditer(KTUNE_READAHEAD_FACTOR, _start_function(text), re.MULTILINE)]
     try:
         config = shell_assignments(root.read_optional(KTUNE_SYSCONFIG, 65536) or "")
     except FactError:
         config = {}
     return Ktune(enabled, tuple(found[KTUNE_ENABLES_THP]), tuple(found[KTUNE_NOBARRIER]),
-                 config.get("ELEVATOR", "").strip())
+                 config.get("ELEVATOR", "").strip(), tuple(factors))

@@ -107,7 +107,8 @@ title Red Hat Enterprise Linux 6 (2.6.32-71.el6.x86_64)
 
 # RHEL 6's tuned 0.2 (tag v0.2.22): `tuned-adm profile enterprise-storage` links the
 # profile's ktune.sh to /etc/ktune.d/tunedadm.sh (sysctl.ktune to tunedadm.conf) and runs
-# `chkconfig ktune on` (S27ktune). Its start(), abridged: THP on, barriers off.
+# `chkconfig ktune on` (S27ktune). Abridged: start() turns THP on, barriers off and
+# multiplies read-ahead by 4; stop() undoes it.
 KTUNE_ENTERPRISE_STORAGE = """\
 #!/bin/sh
 
@@ -128,6 +129,11 @@ start() {
 stop() {
 \trestore_cpu_governor
 \trestore_transparent_hugepages
+
+\tremount_partitions barrier $nobarriervols
+
+\tmultiply_disk_readahead 0.25
+
 \treturn 0
 }
 

@@ -307,9 +307,10 @@ class RootBuilder:
     def tuned(self, active: str | None, enabled: bool = True,
               custom: dict[str, str] | None = None, stock: bool = True,
               sysv: bool = False) -> RootBuilder:
-        """tuned 2.x (RHEL 7+) with the stock profiles; ``sysv`` for a RHEL 6 host."""
+        """tuned 2.x (RHEL 7+) with the stock profiles; ``sysv`` for a RHEL 6 host, whose
+        tuned 0.2 keeps its profiles in /etc/tune-profiles (written by the caller)."""
         self.file("/usr/sbin/tuned", "#!/usr/bin/python3\n", mode=0o755)
-        if stock:
+        if stock and not sysv:
             for name, text in STOCK_TUNED.items():
                 self.file(f"/usr/lib/tuned/{name}/tuned.conf", text)
         for name, text in (custom or {}).items():

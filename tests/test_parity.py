@@ -54,6 +54,9 @@ KNOWN_DIFFERENCES: dict[str, dict[str, tuple[str, str]]] = {
     # LVM's read_ahead (lvchange -r) is not read by OVAL.
     "io boot: LVM metadata keeps read_ahead for every SAS LV": {
         "io_tuning_at_boot": ("pass", "fail")},
+    # RHEL 6 ktune's multiply_disk_readahead is not read by OVAL either.
+    "io boot: RHEL 6 ktune multiplies udev's read-ahead": {"io_tuning_at_boot": ("pass", "fail")},
+    "io boot: RHEL 6 ktune divides udev's read-ahead": {"io_tuning_at_boot": ("fail", "pass")},
     "io boot: LVM read_ahead of one LV below the minimum, over udev": {
         "io_tuning_at_boot": ("fail", "pass")},
     # udev: OVAL counts a rule that says SUBSYSTEM=="block" itself.

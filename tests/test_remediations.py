@@ -36,13 +36,18 @@ def verdicts(root: Path, sets: list[str]) -> dict[str, str]:
 
 def _fixable(rule_id: str, root: Path) -> bool:
     """Offline, tuned cannot be installed: its rule stays failing without it. A RHEL 6 ktune
-    script that remounts nobarrier is not rewritten (the script says what to do)."""
+    script that remounts nobarrier or lowers read-ahead is not rewritten (the fix says what
+    to do)."""
     if rule_id == "mount_options_at_boot" and (root / "etc/rc.d/rc3.d/S27ktune").is_symlink():
         return False
     backups = root / "etc/lvm/backup"
     if rule_id == "io_tuning_at_boot" and backups.is_dir() and any(
             "read_ahead = 256" in backup.read_text() for backup in backups.iterdir()):
         return False  # LVM's metadata is changed with lvchange on the live host only
+    ktune = root / "etc/ktune.d/tunedadm.sh"
+    if rule_id == "io_tuning_at_boot" and ktune.exists() and re.search(
+            r"^start\(\) \{[^}]*multiply_disk_readahead 0\.", ktune.read_text(), re.MULTILINE):
+        return False  # a ktune script that lowers read-ahead is left to the administrator
     if rule_id == "tuned_profile" and not (root / "usr/lib/systemd/system").is_dir():
         return False  # SysV (RHEL 5, 6): tuned-adm 0.2 is only run live
     return not (rule_id == "tuned_profile" and not (root / "usr/sbin/tuned").exists())

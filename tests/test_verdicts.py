@@ -84,6 +84,10 @@ echo never > /sys/kernel/mm/transparent_hugepage/defrag'
 [Install]
 WantedBy=basic.target
 """
+RA_BY_UDEV_1024, RA_BY_UDEV_4096 = (
+    {"/etc/udev/rules.d/60-sas.rules": 'ACTION=="add|change", SUBSYSTEM=="block", '
+                                       f'KERNEL=="sd*", ATTR{{queue/read_ahead_kb}}="{kib}"\n'}
+    for kib in (1024, 4096))
 RA_IN_RC_LOCAL = {"/etc/rc.d/rc.local": "blockdev --setra 4096 /dev/sdb\n"}
 RHEL6_NEVER = RHEL6_GRUB_CONF.replace(f"{RHEL6_ARGS}\n", f"{RHEL6_ARGS} transparent_hugepage=never\n")
 
@@ -461,6 +465,21 @@ CASES: list[tuple[str, str, dict[str, Any], list[str], str]] = [
      {**RHEL6_KTUNE, "extra_files": {
          **KTUNE_FILES, **RA_IN_RC_LOCAL, "/etc/sysconfig/ktune":
              ENTERPRISE_STORAGE_KTUNE_SYSCONFIG.replace('"deadline"', '"cfq"')}}, [], "fail"),
+    # ktune's multiply_disk_readahead 4 (start(); stop() has 0.25) runs after udev, before
+    # rc.local: the kernel's 128 KiB becomes 512, a udev rule's 1024 becomes 4096.
+    ("io boot: RHEL 6 ktune multiplies the kernel's read-ahead", "io_tuning_at_boot",
+     {**RHEL6_KTUNE, "extra_files": {**KTUNE_FILES,
+                                     "/etc/sysconfig/ktune": ENTERPRISE_STORAGE_KTUNE_SYSCONFIG}},
+     [], "fail"),
+    ("io boot: RHEL 6 ktune multiplies udev's read-ahead", "io_tuning_at_boot",
+     {**RHEL6_KTUNE, "extra_files": {**KTUNE_FILES, **RA_BY_UDEV_1024,
+                                     "/etc/sysconfig/ktune": ENTERPRISE_STORAGE_KTUNE_SYSCONFIG}},
+     [], "pass"),
+    ("io boot: RHEL 6 ktune divides udev's read-ahead", "io_tuning_at_boot",
+     {**RHEL6_KTUNE, "extra_files": {
+         **rhel6_ktune(KTUNE_ENTERPRISE_STORAGE.replace("readahead 4\n", "readahead 0.25\n"))[0],
+         **RA_BY_UDEV_4096, "/etc/sysconfig/ktune": ENTERPRISE_STORAGE_KTUNE_SYSCONFIG}},
+     [], "fail"),
     ("boot mounts: RHEL 6 ktune remounts nobarrier", "mount_options_at_boot",
      {**RHEL6_KTUNE, "extra_files": KTUNE_FILES}, [], "fail"),
     ("boot mounts: RHEL 6 ktune nobarrier, protected cache", "mount_options_at_boot",

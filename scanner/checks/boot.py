@@ -7,11 +7,12 @@ back on, so a setting only counts when something re-establishes it.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ...rules.host_layout import (
     GRUB_DEFAULTS,
+    KERNEL_DEFAULT_READAHEAD_KIB,
     KTUNE_SYSCONFIG,
     TUNED_ACTIVE_FILES,
     legacy_kernel,
@@ -25,7 +26,7 @@ from ..parsers.selection import Selection
 from ..parsers.simple import ascii_int
 from ..parsers.udev_rules import is_block_rule, partition_only
 from ..results import Evidence, Outcome, Verdict, combine
-from ..tuned import TunedFacts
+from ..tuned import Ktune, TunedFacts
 from ..unavailable import Unavailable
 
 _SETRA = re.compile(r"^[^#\n]*blockdev\s+(?:[^\n]*\s)?--setra\s+(\d+)", re.MULTILINE)
@@ -217,6 +218,9 @@ def io_tuning_at_boot(params: Mapping[str, Any], facts: Facts,
             judge(scheduler, "scheduler", f"tuned profile {setting[1]} [disk]",
                   f"elevator={setting[0]}", setting[0] in allowed)
     ktune = facts.tuned.ktune if not isinstance(facts.tuned, Unavailable) else None
+    # RHEL 5/6 ktune multiplies what udev and LVM set (multiply_disk_readahead), before
+    # rc.local runs.
+    factor, scaled = _ktune_readahead_factor(ktune)
     if ktune and ktune.elevator:  # RHEL 5/6: ktune sets it on sd, cciss, dm and vd at boot
         judge(scheduler, "scheduler", f"{KTUNE_SYSCONFIG} (ktune, {ktune.enabled})",
               f"ELEVATOR={ktune.elevator}", ktune.elevator in allowed)
@@ -232,16 +236,18 @@ def io_tuning_at_boot(params: Mapping[str, Any], facts: Facts,
             continue
         value = rule.assigned_attr("queue/read_ahead_kb", "bdi/read_ahead_kb")
         if value is not None:
+            kib = ascii_int(value)
             judge(read_ahead, "read-ahead", source, f"read_ahead_kb={value}",
-                  _at_least(value, minimum))
+                  kib is not None and kib * factor >= minimum, scaled(kib))
         value = rule.assigned_attr("queue/scheduler")
         if value is not None:
             judge(scheduler, "scheduler", source, f"scheduler={value}", value in allowed)
         for pair in rule.assignments:
             match = _SETRA.search(pair.value) if pair.key == "RUN" else None
             if match:
+                kib = int(match.group(1)) // 2
                 judge(read_ahead, "read-ahead", source, f"blockdev --setra {match.group(1)}",
-                      int(match.group(1)) // 2 >= minimum)
+                      kib * factor >= minimum, scaled(kib))
     for path, script in facts.init_scripts.items():
         for match in _SETRA.finditer(script.text):
             judge(read_ahead, "read-ahead", path, f"blockdev --setra {match.group(1)}",
@@ -256,7 +262,12 @@ def io_tuning_at_boot(params: Mapping[str, Any], facts: Facts,
 
     # LVM sets read-ahead on its LVs at every activation, over udev's rules: where the
     # metadata of every SAS LV keeps one, those decide (each must hold).
-    lvm, lvm_covers_all = _lvm_read_ahead(facts, minimum)
+    lvm, lvm_covers_all = _lvm_read_ahead(facts, minimum, factor)
+    if ktune and factor != 1 and not read_ahead and not lvm_covers_all:
+        default = KERNEL_DEFAULT_READAHEAD_KIB
+        judge(read_ahead, "read-ahead", f"{ktune.readahead_factors[0][0]} (ktune, {ktune.enabled})",
+              f"multiply_disk_readahead {factor:g}", default * factor >= minimum,
+              f"the kernel's {default} KiB becomes {int(default * factor)} KiB at every boot")
     # With nothing setting a scheduler every device keeps the kernel's default: each one
     # must be allowed (all of them, where the configured ones need only one source).
     defaults = [] if scheduler else _kernel_defaults(facts, allowed)
@@ -280,9 +291,24 @@ def io_tuning_at_boot(params: Mapping[str, Any], facts: Facts,
     return Outcome(result, expected, actual, evidence)
 
 
-def _lvm_read_ahead(facts: Facts, minimum: int) -> tuple[list[Evidence], bool]:
+def _ktune_readahead_factor(ktune: Ktune | None) -> tuple[float, Callable[[int | None], str]]:
+    """What RHEL 5/6 ktune's multiply_disk_readahead lines multiply read-ahead by at every
+    boot (1 when nothing), and a note saying what a value set before ktune becomes."""
+    factor = 1.0
+    for _, by in (ktune.readahead_factors if ktune and ktune.enabled else ()):
+        factor *= by
+
+    def scaled(kib: int | None) -> str:
+        if factor == 1 or kib is None:
+            return ""
+        return f"ktune's multiply_disk_readahead {factor:g} makes it {int(kib * factor)} KiB"
+    return factor, scaled
+
+
+def _lvm_read_ahead(facts: Facts, minimum: int,
+                    factor: float = 1.0) -> tuple[list[Evidence], bool]:
     """The read_ahead LVM metadata keeps for the SAS file systems' LVs (lvchange -r), and
-    whether every SAS file system has one."""
+    whether every SAS file system has one. ktune multiplies it by ``factor`` afterwards."""
     items = []
     filesystems = facts.sas_filesystems if isinstance(facts.sas_filesystems, list) else []
     for filesystem in filesystems:
@@ -293,8 +319,11 @@ def _lvm_read_ahead(facts: Facts, minimum: int) -> tuple[list[Evidence], bool]:
             sectors, source = facts.lvm_read_ahead[dm_name]
             items.append(Evidence("read-ahead", f"{source} (LV {dm_name})",
                                   f"read_ahead = {sectors} sectors",
-                                  Verdict.PASS if sectors // 2 >= minimum else Verdict.FAIL,
-                                  "LVM sets it at every activation, after udev's rules"))
+                                  Verdict.PASS if sectors // 2 * factor >= minimum
+                                  else Verdict.FAIL,
+                                  "LVM sets it at every activation, after udev's rules"
+                                  + (f"; ktune multiplies it by {factor:g}" if factor != 1
+                                     else "")))
     return items, bool(filesystems) and len(items) == len(filesystems)
 
 
@@ -317,8 +346,3 @@ def _kernel_defaults(facts: Facts, allowed: list[str]) -> list[Evidence]:
                               Verdict.PASS if default[0] in allowed else Verdict.FAIL,
                               f"{default[1]}; nothing else sets it at boot"))
     return items
-
-
-def _at_least(text: str, minimum: int) -> bool:
-    number = ascii_int(text)
-    return number is not None and number >= minimum

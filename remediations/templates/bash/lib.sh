@@ -472,9 +472,6 @@ persist_kernel_arg() {
     set_kernel_arg "$ROOT$LAYOUT_KERNEL_CMDLINE" '.' "$argument"
 }
 
-# RHEL 5/6: an enabled ktune that turns THP on runs at every boot after the kernel command
-# line, so the argument alone does not hold. Not changed automatically (the script belongs
-# to a tuned 0.2 profile): say what to do.
 # A sysctl value every boot ends with (scanner/sysctl_boot.py's order): each line setting
 # KEY in /etc/sysctl.conf and /etc/sysctl.d gets VALUE, since those are applied last and
 # again by tuned's reapply_sysctl, and a file named to sort after the others (99-sysctl.conf,
@@ -533,6 +530,23 @@ sysv_started() {
 }
 
 ktune_started() { sysv_started "$LAYOUT_KTUNE_SYSV"; }
+
+# RHEL 5/6: ktune scripts whose start() multiplies every disk's read-ahead by less than 1
+# (multiply_disk_readahead 0.25 belongs in stop()), after udev set it. Not rewritten (the
+# script belongs to a tuned 0.2 profile): said.
+ktune_lowers_read_ahead() {
+    local script
+    ktune_started || return 0
+    for script in "$ROOT$LAYOUT_KTUNE_SCRIPTS"/*.sh; do
+        [[ -f "$script" ]] || continue
+        if awk '/^start\(\)/ { body = 1 } body && /^}/ { body = 0 }
+                body && $1 == "multiply_disk_readahead" && $2 + 0 < 1 { found = 1 }
+                END { exit !found }' "$script"; then
+            warn "manual: ${script#"$ROOT"} (ktune) lowers every disk's read-ahead at each" \
+                 "boot after udev: remove its multiply_disk_readahead line from start()"
+        fi
+    done
+}
 
 # Does the image (or this host) boot with systemd? RHEL 5 and 6 boot with SysV init.
 uses_systemd() {
