@@ -219,7 +219,8 @@ def mount_options_at_boot(params: Mapping[str, Any], facts: Facts,
         present = [option for option in forbidden if option in entry.options]
         source = entry.source
         if "nobarrier" in forbidden and ktune_nobarrier and point not in ("/", "/boot"):
-            present.append("nobarrier")  # RHEL 5/6 enterprise-storage, after fstab
+            if "nobarrier" not in present:  # RHEL 5/6 enterprise-storage, after fstab
+                present.append("nobarrier")
             source += f"; {ktune_nobarrier[0]} (ktune) remounts it nobarrier at every boot"
         problems = [f"lacks {option}" for option in missing]
         note = ""
