@@ -109,7 +109,7 @@ def fix_element(rule: Rule, system: str, text: str) -> etree._Element:
     return element
 
 
-def _rule(rule: Rule, definition: str, exports: list[tuple[str, str]],
+def _rule(rule: Rule, definition: str | None, exports: list[tuple[str, str]],
           fixes: list[tuple[str, str]]) -> etree._Element:
     element = x("Rule", id=rule_id(rule.id), selected="true", severity=SEVERITY[rule.severity],
                 weight="10.000000", role="full")
@@ -120,6 +120,8 @@ def _rule(rule: Rule, definition: str, exports: list[tuple[str, str]],
     _sub(element, "rationale", rule.rationale)
     _sub(element, "platform", idref=f"#sascheck_platform_{rule.id}")
     element.extend(fix_element(rule, system, text) for system, text in fixes)
+    if definition is None:
+        return element  # measured, not checked: oscap reports notchecked
     if rule.sas_filesystems:
         # Without SAS directories in the values there is nothing to judge: the default
         # check is an OCIL question (name the directories), which oscap reports as
@@ -171,6 +173,6 @@ def benchmark(catalogue: Catalogue, version: str, date: str,
         _sub(element, "description", variable.description)
         _sub(element, "value", value_text(variable, variable.default))
     for rule in catalogue.rules.values():
-        root.append(_rule(rule, definitions[rule.id], exports[rule.id],
+        root.append(_rule(rule, definitions.get(rule.id), exports[rule.id],
                           (fixes or {}).get(rule.id, [])))
     return root

@@ -45,6 +45,9 @@ class CheckKind:
     sas_filesystems: bool = False
     needs: tuple[str, ...] = ()  # APPLICABILITY_FACTS that must hold
     automatic_fix: bool = True  # False: the rule file says what to do by hand (manual_fix)
+    # Judged by a measurement (sascheck iotest), not by reading the host: a scan says
+    # notchecked, and the XCCDF rule has no check (oscap says notchecked too).
+    measured: bool = False
 
     def schema(self) -> dict[str, Any]:
         """The JSON Schema ``then`` clause for a rule's ``check`` block of this kind."""
@@ -104,6 +107,10 @@ KINDS: dict[str, CheckKind] = {kind.name: kind for kind in (
     # The SAS directories name the devices whose kernel default scheduler counts.
     CheckKind("io_tuning_at_boot", "something sets the scheduler and read-ahead at every boot",
               values=("read_ahead_min_kb", "allowed_schedulers", *SAS_DIR_VALUES)),
+    CheckKind("throughput", "measured sequential MB/s per physical core of each SAS file "
+                            "system reach the site's targets (sascheck iotest)",
+              values=("io_mb_per_core_work", "io_mb_per_core_data"), automatic_fix=False,
+              measured=True),
 )}
 
 

@@ -119,6 +119,31 @@ def _parser() -> argparse.ArgumentParser:
                          help="print a standalone shell script (coreutils and tar only) that "
                               "collects the same files on a host without sascheck")
 
+    iotest = commands.add_parser(
+        "iotest", help="measure each SAS file system's sequential throughput with fio "
+                       "(writes test files; this host only)")
+    iotest.add_argument("--role", dest="roles", action="append", default=[],
+                        choices=("DATA", "WORK", "UTILLOC"),
+                        help="only the file systems of this SAS role (repeatable)")
+    iotest.add_argument("--dir", dest="dirs", action="append", default=[], metavar="DIR",
+                        help="also test the file system holding DIR (repeatable)")
+    iotest.add_argument("--size", metavar="SIZE",
+                        help="file size per job, e.g. 2G (default: what fits in a quarter "
+                             "of the free space, at most 4G, each phase stopped after 15 s)")
+    iotest.add_argument("--jobs", type=int, metavar="N",
+                        help="concurrent files (default: physical cores, at most 16)")
+    iotest.add_argument("--block", metavar="SIZE",
+                        help="block size (default: the configured -BUFSIZE, else 256K)")
+    iotest.add_argument("--buffered", action="store_true",
+                        help="through the page cache (default: direct I/O)")
+    iotest.add_argument("--dry-run", action="store_true",
+                        help="print the fio jobs and the space they need; write nothing")
+    iotest.add_argument("--profile", default="default", metavar="NAME")
+    iotest.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
+    iotest.add_argument("--json", metavar="FILE", help="write results as JSON ('-' for stdout)")
+    iotest.add_argument("--html", metavar="FILE", help="write a self-contained HTML report")
+    iotest.add_argument("--quiet", action="store_true", help="no progress and no table")
+
     rules = commands.add_parser("rules", help="list the rule catalogue")
     rules.add_argument("--format", choices=("table", "markdown"), default="table",
                        help="markdown prints the catalogue as the README shows it")
@@ -227,6 +252,53 @@ def _scan(args: argparse.Namespace) -> int:
         with _user_errors():
             write_output(destination, render())
     return EXIT_FINDINGS if result.exit_status else EXIT_OK
+
+
+def _iotest(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from .iotest.command import Request, dry_run_text, print_measurements, run_iotest
+    from .iotest.fio import FioError
+    from .iotest.plan import PlanError, parse_size
+    from .outputs import STDOUT, check_destinations, write_output
+    from .reports import json_output
+
+    with _user_errors():
+        check_destinations([args.json, args.html], [])
+    if args.jobs is not None and not 1 <= args.jobs <= 1024:
+        raise UsageError("--jobs must be between 1 and 1024")
+    catalogue = _catalogue()
+    console = Console(stderr=True)
+    try:
+        request = Request(roles=args.roles, dirs=args.dirs,
+                          size=parse_size(args.size) if args.size else None, jobs=args.jobs,
+                          block=parse_size(args.block) if args.block else None,
+                          direct=not args.buffered, dry_run=args.dry_run, quiet=args.quiet)
+        with _user_errors():
+            result = run_iotest(catalogue, args.profile, args.set, request, console)
+    except (PlanError, FioError) as exc:
+        raise UsageError(str(exc)) from exc
+    if args.dry_run:
+        sys.stdout.write(for_terminal_lines(dry_run_text(request.plans)))
+        return EXIT_OK
+    data = result.to_dict()
+    if not args.quiet:
+        print_measurements(data, Console(stderr=STDOUT in (args.json, args.html)))
+    if args.json:
+        with _user_errors():
+            write_output(args.json, json_output.dumps(data))
+    if args.html:
+        from .reports.model import from_json
+        host = from_json(data, "this host", catalogue)
+        with _user_errors():
+            write_output(args.html, _html([host], catalogue, fleet=False))
+    rule = next((r for r in data["rules"] if r["id"] == "sas_fs_throughput"), None)
+    return EXIT_FINDINGS if rule and rule["result"] in ("fail", "error") else EXIT_OK
+
+
+def for_terminal_lines(text: str) -> str:
+    from .reports.escaping import for_terminal
+    return "\n".join(for_terminal(line) for line in text.split("\n"))
 
 
 def _html(hosts: list[Any], catalogue: Any, fleet: bool) -> str:
@@ -379,7 +451,7 @@ def _explain(args: argparse.Namespace) -> int:
 
 
 COMMANDS = {"scan": _scan, "build": _build, "tailor": _tailor, "fix": _fix, "report": _report,
-            "collect": _collect,
+            "collect": _collect, "iotest": _iotest,
             "rules": _rules,
             "explain": _explain}
 

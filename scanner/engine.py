@@ -67,6 +67,7 @@ class ScanResult:
             "storage": storage(facts),
             "summary": self.counts(),
             "rules": [result.to_dict() for result in self.results],
+            **({"measurements": facts.measurements} if facts.measurements is not None else {}),
         }
 
 

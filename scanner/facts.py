@@ -99,6 +99,8 @@ class Facts:
     lvm_read_ahead: dict[str, tuple[int, str]]  # dm name -> (sectors, metadata file)
     udev_rules: list[tuple[str, UdevRule]]
     problems: list[str] = field(default_factory=list)
+    # sascheck iotest's results (iotest.runner.Measurement.to_dict), None in a scan
+    measurements: list[dict[str, Any]] | None = None
 
 
 def _guard(collector: Callable[[], T]) -> T | Unavailable:

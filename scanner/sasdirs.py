@@ -16,7 +16,7 @@ from typing import Any
 from ..rules.host_layout import SAS_FOUNDATION, SAS_HOMES, SAS_ROLE_VALUES, SAS_ROLES
 from ..rules.values import has_control_character
 from .hostroot import FactError, HostRoot
-from .parsers.sas_config import parse_sas_config
+from .parsers.sas_config import parse_sas_config, sas_size_bytes
 
 MAX_CONFIG_FILES = 64
 
@@ -36,6 +36,8 @@ class Discovery:
     # Configuration that exists but could not be read: with it, SAS directories may have
     # been missed, so "none found" would be a guess.
     problems: list[str] = field(default_factory=list)
+    # -BUFSIZE in the config chain (bytes, FILE:LINE); None where unset or 0 (SAS picks).
+    bufsize: tuple[int, str] | None = None
 
 
 class _ConfigReader:
@@ -43,6 +45,7 @@ class _ConfigReader:
         self.root = root
         self.sasroot = sasroot
         self.found: dict[str, tuple[list[str], str]] = {}
+        self.bufsize: tuple[int, str] | None = None
         self.notes: list[str] = []
         self.problems: list[str] = []
         self.files_read: list[str] = []
@@ -68,6 +71,9 @@ class _ConfigReader:
             if option.name == "CONFIG":
                 for include in option.values:
                     self.read(self._expand(include), (*chain, path))
+            elif option.name == "BUFSIZE" and option.values:
+                size = sas_size_bytes(option.values[0])  # a later one wins, as in SAS
+                self.bufsize = (size, f"{path}:{option.line}") if size else None
             elif option.name in ("WORK", "UTILLOC") and option.values:
                 paths = [self._expand(v) for v in option.values if v.upper() != "WORK"]
                 for bad in [p for p in paths if has_control_character(p)]:
@@ -94,6 +100,37 @@ def _standard_sasroots(root: HostRoot, problems: list[str]) -> list[str]:
     return found
 
 
+def _read_configs(root: HostRoot, values: Mapping[str, Any], notes: list[str],
+                  problems: list[str]) -> list[_ConfigReader]:
+    """Each SAS installation's sasv9.cfg chain and sasv9_local.cfg, then sas_config_files."""
+    readers: list[_ConfigReader] = []
+    for sasroot in _standard_sasroots(root, problems):
+        reader = _ConfigReader(root, sasroot)
+        reader.read(f"{sasroot}/sasv9.cfg")
+        local = f"{sasroot}/sasv9_local.cfg"
+        if local not in reader.files_read:
+            reader.read(local)
+        readers.append(reader)
+    extra: Sequence[str] = values.get("sas_config_files") or []
+    if extra:
+        reader = _ConfigReader(root, None)
+        for path in extra:
+            reader.read(path)
+            if path not in reader.files_read and not reader.problems:
+                notes.append(f"{path}: named by sas_config_files but missing")
+        readers.append(reader)
+    return readers
+
+
+def configured_bufsize(root: HostRoot, values: Mapping[str, Any]) -> tuple[int, str] | None:
+    """The -BUFSIZE the SAS configuration sets (bytes, FILE:LINE), the last one read winning;
+    None where none does (or it is 0: SAS chooses)."""
+    found = None
+    for reader in _read_configs(root, values, [], []):
+        found = reader.bufsize or found
+    return found
+
+
 def discover(root: HostRoot, values: Mapping[str, Any],
              value_origins: Mapping[str, str]) -> Discovery:
     """SAS directories per role: configured values win; unset roles are discovered."""
@@ -108,22 +145,7 @@ def discover(root: HostRoot, values: Mapping[str, Any],
             dirs.append(SasDir(role, path, value_origins.get(name, f"site value {name}")))
     discoverable = [role for role in unset if role != "DATA"]
     if discoverable:
-        readers: list[_ConfigReader] = []
-        for sasroot in _standard_sasroots(root, problems):
-            reader = _ConfigReader(root, sasroot)
-            reader.read(f"{sasroot}/sasv9.cfg")
-            local = f"{sasroot}/sasv9_local.cfg"
-            if local not in reader.files_read:
-                reader.read(local)
-            readers.append(reader)
-        extra: Sequence[str] = values.get("sas_config_files") or []
-        if extra:
-            reader = _ConfigReader(root, None)
-            for path in extra:
-                reader.read(path)
-                if path not in reader.files_read and not reader.problems:
-                    notes.append(f"{path}: named by sas_config_files but missing")
-            readers.append(reader)
+        readers = _read_configs(root, values, notes, problems)
         for reader in readers:
             notes.extend(reader.notes)
             problems.extend(reader.problems)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import IO, Any
 
 from ..rules import Catalogue, parse_assignment, resolve_values
 from ..rules.host_layout import SAS_ROLE_VALUES
 from .engine import ScanResult, evaluate
-from .facts import collect
+from .facts import Facts, collect
 from .hostroot import FactError, HostRoot
 from .sasdirs import discover
 
@@ -61,12 +61,16 @@ def collect_snapshot(catalogue: Catalogue, output: IO[bytes], profile_name: str 
 
 
 def run_scan(catalogue: Catalogue, profile_name: str = "default",
-             assignments: Sequence[str] = (), root: str = "/", role: str = "auto") -> ScanResult:
-    """Raises KeyError (unknown profile), rules.SiteValueError (bad --set) or FactError (bad root)."""
+             assignments: Sequence[str] = (), root: str = "/", role: str = "auto",
+             measure: Callable[[Facts, Mapping[str, Any]], None] | None = None) -> ScanResult:
+    """Raises KeyError (unknown profile), rules.SiteValueError (bad --set) or FactError (bad root).
+    ``measure`` adds measurements to the facts before the rules are judged (sascheck iotest)."""
     profile = catalogue.profile(profile_name)
     values, origins = _values(catalogue, profile_name, assignments)
     rules = catalogue.rules_of(profile)
     sysctl_keys = sorted({str(rule.params["key"]) for rule in rules
                           if rule.kind == "sysctl_value"})
     facts = collect(HostRoot(root), values, origins, role, sysctl_keys)
+    if measure:
+        measure(facts, values)
     return evaluate(catalogue, profile, facts, values)

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..facts import Facts
 from ..results import Outcome
-from . import boot, kernel, storage
+from . import boot, kernel, measured, storage
 
 Check = Callable[[Mapping[str, Any], Facts, Mapping[str, Any]], Outcome]
 
@@ -30,4 +30,5 @@ CHECKS: dict[str, Check] = {
     "tuned_profile": boot.tuned_profile,
     "thp_at_boot": boot.thp_at_boot,
     "io_tuning_at_boot": boot.io_tuning_at_boot,
+    "throughput": measured.throughput,
 }

@@ -75,3 +75,17 @@ def parse_sas_config(text: str) -> list[SasOption]:
                 index += 1
             options.append(SasOption(name.upper(), tuple(values), number))
     return options
+
+
+_SIZE = re.compile(r"^([0-9]{1,12})([KMG]?)$", re.IGNORECASE)
+_SIZE_UNITS = {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3}
+
+
+def sas_size_bytes(value: str) -> int | None:
+    """A SAS size option's value (``-BUFSIZE 256K``: n, nK, nM, nG, units of 1,024) in
+    bytes; None for 0 (SAS chooses), MIN, MAX and what SAS would reject."""
+    match = _SIZE.match(value.strip())
+    if not match:
+        return None
+    size = int(match.group(1)) * _SIZE_UNITS[match.group(2).upper()]
+    return size or None

@@ -26,6 +26,28 @@ def cpuinfo_count(text: str) -> int:
     return sum(1 for line in text.splitlines() if line.split(":", 1)[0].strip() == "processor")
 
 
+def cpuinfo_physical_cores(text: str) -> tuple[int, str]:
+    """Physical cores (distinct ``physical id``/``core id`` pairs, so hyper-threads count
+    once) and how they were counted; logical CPUs where /proc/cpuinfo has no core ids (some
+    virtual machines, other architectures)."""
+    cores: set[tuple[str, str]] = set()
+    package = core = ""
+    for line in [*text.splitlines(), ""]:
+        name, _, value = line.partition(":")
+        name = name.strip()
+        if name == "physical id":
+            package = value.strip()
+        elif name == "core id":
+            core = value.strip()
+        elif not line.strip():  # a blank line ends one processor's block
+            if core:
+                cores.add((package, core))
+            package = core = ""
+    if cores:
+        return len(cores), "physical cores (physical id, core id in /proc/cpuinfo)"
+    return max(cpuinfo_count(text), 1), "logical CPUs (/proc/cpuinfo has no core ids)"
+
+
 def meminfo_kib(text: str, key: str = "MemTotal") -> int | None:
     for line in text.splitlines():
         name, sep, value = line.partition(":")

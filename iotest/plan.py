@@ -1,0 +1,157 @@
+"""What `sascheck iotest` will measure, and whether it may: one target per file system, the
+fio parameters, and the refusals (missing, read-only, not writable, too little space)."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from ..scanner.parsers.mounts import MountEntry
+
+KIB, MIB, GIB = 1024, 1024**2, 1024**3
+DEFAULT_BLOCK = 256 * KIB  # where no -BUFSIZE is configured (SAS papers: 256K stripes)
+MAX_DEFAULT_JOBS = 16
+# The default size: as much as fits in a quarter of the free space (so twice the test size
+# stays free), at most this per job, each phase stopped after PHASE_SECONDS: about 30 s.
+DEFAULT_SIZE_CAP = 4 * GIB
+MIN_SIZE = 16 * MIB
+PHASE_SECONDS = 15
+_SIZE = re.compile(r"^([0-9]+)\s*([KMGT]?)(?:I?B)?$", re.IGNORECASE)
+
+
+class PlanError(Exception):
+    """The test cannot be run as asked; one line for the user, nothing was written."""
+
+
+@dataclass(frozen=True)
+class Target:
+    directory: str  # the private test directory goes here
+    mountpoint: str
+    fstype: str
+    device: str
+    roles: tuple[str, ...]  # SAS roles on this file system; () for a --dir outside them
+
+
+@dataclass(frozen=True)
+class Plan:
+    target: Target
+    jobs: int
+    block_bytes: int
+    block_source: str
+    size_bytes: int  # per job
+    size_source: str  # "--size" or how the default was chosen
+    runtime_s: int | None
+    direct: bool
+    free_bytes: int
+
+    @property
+    def total_bytes(self) -> int:
+        return self.size_bytes * self.jobs
+
+    def describe(self) -> str:
+        kind = "direct I/O" if self.direct else "buffered I/O (page cache included)"
+        limit = f", each phase at most {self.runtime_s} s" if self.runtime_s else ""
+        return (f"{self.target.mountpoint} ({self.target.fstype} on {self.target.device}): "
+                f"sequential write then read, {self.jobs} jobs x {human(self.size_bytes)}, "
+                f"{human(self.block_bytes)} blocks, {kind}{limit}; needs "
+                f"{human(2 * self.total_bytes)} free, has {human(self.free_bytes)}")
+
+
+def human(size: int) -> str:
+    for unit, scale in (("GiB", GIB), ("MiB", MIB), ("KiB", KIB)):
+        if size >= scale:
+            value = size / scale
+            return f"{value:.1f} {unit}" if value % 1 else f"{int(value)} {unit}"
+    return f"{size} B"
+
+
+def parse_size(text: str) -> int:
+    """``256k``, ``4G``, ``512MiB``, ``1048576``: binary units."""
+    match = _SIZE.match(text.strip())
+    if not match or int(match.group(1)) == 0:
+        raise PlanError(f"{text!r} is not a size (write 256K, 512M, 4G)")
+    power = " KMGT".index(match.group(2).upper() or " ")
+    return int(match.group(1)) * (1 << (10 * power))
+
+
+def mount_of(path: str, mounts: Sequence[MountEntry]) -> MountEntry | None:
+    """The mount holding ``path`` (already resolved): the longest mount point above it,
+    the last one mounted there when several are stacked."""
+    best: MountEntry | None = None
+    for mount in mounts:
+        point = mount.mountpoint.rstrip("/") or "/"
+        inside = path == point or path.startswith(point if point == "/" else point + "/")
+        if inside and (best is None or len(point) >= len(best.mountpoint.rstrip("/") or "/")):
+            best = mount
+    return best
+
+
+def targets(directories: Iterable[tuple[str, str]], mounts: Sequence[MountEntry]
+            ) -> list[Target]:
+    """One target per file system from (role or "", directory) pairs, in the order given;
+    the first directory of each file system is where its test runs."""
+    by_device: dict[int, tuple[str, str, list[str]]] = {}
+    for role, directory in directories:
+        try:
+            resolved = os.path.realpath(directory)
+            status = os.stat(resolved)
+        except OSError as exc:
+            raise PlanError(f"{directory}: {exc.strerror}") from exc
+        if not os.path.isdir(resolved):
+            raise PlanError(f"{directory}: not a directory")
+        entry = by_device.setdefault(status.st_dev, (directory, resolved, []))
+        if role and role not in entry[2]:
+            entry[2].append(role)
+    found = []
+    for directory, resolved, roles in by_device.values():
+        mount = mount_of(resolved, mounts)
+        found.append(Target(directory, mount.mountpoint if mount else "?",
+                            mount.fstype if mount else "?", mount.device if mount else "?",
+                            tuple(roles)))
+    return found
+
+
+def free_bytes(directory: str) -> int:
+    status = os.statvfs(directory)
+    return status.f_bavail * status.f_frsize
+
+
+def refusal(target: Target) -> str | None:
+    """Why the test may not write in this directory, or None."""
+    try:
+        status = os.statvfs(target.directory)
+    except OSError as exc:
+        return f"{target.directory}: {exc.strerror}"
+    if status.f_flag & os.ST_RDONLY:
+        return f"{target.directory}: on a read-only file system ({target.mountpoint})"
+    if not os.access(target.directory, os.W_OK | os.X_OK):
+        return f"{target.directory}: not writable by this user"
+    return None
+
+
+def plan(target: Target, jobs: int, block: tuple[int, str], size: int | None,
+         direct: bool) -> Plan:
+    """The run for one target, or PlanError when it does not fit (less than twice the test
+    size free)."""
+    problem = refusal(target)
+    if problem:
+        raise PlanError(problem)
+    free = free_bytes(target.directory)
+    block_bytes, block_source = block
+    if size is not None:
+        per_job, source, runtime = max(size // block_bytes, 1) * block_bytes, "--size", None
+    else:
+        fitting = min(DEFAULT_SIZE_CAP, free // (4 * jobs))
+        per_job = fitting // block_bytes * block_bytes
+        source, runtime = "default: fits a quarter of the free space", PHASE_SECONDS
+        if per_job < max(MIN_SIZE, block_bytes):
+            raise PlanError(f"{target.directory}: {human(free)} free is too little for "
+                            f"{jobs} jobs of at least {human(max(MIN_SIZE, block_bytes))}")
+    chosen = Plan(target, jobs, block_bytes, block_source, per_job, source, runtime, direct,
+                  free)
+    if free < 2 * chosen.total_bytes:
+        raise PlanError(f"{target.directory}: needs {human(2 * chosen.total_bytes)} free "
+                        f"(twice the test size), has {human(free)}; use a smaller --size")
+    return chosen
