@@ -58,7 +58,7 @@ def compile_catalogue(catalogue: Catalogue, when: datetime | None = None,
             references=[("sascheck", rule.id)])
     # Each rule exports the site values its kind reads (rules/check_kinds.py).
     exports = {rule.id: sorted((oval_facts.external(name), name) for name in rule.values)
-               for rule in catalogue.rules.values()}
+               if rule.id in definitions else [] for rule in catalogue.rules.values()}
     oval_root = oval.root(timestamp)
     cpe_oval = OvalDocument(namespace="org.sascheck.cpe")
     cpe_facts = build_facts(cpe_oval)

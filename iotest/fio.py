@@ -135,8 +135,10 @@ def run_phase(job: FioJob, fio: str, on_status: Callable[[int], None],
     # stderr goes to a file: a pipe nobody reads while stdout is followed could fill up.
     with tempfile.TemporaryFile(mode="w+") as errors:
         try:
+            # A process group of its own: fio forks a process per job, and an interrupt
+            # must reach them all (runner._stop signals the group).
             process = subprocess.Popen(job.argv(fio), stdout=subprocess.PIPE, stderr=errors,
-                                       text=True)
+                                       text=True, start_new_session=True)
         except OSError as exc:
             raise FioError(f"cannot run {fio}: {exc.strerror}") from exc
         started(process)

@@ -4,6 +4,7 @@ success, failure, Ctrl-C and SIGTERM alike."""
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 import signal
 import subprocess
@@ -55,16 +56,26 @@ class Measurement:
                 "fio_commands": self.commands}
 
 
-def _stop(process: subprocess.Popen[str] | None) -> None:
-    """Let fio stop cleanly (SIGINT), then insist."""
-    if process is None or process.poll() is not None:
-        return
-    process.send_signal(signal.SIGINT)
+def _stop(process: subprocess.Popen[str]) -> None:
+    """Let fio and its job processes stop cleanly (SIGINT to its group), then insist: a
+    job process left running would keep writing to files already removed."""
+    for signum, patience in ((signal.SIGINT, 10.0), (signal.SIGKILL, 10.0)):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signum)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=patience)
+            if not _group_alive(process.pid):
+                return
+
+
+def _group_alive(group: int) -> bool:
     try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
+        os.killpg(group, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def measure(plan: Plan, fio: str, progress: Progress) -> Measurement:
@@ -87,6 +98,7 @@ def measure(plan: Plan, fio: str, progress: Progress) -> Measurement:
                     done = max(done, (time.monotonic() - began) / job.runtime_s)
                 progress((phase + min(done, 1.0)) / 2)
             results.append(run_phase(job, fio, status, running.append))
+            running.clear()  # finished and reaped: its process group is gone
             # Read what every job wrote (a runtime limit may have cut the writes short):
             # past it lie only allocated blocks, which read as zeroes without touching disk.
             size = min(results[0].bytes_per_job) // plan.block_bytes * plan.block_bytes

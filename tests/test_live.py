@@ -8,73 +8,17 @@ instead of skipping, so the live test cannot silently stop running.
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
 from collections.abc import Iterator
 from contextlib import ExitStack
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from sascheck.cli import main
 
+from .lab import LabFs, make_fs, require_lab  # noqa: F401  (require_lab is autouse)
+
 pytestmark = pytest.mark.live
-
-TOOLS = ("losetup", "mount", "umount", "mkfs.xfs", "mkfs.ext4", "mkfs.ext3")
-
-
-def _prerequisites_missing() -> str | None:
-    if os.geteuid() != 0:
-        return "needs root"
-    missing = [tool for tool in TOOLS if shutil.which(tool) is None]
-    if missing:
-        return "missing " + ", ".join(missing)
-    if not Path("/dev/loop-control").exists():
-        return "no /dev/loop-control"
-    return None
-
-
-@pytest.fixture(autouse=True)
-def _require_lab() -> None:
-    reason = _prerequisites_missing()
-    if reason and os.environ.get("CI"):
-        pytest.fail(f"live test cannot run in CI: {reason}")
-    if reason:
-        pytest.skip(reason)
-
-
-@dataclass
-class LabFs:
-    name: str
-    mountpoint: Path
-    device: str  # /dev/loopN
-    fstype: str
-
-    @property
-    def queue(self) -> Path:
-        return Path("/sys/block") / Path(self.device).name / "queue"
-
-
-def _run(*argv: str) -> str:
-    return subprocess.run(argv, check=True, capture_output=True, text=True).stdout.strip()
-
-
-def _make_fs(stack: ExitStack, base: Path, name: str, fstype: str, options: str,
-             size_mb: int) -> LabFs:
-    image = base / f"{name}.img"
-    with open(image, "wb") as handle:
-        handle.truncate(size_mb * 1024 * 1024)
-    device = _run("losetup", "--find", "--show", str(image))
-    stack.callback(subprocess.run, ["losetup", "-d", device], check=False)
-    _run(f"mkfs.{fstype}", *(["-q", "-f"] if fstype == "xfs" else ["-q", "-F"]), device)
-    mountpoint = base / name
-    mountpoint.mkdir()
-    _run("mount", "-t", fstype, "-o", options, device, str(mountpoint))
-    stack.callback(subprocess.run, ["umount", "-l", str(mountpoint)], check=False)
-    return LabFs(name, mountpoint, device, fstype)
-
 
 def _set_queue(fs: LabFs, scheduler: str, read_ahead_kb: int) -> None:
     available = (fs.queue / "scheduler").read_text()
@@ -89,11 +33,11 @@ def lab(tmp_path: Path) -> Iterator[dict[str, LabFs]]:
     with ExitStack() as stack:
         filesystems = {
             # DATA: xfs, noatime, deadline, big read-ahead -> compliant
-            "data": _make_fs(stack, tmp_path, "sasdata", "xfs", "noatime", 320),
+            "data": make_fs(stack, tmp_path, "sasdata", "xfs", "noatime", 320),
             # WORK: ext4, relatime, barriers off, bfq, small read-ahead -> fails several rules
-            "work": _make_fs(stack, tmp_path, "sas work", "ext4", "relatime,barrier=0", 64),
+            "work": make_fs(stack, tmp_path, "sas work", "ext4", "relatime,barrier=0", 64),
             # UTILLOC: ext3 (unfit), noatime, none, big read-ahead
-            "utilloc": _make_fs(stack, tmp_path, "sasutil", "ext3", "noatime", 64),
+            "utilloc": make_fs(stack, tmp_path, "sasutil", "ext3", "noatime", 64),
         }
         _set_queue(filesystems["data"], "mq-deadline", 4096)
         _set_queue(filesystems["work"], "bfq", 128)
