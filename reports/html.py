@@ -17,7 +17,7 @@ import jinja2
 from markupsafe import Markup
 
 from .. import __version__
-from . import storage_svg
+from . import storage_svg, throughput_svg
 from .model import HostView
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -43,10 +43,14 @@ def _svgs(host: HostView) -> list[Markup]:
     return [Markup(storage_svg.render(fs, verdicts)) for fs in host.storage]
 
 
+def _chart(host: HostView) -> Markup:
+    return Markup(throughput_svg.render(host.measurements, host.io_targets))
+
+
 def render_host(host: HostView, snippets: Snippets) -> str:
     return _environment().get_template("host.html.j2").render(
         title=f"sascheck: {host.name}", subtitle="SAS tuning report",
-        host=host, snippets=snippets, svgs=[_svgs(host)], **_assets())
+        host=host, snippets=snippets, svgs=[_svgs(host)], charts=[_chart(host)], **_assets())
 
 
 def render_fleet(hosts: Sequence[HostView], snippets: Snippets) -> str:
@@ -69,4 +73,5 @@ def render_fleet(hosts: Sequence[HostView], snippets: Snippets) -> str:
         title="sascheck: fleet report", subtitle=f"{len(ordered)} hosts, built {stamp}",
         hosts=ordered, rules=rules, counts=counts, results=results, snippets=snippets,
         high_failing=sum(1 for h in ordered if h.failed_by_severity()["high"]),
-        svgs=[_svgs(host) for host in ordered], **_assets())
+        svgs=[_svgs(host) for host in ordered], charts=[_chart(host) for host in ordered],
+        measured=any(host.measurements for host in ordered), **_assets())

@@ -14,6 +14,7 @@ SEVERITY_ORDER = ("high", "medium", "low")
 RESULT_ORDER = ("fail", "error", "unknown", "notchecked", "pass", "informational",
                 "notapplicable", "notselected")
 TAILORED_SUFFIX = "_tailored"
+THROUGHPUT_RULE = "sas_fs_throughput"
 
 
 class ReportInputError(Exception):
@@ -56,6 +57,15 @@ class HostView:
     sas_dirs: list[dict[str, str]] = field(default_factory=list)
     storage: list[dict[str, Any]] = field(default_factory=list)
     rules: list[RuleView] = field(default_factory=list)
+    # sascheck iotest's measurements, and the per-core targets they were judged against
+    measurements: list[dict[str, Any]] = field(default_factory=list)
+    io_targets: dict[str, int] = field(default_factory=dict)
+
+    def slowest_per_core(self) -> float | None:
+        """The lowest write or read MB/s per core measured on any file system (fleet column)."""
+        rates = [float(m[rw]["mb_s"]) / max(int(m["cores"]), 1)
+                 for m in self.measurements for rw in ("write", "read")]
+        return min(rates) if rates else None
 
     def count(self, result: str) -> int:
         return sum(1 for rule in self.rules if rule.result == result)
@@ -117,7 +127,9 @@ def from_json(data: dict[str, Any], path: str, catalogue: Catalogue) -> HostView
             os=host.get("os", ""), root=host.get("root", ""), role=role.get("name", ""),
             role_reasons=list(role.get("reasons", [])), cpus=host.get("cpus"),
             memory_kib=host.get("memory_kib"), scanned_at=data.get("scanned_at", ""),
-            sas_dirs=list(data.get("sas_dirs", [])), storage=list(data.get("storage", [])))
+            sas_dirs=list(data.get("sas_dirs", [])), storage=list(data.get("storage", [])),
+            measurements=list(data.get("measurements", [])),
+            io_targets=_io_targets(data.get("values"), catalogue))
         view.rules = [_with_catalogue(RuleView(
             id=r["id"], title=r.get("title", ""), severity=r.get("severity", ""),
             result=r["result"], expected=r.get("expected", ""), actual=r.get("actual", ""),
@@ -126,6 +138,47 @@ def from_json(data: dict[str, Any], path: str, catalogue: Catalogue) -> HostView
     except (KeyError, TypeError, AttributeError) as exc:
         raise ReportInputError(f"{path}: malformed sascheck results ({exc})") from exc
     return view
+
+
+IO_TARGETS = ("io_mb_per_core_work", "io_mb_per_core_data")
+
+
+def _io_targets(values: Any, catalogue: Catalogue) -> dict[str, int]:
+    """The results' throughput targets where they are whole numbers, else the defaults (the
+    file is untrusted: a report must not fail on it)."""
+    given = values if isinstance(values, dict) else {}
+    targets: dict[str, int] = {}
+    for name in IO_TARGETS:
+        value = given.get(name)
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+            targets[name] = value
+        else:
+            targets[name] = int(catalogue.variables[name].default)
+    return targets
+
+
+def merge_measured(hosts: list[HostView]) -> list[HostView]:
+    """A host's scan and iotest results read together become one host: its newest results,
+    with the measurements (and sas_fs_throughput) of its newest iotest. Hosts without
+    measurements are left as they are."""
+    groups: dict[str, list[HostView]] = {}
+    for host in hosts:
+        if host.source == "sascheck":
+            groups.setdefault(host.name, []).append(host)
+    superseded: set[int] = set()
+    for group in groups.values():
+        measured = [host for host in group if host.measurements]
+        if len(group) < 2 or not measured:
+            continue
+        newest = max(group, key=lambda host: host.scanned_at)
+        latest = max(measured, key=lambda host: host.scanned_at)
+        if latest is not newest:
+            newest.measurements = latest.measurements
+            newest.rules = [r for r in newest.rules if r.id != THROUGHPUT_RULE] + [
+                r for r in latest.rules if r.id == THROUGHPUT_RULE]
+            newest.path = f"{newest.path} + {latest.path}"
+        superseded.update(id(host) for host in group if host is not newest)
+    return [host for host in hosts if id(host) not in superseded]
 
 
 def from_arf(path: str, catalogue: Catalogue) -> HostView:

@@ -315,7 +315,7 @@ def _report(args: argparse.Namespace) -> int:
     from rich.progress import Progress
 
     from .outputs import check_destinations, write_output
-    from .reports.model import ReportInputError, load
+    from .reports.model import ReportInputError, load, merge_measured
 
     with _user_errors():
         check_destinations([args.output, args.junit], args.results)
@@ -330,6 +330,7 @@ def _report(args: argparse.Namespace) -> int:
             except ReportInputError as exc:
                 raise UsageError(str(exc)) from exc
             progress.advance(task)
+    hosts = merge_measured(hosts)  # a host's scan and iotest results, read together
     with _user_errors():
         write_output(args.output, _html(hosts, catalogue, args.fleet))
         if args.junit:
