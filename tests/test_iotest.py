@@ -214,3 +214,29 @@ def test_an_interrupted_run_removes_its_files(lab, signum):
     _, stderr = process.communicate(timeout=120)
     assert process.returncode == 130, stderr
     assert _listing(fs) == before
+
+
+@lab_only
+@pytest.mark.live
+def test_dry_run_prints_the_jobs_and_writes_nothing(lab):
+    stack, base = lab
+    fs = make_fs(stack, base, "dry", "ext4", "noatime", 96)
+    before = _listing(fs)
+    done = _iotest("--dir", str(fs.mountpoint), "--size", "8M", "--jobs", "3", "--dry-run")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith(f"{fs.mountpoint} (ext4 on {fs.device})")
+    assert "needs 48 MiB free" in lines[0]
+    assert [line.split()[3] for line in lines[1:]] == ["--rw=write", "--rw=read"]
+    assert all("--numjobs=3" in line and f"--size={8 << 20}" in line for line in lines[1:])
+    assert _listing(fs) == before
+
+
+@lab_only
+@pytest.mark.live
+def test_benchmark_script_runs_and_prints_the_overhead():
+    script = Path(__file__).resolve().parent.parent / "scripts" / "bench-iotest"
+    done = subprocess.run([sys.executable, str(script), "--size", "16M", "--runs", "1"],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert "sascheck overhead over bare fio:" in done.stdout
