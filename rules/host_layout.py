@@ -136,8 +136,18 @@ LEGACY_DEFAULT_SCHEDULERS = (("2.", "cfq"), ("3.", "deadline"))
 SATA_VENDOR = "ATA"  # libata's SCSI translation reports this as every SATA disk's vendor
 
 # -- SAS ----------------------------------------------------------------------------------
-SAS_HOMES = ("/opt/sas/SASHome", "/usr/local/SASHome", "/opt/SASHome", "/sas/SASHome")
-SAS_FOUNDATION = "SASFoundation/9.4"
+# SAS 9.3 and 9.4 install under a SASHome; SAS 9.2's default was /usr/local/SAS.
+SAS_HOMES = ("/opt/sas/SASHome", "/usr/local/SASHome", "/opt/SASHome", "/sas/SASHome",
+             "/usr/local/SAS", "/opt/SAS")
+SAS_FOUNDATIONS = ("SASFoundation/9.4", "SASFoundation/9.3", "SASFoundation/9.2")
+# SAS 9.4 configuration directories: server contexts at <dir>/Lev<N>/<context>/sasv9.cfg
+# (SASApp's is what workspace and batch servers start with), site changes in the context's
+# sasv9_usermods.cfg.
+SAS_CONFIG_DIRS = ("/opt/sas/config", "/sas/config", "/opt/sas/sasconfig", "/sasconfig")
+SAS_USERMODS = "sasv9_usermods.cfg"
+# SAS Viya 3.x: the SAS Programming Run-time Environment's configuration.
+SAS_VIYA_SPRE_CONFIG = "/opt/sas/viya/config/etc/spre/default"
+SAS_VIYA_SASROOT = "/opt/sas/spre/home/SASFoundation"
 # SAS directory role -> the site value that names its directories.
 SAS_ROLE_VALUES = {"DATA": "sas_data_dirs", "WORK": "sas_work_dirs",
                    "UTILLOC": "sas_utilloc_dirs"}
@@ -187,10 +197,12 @@ def shell_layout() -> str:
         "LVM_BACKUP": (LVM_BACKUP,),
         "KTUNE_SYSCTL": (KTUNE_SYSCTL_DEFAULTS["SYSCTL"],),
         "SYSV_RUNLEVEL_DIRS": SYSV_RUNLEVEL_DIRS, "LEGACY_SCHEDULERS": LEGACY_SCHEDULERS,
-        "SAS_HOMES": SAS_HOMES, "INIT_SCRIPTS": INIT_SCRIPTS,
+        "SAS_HOMES": SAS_HOMES, "SAS_FOUNDATIONS": SAS_FOUNDATIONS,
+        "SAS_CONFIG_DIRS": SAS_CONFIG_DIRS, "SAS_USERMODS": (SAS_USERMODS,),
+        "SAS_VIYA_SPRE_CONFIG": (SAS_VIYA_SPRE_CONFIG,), "INIT_SCRIPTS": INIT_SCRIPTS,
     }
     values = {name: " ".join(items) for name, items in words.items()}
-    values.update(SAS_FOUNDATION=SAS_FOUNDATION, VM_VENDORS=vm_vendor_regex(),
+    values.update(VM_VENDORS=vm_vendor_regex(),
                   LEGACY_KERNEL_RE=legacy_kernel_regex())
     return "".join(_assignment(f"LAYOUT_{name}", value) for name, value in values.items())
 

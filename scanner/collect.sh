@@ -73,11 +73,17 @@ LAYOUT_SYSV_RUNLEVEL_DIRS='/etc/rc.d/rc3.d /etc/rc3.d '
 LAYOUT_SYSV_RUNLEVEL_DIRS="$LAYOUT_SYSV_RUNLEVEL_DIRS"'/etc/rc.d/rc5.d /etc/rc5.d'
 LAYOUT_LEGACY_SCHEDULERS='deadline noop cfq anticipatory'
 LAYOUT_SAS_HOMES='/opt/sas/SASHome /usr/local/SASHome /opt/SASHome '
-LAYOUT_SAS_HOMES="$LAYOUT_SAS_HOMES"/sas/SASHome
+LAYOUT_SAS_HOMES="$LAYOUT_SAS_HOMES"'/sas/SASHome /usr/local/SAS /opt/SAS'
+LAYOUT_SAS_FOUNDATIONS='SASFoundation/9.4 SASFoundation/9.3 '
+LAYOUT_SAS_FOUNDATIONS="$LAYOUT_SAS_FOUNDATIONS"SASFoundation/9.2
+LAYOUT_SAS_CONFIG_DIRS='/opt/sas/config /sas/config '
+LAYOUT_SAS_CONFIG_DIRS="$LAYOUT_SAS_CONFIG_DIRS"'/opt/sas/sasconfig /sasconfig'
+LAYOUT_SAS_USERMODS=sasv9_usermods.cfg
+LAYOUT_SAS_VIYA_SPRE_CONFIG=/opt/sas/viya/config/etc/spre/defaul
+LAYOUT_SAS_VIYA_SPRE_CONFIG="$LAYOUT_SAS_VIYA_SPRE_CONFIG"t
 LAYOUT_INIT_SCRIPTS='/etc/rc.d/rc.local /etc/rc.local '
 LAYOUT_INIT_SCRIPTS="$LAYOUT_INIT_SCRIPTS"'/etc/rc.d/rc3.d/S99local /etc/rc3.d/S99local '
 LAYOUT_INIT_SCRIPTS="$LAYOUT_INIT_SCRIPTS"'/etc/rc.d/rc5.d/S99local /etc/rc5.d/S99local'
-LAYOUT_SAS_FOUNDATION=SASFoundation/9.4
 LAYOUT_VM_VENDORS='(qemu|kvm|red hat|ovirt|rhev hypervisor|openstack|'
 LAYOUT_VM_VENDORS="$LAYOUT_VM_VENDORS"'kubevirt|nutanix|alibaba cloud|google compute engine|'
 LAYOUT_VM_VENDORS="$LAYOUT_VM_VENDORS"'amazon ec2|vmware|xen|virtual machine|innotek|'
@@ -285,12 +291,29 @@ done
 
 # SAS: the standard configuration files, what they include, and what the arguments name.
 for home in $LAYOUT_SAS_HOMES; do
-    base="$home/$LAYOUT_SAS_FOUNDATION"
-    [ -d "$ROOT$base" ] || continue
-    follow "$base"
-    for file in "$ROOT$base"/sasv9.cfg "$ROOT$base"/sasv9_local.cfg "$ROOT$base"/nls/*/sasv9.cfg; do
-        [ -f "$file" ] && follow "${file#"$ROOT"}"
+    for foundation in $LAYOUT_SAS_FOUNDATIONS; do
+        base="$home/$foundation"
+        [ -d "$ROOT$base" ] || continue
+        follow "$base"
+        for file in "$ROOT$base"/sasv9.cfg "$ROOT$base"/sasv9_local.cfg "$ROOT$base"/nls/*/sasv9.cfg; do
+            [ -f "$file" ] && follow "${file#"$ROOT"}"
+        done
     done
+done
+# SAS 9.4 server contexts (<config>/Lev<N>/<context>) and SAS Viya's SPRE configuration.
+for config in $LAYOUT_SAS_CONFIG_DIRS; do
+    [ -d "$ROOT$config" ] || continue
+    follow "$config"
+    for level in "$ROOT$config"/Lev*; do
+        [ -d "$level" ] || continue
+        follow "${level#"$ROOT"}"
+        for file in "$level"/*/sasv9.cfg "$level"/*/"$LAYOUT_SAS_USERMODS"; do
+            [ -f "$file" ] && follow "${file#"$ROOT"}"
+        done
+    done
+done
+for file in "$ROOT$LAYOUT_SAS_VIYA_SPRE_CONFIG"/sasv9*.cfg; do
+    [ -f "$file" ] && follow "${file#"$ROOT"}"
 done
 find "$R" -name 'sasv9*.cfg' -type f -exec \
     sed -n 's/^[[:space:]]*-[Cc][Oo][Nn][Ff][Ii][Gg][[:space:]=]*["'\'']*\([^"'\'' ]*\).*/\1/p' {} + \

@@ -13,7 +13,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..rules.host_layout import SAS_FOUNDATION, SAS_HOMES, SAS_ROLE_VALUES, SAS_ROLES
+from ..rules.host_layout import (
+    SAS_CONFIG_DIRS,
+    SAS_FOUNDATIONS,
+    SAS_HOMES,
+    SAS_ROLE_VALUES,
+    SAS_ROLES,
+    SAS_USERMODS,
+    SAS_VIYA_SASROOT,
+    SAS_VIYA_SPRE_CONFIG,
+)
 from ..rules.values import has_control_character
 from .hostroot import FactError, HostRoot
 from .parsers.sas_config import parse_sas_config, sas_size_bytes
@@ -92,25 +101,57 @@ class _ConfigReader:
 def _standard_sasroots(root: HostRoot, problems: list[str]) -> list[str]:
     found = []
     for home in SAS_HOMES:
+        for foundation in SAS_FOUNDATIONS:
+            try:
+                if root.probe(f"{home}/{foundation}"):
+                    found.append(f"{home}/{foundation}")
+            except FactError as exc:
+                problems.append(str(exc))
+    return found
+
+
+def _server_contexts(root: HostRoot, problems: list[str]) -> list[str]:
+    """SAS 9.4 server contexts: <config dir>/Lev<N>/<context>, each with its sasv9.cfg."""
+    found = []
+    for config in SAS_CONFIG_DIRS:
         try:
-            if root.probe(f"{home}/{SAS_FOUNDATION}"):
-                found.append(f"{home}/{SAS_FOUNDATION}")
+            if not root.is_dir(config):
+                continue
+            for level in sorted(n for n in root.listdir(config) if n.startswith("Lev")):
+                if not root.is_dir(f"{config}/{level}"):
+                    continue
+                for context in sorted(root.listdir(f"{config}/{level}")):
+                    if root.probe(f"{config}/{level}/{context}/sasv9.cfg"):
+                        found.append(f"{config}/{level}/{context}")
         except FactError as exc:
             problems.append(str(exc))
     return found
 
 
+def _chain(root: HostRoot, sasroot: str | None, directory: str,
+           extra: str) -> _ConfigReader:
+    """A directory's sasv9.cfg with what it includes, then ``extra`` there unless included."""
+    reader = _ConfigReader(root, sasroot)
+    reader.read(f"{directory}/sasv9.cfg")
+    if f"{directory}/{extra}" not in reader.files_read:
+        reader.read(f"{directory}/{extra}")
+    return reader
+
+
 def _read_configs(root: HostRoot, values: Mapping[str, Any], notes: list[str],
                   problems: list[str]) -> list[_ConfigReader]:
-    """Each SAS installation's sasv9.cfg chain and sasv9_local.cfg, then sas_config_files."""
-    readers: list[_ConfigReader] = []
-    for sasroot in _standard_sasroots(root, problems):
-        reader = _ConfigReader(root, sasroot)
-        reader.read(f"{sasroot}/sasv9.cfg")
-        local = f"{sasroot}/sasv9_local.cfg"
-        if local not in reader.files_read:
-            reader.read(local)
-        readers.append(reader)
+    """Each SAS installation's sasv9.cfg chain and sasv9_local.cfg, each SAS 9.4 server
+    context's sasv9.cfg and sasv9_usermods.cfg, SAS Viya's SPRE configuration, then
+    sas_config_files."""
+    sasroots = _standard_sasroots(root, problems)
+    readers = [_chain(root, sasroot, sasroot, "sasv9_local.cfg") for sasroot in sasroots]
+    readers += [_chain(root, sasroots[0] if sasroots else None, context, SAS_USERMODS)
+                for context in _server_contexts(root, problems)]
+    try:
+        if root.probe(f"{SAS_VIYA_SPRE_CONFIG}/sasv9.cfg"):
+            readers.append(_chain(root, SAS_VIYA_SASROOT, SAS_VIYA_SPRE_CONFIG, SAS_USERMODS))
+    except FactError as exc:
+        problems.append(str(exc))
     extra: Sequence[str] = values.get("sas_config_files") or []
     if extra:
         reader = _ConfigReader(root, None)
@@ -155,7 +196,10 @@ def discover(root: HostRoot, values: Mapping[str, Any],
                     paths, source = reader.found[role]
                     dirs.extend(SasDir(role, path, source) for path in paths)
         if not readers and not problems:
-            notes.append("no SAS installation found under " + ", ".join(SAS_HOMES))
+            notes.append("no SAS installation found under " + ", ".join(SAS_HOMES)
+                         + ", in a SAS 9.4 configuration directory ("
+                         + ", ".join(SAS_CONFIG_DIRS) + ") or in SAS Viya's "
+                         + SAS_VIYA_SPRE_CONFIG)
     if "DATA" in unset:
         notes.append("SAS DATA directories are not discoverable from sasv9.cfg; "
                      "name them with --set sas_data_dirs=/path[,/path]")

@@ -20,7 +20,8 @@ ENGINES = ("scanner", "content", "remediations", "reports", "sascheck")
 FACTS = [*host_layout.THP_DIRS, *host_layout.CONTAINER_MARKERS, *host_layout.LIBVIRT_RUNNING_DOMAINS,
          host_layout.LIBVIRT_DEFINED_DOMAINS,
          *host_layout.TUNED_ACTIVE_FILES, *host_layout.SYSV_RUNLEVEL_DIRS,
-         *host_layout.SYSTEMD_WANTS_DIRS, *host_layout.SAS_HOMES, host_layout.SAS_FOUNDATION,
+         *host_layout.SYSTEMD_WANTS_DIRS, *host_layout.SAS_HOMES, *host_layout.SAS_FOUNDATIONS,
+         *host_layout.SAS_CONFIG_DIRS, host_layout.SAS_VIYA_SPRE_CONFIG,
          *host_layout.DMI_FILES, *host_layout.UDEV_RULES_DIRS, *host_layout.LEGACY_GRUB_CONFS,
          host_layout.GRUB_DEFAULTS, host_layout.KERNEL_CMDLINE, host_layout.BLS_ENTRIES,
          host_layout.GRUBENV, host_layout.PROC_MODULES, host_layout.TUNED_SHIPPED_PROFILES,
@@ -62,7 +63,8 @@ def test_shell_layout_is_what_the_python_engines_use():
     """sh reads every LAYOUT_* word back as the Python value, long ones continued in pieces."""
     names = {"THP_DIRS": " ".join(host_layout.THP_DIRS),
              "SYSTEMD_WANTS_DIRS": " ".join(host_layout.SYSTEMD_WANTS_DIRS),
-             "SAS_FOUNDATION": host_layout.SAS_FOUNDATION,
+             "SAS_FOUNDATIONS": " ".join(host_layout.SAS_FOUNDATIONS),
+             "SAS_VIYA_SPRE_CONFIG": host_layout.SAS_VIYA_SPRE_CONFIG,
              "VM_VENDORS": host_layout.vm_vendor_regex()}
     script = host_layout.shell_layout() + "".join(
         f'printf "%s\\n" "$LAYOUT_{name}"\n' for name in names)

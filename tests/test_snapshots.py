@@ -210,3 +210,28 @@ def test_collect_script_is_printed_and_shellcheck_clean(tmp_path, capsys):
 def test_collect_needs_an_output(capsys):
     assert main(["collect"]) == 1
     assert "collect needs -o" in capsys.readouterr().err
+
+
+def test_both_collectors_keep_every_sas_configuration_layout(tmp_path):
+    """SAS 9.4 server contexts and SAS Viya's SPRE files reach the snapshot, so a scan of
+    it finds the same SAS directories as a scan of the root."""
+    context, spre = "/opt/sas/config/Lev1/SASApp", "/opt/sas/viya/config/etc/spre/default"
+    root = sas_host(tmp_path / "root", sas_local_cfg=None, extra_files={
+        f"{context}/sasv9.cfg": f'-config "{context}/sasv9_usermods.cfg"\n',
+        f"{context}/sasv9_usermods.cfg": "-WORK /saswork\n",
+        f"{spre}/sasv9.cfg": f"-CONFIG {spre}/sasv9_deployment.cfg\n",
+        f"{spre}/sasv9_deployment.cfg": "-MEMSIZE 2G\n",
+        f"{spre}/sasv9_usermods.cfg": "-UTILLOC /sasutil\n"})
+    sets = ["sas_data_dirs=/sasdata"]
+
+    def sas_dirs(argv: list[str]) -> set[tuple[str, str, str]]:
+        out = tmp_path / "dirs.json"
+        main(["scan", *argv, "--quiet", "--json", str(out), "--set", sets[0]])
+        return {(d["role"], d["path"], d["source"]) for d in json.loads(out.read_text())["sas_dirs"]}
+
+    direct = sas_dirs(["--root", str(root)])
+    assert ("WORK", "/saswork", f"{context}/sasv9_usermods.cfg:1") in direct
+    assert ("UTILLOC", "/sasutil", f"{spre}/sasv9_usermods.cfg:1") in direct
+    for archive in (_python_collect(root, sets, tmp_path / "py.tar.gz"),
+                    _script_collect(root, tmp_path / "sh.tar.gz", tmp_path)):
+        assert sas_dirs(["--snapshot", str(archive)]) == direct, archive.name
