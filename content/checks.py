@@ -27,6 +27,9 @@ from ..rules.host_layout import (
     KTUNE_SYSV,
     LEGACY_DEFAULT_SCHEDULERS,
     LEGACY_GRUB_CONFS,
+    NUMA_NODES_ONLINE,
+    PROC_CMDLINE,
+    PROC_CPUINFO,
     SAS_ROLES,
     SATA_VENDOR,
     SYSCTL_CONF,
@@ -48,10 +51,12 @@ from .oval import (
     capture,
     component,
     concat,
+    count,
     criterion,
     entity,
     escape_regex,
     none_of,
+    unique,
     var,
 )
 from .oval_facts import OvalFacts
@@ -593,6 +598,42 @@ def thp_at_boot(facts: OvalFacts, rule: Rule) -> Element:
     return all_of(enabled, defrag)
 
 
+def numa_enabled(facts: OvalFacts, rule: Rule) -> Element:
+    """As scanner.checks.kernel.numa_enabled: no last numa=off running or booting next, and
+    several sockets (distinct physical ids) mean several nodes online."""
+    oval = facts.oval
+    running_off = oval.obj("ind:textfilecontent54", "the running kernel's last numa= is off",
+                           entity("ind:filepath", PROC_CMDLINE),
+                           entity("ind:pattern", r"(?:^|\s)numa=off(?:\s+(?!numa=)\S+)*\s*$",
+                                  op="pattern match"),
+                           entity("ind:instance", "1", datatype="int"))
+    off = oval.constant("numa=off", ["off"])
+    socket_ids = oval.obj("ind:textfilecontent54", "CPU socket ids",
+                          entity("ind:filepath", PROC_CPUINFO),
+                          entity("ind:pattern", r"^physical id[ \t]*:[ \t]*(\d+)",
+                                 op="pattern match"),
+                          entity("ind:instance", "1", datatype="int",
+                                 op="greater than or equal"))
+    sockets = oval.local("distinct sockets",
+                         count(unique(component(socket_ids, "subexpression"))), datatype="int")
+    several = oval.state("ind:variable", "more than one", entity(
+        "ind:value", "1", datatype="int", op="greater than"))
+    multi_socket = criterion(oval.test("ind:variable", "several sockets",
+                                       oval.values_of("distinct sockets", sockets), several))
+    several_nodes = oval.obj("ind:textfilecontent54", "several NUMA nodes online",
+                             entity("ind:filepath", NUMA_NODES_ONLINE),
+                             entity("ind:pattern", r"[-,]", op="pattern match"),
+                             entity("ind:instance", "1", datatype="int"))
+    return all_of(
+        none_of(criterion(oval.test("ind:textfilecontent54", "running with numa=off",
+                                    running_off))),
+        none_of(_Cmdline(facts).argument("numa", off)),
+        any_of(none_of(multi_socket),
+               criterion(oval.test("ind:textfilecontent54", "several nodes online",
+                                   several_nodes))),
+        comment="NUMA is on")
+
+
 def io_tuning_at_boot(facts: OvalFacts, rule: Rule) -> Element:
     oval = facts.oval
     minimum = facts.external("read_ahead_min_kb")
@@ -725,4 +766,5 @@ GENERATORS: dict[str, Generator] = {
     "tuned_profile": tuned_profile,
     "thp_at_boot": thp_at_boot,
     "io_tuning_at_boot": io_tuning_at_boot,
+    "numa_enabled": numa_enabled,
 }

@@ -87,6 +87,14 @@ def escape_regex(part: Element) -> Element:
     return _with("escape_regex", [part])
 
 
+def unique(part: Element) -> Element:
+    return _with("unique", [part])
+
+
+def count(part: Element) -> Element:
+    return _with("count", [part])
+
+
 def arithmetic(operation: str, *parts: Element) -> Element:
     return _with("arithmetic", parts, arithmetic_operation=operation)
 

@@ -107,6 +107,8 @@ KINDS: dict[str, CheckKind] = {kind.name: kind for kind in (
     # The SAS directories name the devices whose kernel default scheduler counts.
     CheckKind("io_tuning_at_boot", "something sets the scheduler and read-ahead at every boot",
               values=("read_ahead_min_kb", "allowed_schedulers", *SAS_DIR_VALUES)),
+    CheckKind("numa_enabled", "no numa=off on the running or the next boot's command line, "
+                              "and a multi-socket host has more than one NUMA node online"),
     CheckKind("throughput", "measured sequential MB/s per physical core of each SAS file "
                             "system reach the site's targets (sascheck iotest)",
               values=("io_mb_per_core_work", "io_mb_per_core_data"), automatic_fix=False,

@@ -135,6 +135,13 @@ LEGACY_SCHEDULERS = ("deadline", "noop", "cfq", "anticipatory")
 LEGACY_DEFAULT_SCHEDULERS = (("2.", "cfq"), ("3.", "deadline"))
 SATA_VENDOR = "ATA"  # libata's SCSI translation reports this as every SATA disk's vendor
 
+# -- NUMA ---------------------------------------------------------------------------------
+PROC_CMDLINE = "/proc/cmdline"  # the arguments the running kernel booted with
+PROC_CPUINFO = "/proc/cpuinfo"
+# The NUMA nodes the kernel brought online, a cpulist ("0-1"): Documentation/ABI/stable/
+# sysfs-devices-node. Absent when the kernel has no NUMA support.
+NUMA_NODES_ONLINE = "/sys/devices/system/node/online"
+
 # -- SAS ----------------------------------------------------------------------------------
 # SAS 9.3 and 9.4 install under a SASHome; SAS 9.2's default was /usr/local/SAS.
 SAS_HOMES = ("/opt/sas/SASHome", "/usr/local/SASHome", "/opt/SASHome", "/sas/SASHome",
@@ -197,6 +204,8 @@ def shell_layout() -> str:
         "LVM_BACKUP": (LVM_BACKUP,),
         "KTUNE_SYSCTL": (KTUNE_SYSCTL_DEFAULTS["SYSCTL"],),
         "SYSV_RUNLEVEL_DIRS": SYSV_RUNLEVEL_DIRS, "LEGACY_SCHEDULERS": LEGACY_SCHEDULERS,
+        "PROC_CMDLINE": (PROC_CMDLINE,), "PROC_CPUINFO": (PROC_CPUINFO,),
+        "NUMA_NODES_ONLINE": (NUMA_NODES_ONLINE,),
         "SAS_HOMES": SAS_HOMES, "SAS_FOUNDATIONS": SAS_FOUNDATIONS,
         "SAS_CONFIG_DIRS": SAS_CONFIG_DIRS, "SAS_USERMODS": (SAS_USERMODS,),
         "SAS_VIYA_SPRE_CONFIG": (SAS_VIYA_SPRE_CONFIG,), "INIT_SCRIPTS": INIT_SCRIPTS,

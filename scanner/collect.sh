@@ -72,6 +72,9 @@ LAYOUT_KTUNE_SYSCTL=/etc/sysctl.ktune
 LAYOUT_SYSV_RUNLEVEL_DIRS='/etc/rc.d/rc3.d /etc/rc3.d '
 LAYOUT_SYSV_RUNLEVEL_DIRS="$LAYOUT_SYSV_RUNLEVEL_DIRS"'/etc/rc.d/rc5.d /etc/rc5.d'
 LAYOUT_LEGACY_SCHEDULERS='deadline noop cfq anticipatory'
+LAYOUT_PROC_CMDLINE=/proc/cmdline
+LAYOUT_PROC_CPUINFO=/proc/cpuinfo
+LAYOUT_NUMA_NODES_ONLINE=/sys/devices/system/node/online
 LAYOUT_SAS_HOMES='/opt/sas/SASHome /usr/local/SASHome /opt/SASHome '
 LAYOUT_SAS_HOMES="$LAYOUT_SAS_HOMES"'/sas/SASHome /usr/local/SAS /opt/SAS'
 LAYOUT_SAS_FOUNDATIONS='SASFoundation/9.4 SASFoundation/9.3 '
@@ -167,6 +170,8 @@ for file in mounts self/mountinfo cpuinfo meminfo modules cmdline sys/kernel/osr
             || printf '/proc/%s\n' "$file" >> "$UNREADABLE"
     fi
 done
+# NUMA nodes online (the kernel's cpulist).
+[ -r "$ROOT$LAYOUT_NUMA_NODES_ONLINE" ] && grab "$LAYOUT_NUMA_NODES_ONLINE"
 if [ -r "$ROOT/proc/1/environ" ]; then
     mkdir -p "$R/proc/1"
     { tr '\000' '\n' < "$ROOT/proc/1/environ" | grep '^container=' | tr '\n' '\000' \

@@ -37,6 +37,10 @@ class HostSpec:
     rhel6_thp: bool = False
     governor: str | None = "performance"
     cpus: int = 4
+    sockets: int | None = None  # None: /proc/cpuinfo without topology lines
+    numa_online: str | None = None  # /sys/devices/system/node/online, e.g. "0-1"
+    # /proc/cmdline: None means BOOT_IMAGE plus the BLS options (what that entry booted)
+    proc_cmdline: str | None = None
     cpu_flags: str = "fpu vme de pse tsc msr pae"
     dirty_ratio: int | None = 40
     path_scheduler: str = "[mq-deadline] kyber bfq none"
@@ -138,7 +142,14 @@ def build_host(path: Path, spec: HostSpec) -> RootBuilder:
                   for fs in spec.filesystems if fs.fstab is not None])
     if spec.thp_enabled is not None:
         root.thp(spec.thp_enabled, spec.thp_defrag, rhel6=spec.rhel6_thp)
-    root.cpus(spec.cpus, spec.governor, flags=spec.cpu_flags)
+    root.cpus(spec.cpus, spec.governor, flags=spec.cpu_flags, sockets=spec.sockets)
+    if spec.numa_online is not None:
+        root.file("/sys/devices/system/node/online", spec.numa_online + "\n")
+    cmdline = spec.proc_cmdline if spec.proc_cmdline is not None else (
+        f"BOOT_IMAGE=(hd0,msdos1)/vmlinuz-{spec.kernel} {spec.bls_options}"
+        if spec.bls_options is not None else None)
+    if cmdline is not None:
+        root.file("/proc/cmdline", cmdline + "\n")
     if spec.dirty_ratio is not None:
         root.sysctl("vm.dirty_ratio", spec.dirty_ratio)
     if spec.tuned_installed:

@@ -277,11 +277,18 @@ class RootBuilder:
         return self
 
     def cpus(self, count: int, governor: str | None = "performance",
-             flags: str = "fpu vme de pse tsc msr pae mce cx8 apic sep") -> RootBuilder:
+             flags: str = "fpu vme de pse tsc msr pae mce cx8 apic sep",
+             sockets: int | None = None) -> RootBuilder:
+        """``count`` CPUs in /proc/cpuinfo (fs/proc's x86 format); with ``sockets``, their
+        topology lines too (physical id, core id), split evenly across the sockets."""
         blocks = []
+        per_socket = count // sockets if sockets else count
         for cpu in range(count):
+            topology = (f"physical id\t: {cpu // per_socket}\nsiblings\t: {per_socket}\n"
+                        f"core id\t\t: {cpu % per_socket}\ncpu cores\t: {per_socket}\n"
+                        if sockets else "")
             blocks.append(f"processor\t: {cpu}\nvendor_id\t: GenuineIntel\n"
-                          f"model name\t: Intel(R) Xeon(R) CPU\nflags\t\t: {flags}\n")
+                          f"model name\t: Intel(R) Xeon(R) CPU\n{topology}flags\t\t: {flags}\n")
             self.directory(f"/sys/devices/system/cpu/cpu{cpu}")
             if governor is not None:
                 policy = f"/sys/devices/system/cpu/cpufreq/policy{cpu}"

@@ -402,3 +402,26 @@ def test_hostile_ktune_script_name_never_reaches_the_terminal(tmp_path):
     ran = run_bash(generate("bash", tmp_path / "fix.sh", root, BASELINE_SETS), root)
     assert "\x1b" not in ran.stderr + ran.stdout
     assert "manual: a script in /etc/ktune.d (ktune) remounts" in ran.stderr
+
+
+def test_numa_off_leaves_every_boot_source_and_other_arguments_stay(tmp_path):
+    """numa=off is taken out of the BLS entry, /etc/default/grub and /etc/kernel/cmdline;
+    numa=noacpi and the rest of each line are kept; the running kernel's is only reported."""
+    root = sas_host(tmp_path / "root",
+                    bls_options="root=/dev/mapper/rhel-root ro numa=off transparent_hugepage=never",
+                    grub_cmdline="crashkernel=auto numa=off transparent_hugepage=never numa=noacpi",
+                    proc_cmdline="BOOT_IMAGE=/vmlinuz ro numa=off",
+                    extra_files={"/etc/kernel/cmdline": "root=/dev/mapper/rhel-root numa=off\n"})
+    sets = [*BASELINE_SETS]
+    assert verdicts(root, sets)["numa_enabled"] == "fail"
+    script = generate("bash", tmp_path / "fix.sh", root, sets, ["--rule", "numa_enabled"])
+    done = run_bash(script, root)
+    assert "reboot for NUMA to take effect" in done.stderr
+    entry = next((root / "boot/loader/entries").glob("*.conf")).read_text()
+    assert "options root=/dev/mapper/rhel-root ro transparent_hugepage=never\n" in entry
+    assert 'GRUB_CMDLINE_LINUX="crashkernel=auto transparent_hugepage=never numa=noacpi"' in (
+        root / "etc/default/grub").read_text()
+    assert (root / "etc/kernel/cmdline").read_text() == "root=/dev/mapper/rhel-root\n"
+    (root / "proc/cmdline").write_text("BOOT_IMAGE=/vmlinuz ro\n")  # after the reboot
+    assert verdicts(root, sets)["numa_enabled"] == "pass"
+    assert run_bash(script, root).stdout.rstrip().endswith("no changes")

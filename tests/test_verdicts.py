@@ -465,6 +465,23 @@ CASES: list[tuple[str, str, dict[str, Any], list[str], str]] = [
      {**RHEL6_KTUNE, "extra_files": {
          **KTUNE_FILES, **RA_IN_RC_LOCAL, "/etc/sysconfig/ktune":
              ENTERPRISE_STORAGE_KTUNE_SYSCONFIG.replace('"deadline"', '"cfq"')}}, [], "fail"),
+    # NUMA: numa=off running or booting next, and one node for two sockets (interleaving).
+    ("numa: two sockets, two nodes", "numa_enabled",
+     {"cpus": 8, "sockets": 2, "numa_online": "0-1"}, [], "pass"),
+    ("numa: two sockets, one node (BIOS interleaving)", "numa_enabled",
+     {"cpus": 8, "sockets": 2, "numa_online": "0"}, [], "fail"),
+    ("numa: one socket, one node", "numa_enabled",
+     {"cpus": 8, "sockets": 1, "numa_online": "0"}, [], "pass"),
+    ("numa: numa=off in the BLS entry that boots next", "numa_enabled",
+     {"bls_options": "root=/dev/mapper/rhel-root ro transparent_hugepage=never numa=off",
+      "proc_cmdline": "BOOT_IMAGE=(hd0,msdos1)/vmlinuz-4.18.0-513.el8.x86_64 ro"}, [], "fail"),
+    ("numa: running with numa=off, removed for the next boot", "numa_enabled",
+     {"proc_cmdline": "BOOT_IMAGE=(hd0,msdos1)/vmlinuz-4.18.0-513.el8.x86_64 ro numa=off"},
+     [], "fail"),
+    ("numa: a later numa= overrides numa=off", "numa_enabled",
+     {"proc_cmdline": "ro numa=off numa=on",
+      "bls_options": "root=/dev/mapper/rhel-root ro numa=off transparent_hugepage=never "
+                     "numa=noacpi"}, [], "pass"),
     # ktune's multiply_disk_readahead 4 (start(); stop() has 0.25) runs after udev, before
     # rc.local: the kernel's 128 KiB becomes 512, a udev rule's 1024 becomes 4096.
     ("io boot: RHEL 6 ktune multiplies the kernel's read-ahead", "io_tuning_at_boot",

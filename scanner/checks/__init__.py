@@ -30,5 +30,6 @@ CHECKS: dict[str, Check] = {
     "tuned_profile": boot.tuned_profile,
     "thp_at_boot": boot.thp_at_boot,
     "io_tuning_at_boot": boot.io_tuning_at_boot,
+    "numa_enabled": kernel.numa_enabled,
     "throughput": measured.throughput,
 }

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ...rules.host_layout import PROC_CMDLINE
 from ..facts import Facts
+from ..parsers.boot import arg_value
 from ..parsers.simple import ascii_int
 from ..results import Evidence, Outcome, Verdict, combine, summarise
 from ..sysctl_boot import kernel_default
@@ -103,3 +105,36 @@ def sysctl_at_boot(params: Mapping[str, Any], facts: Facts,
     verdict = Verdict.PASS if number == wanted else Verdict.FAIL
     evidence = Evidence(key, found[1], found[0], verdict, "; ".join(notes))
     return Outcome(verdict, expected, f"{found[0]} ({found[1]})", [evidence])
+
+
+def numa_enabled(params: Mapping[str, Any], facts: Facts, values: Mapping[str, Any]) -> Outcome:
+    """numa=off (the last numa= argument wins) is neither running nor in what boots next; a
+    host with several sockets has several NUMA nodes online (one means the BIOS interleaves
+    memory across sockets, or NUMA is off)."""
+    expected = ("no numa=off on the kernel command line (running and next boot); more than one "
+                "NUMA node online on a multi-socket host")
+    evidence: list[Evidence] = []
+    numa = facts.numa
+
+    def judge(subject: str, source: str, args: Sequence[str]) -> None:
+        value = arg_value(list(args), "numa")
+        evidence.append(Evidence(subject, source, f"numa={value}" if value is not None
+                                 else "no numa= argument",
+                                 Verdict.FAIL if value == "off" else Verdict.PASS))
+    if isinstance(numa.running_args, Unavailable):
+        evidence.append(Evidence("running kernel", PROC_CMDLINE, "unreadable", Verdict.ERROR,
+                                 str(numa.running_args)))
+    elif numa.running_args:
+        judge("running kernel", PROC_CMDLINE, numa.running_args)
+    for source in facts.boot.deciding:
+        judge("next boot", source.path, source.args)
+    if numa.sockets > 1:
+        nodes = numa.nodes_online
+        evidence.append(Evidence(
+            "NUMA nodes", numa.nodes_source,
+            f"{nodes if nodes is not None else 'no'} node{'s' if nodes != 1 else ''} online, "
+            f"{numa.sockets} sockets", Verdict.PASS if nodes and nodes > 1 else Verdict.FAIL,
+            "" if nodes and nodes > 1 else "one node for several sockets: the BIOS interleaves "
+            "memory across sockets (turn NUMA on, node interleaving off) or numa=off"))
+    return Outcome(combine(evidence, if_none=Verdict.PASS), expected,
+                   summarise(evidence) or "single socket; no numa= argument", evidence)

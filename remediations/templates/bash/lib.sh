@@ -413,17 +413,22 @@ preferred_scheduler() {
     done
 }
 
-# Add or replace a kernel argument in the lines of a boot file that carry arguments.
+# Add or replace a kernel argument in the lines of a boot file that carry arguments; with
+# MODE "remove", take out every NAME=VALUE word equal to it instead.
 set_kernel_arg() {
-    local file="$1" pattern="$2" argument="$3"
+    local file="$1" pattern="$2" argument="$3" mode="${4:-set}"
     # shellcheck disable=SC2016  # the awk program is single-quoted on purpose
-    KARG_PATTERN="$pattern" KARG_NAME="${argument%%=*}" KARG="$argument" edit_file "$file" '
-        function fix(text,    n, words, i, out) {
-            n = split(text, words, /[ \t]+/); out = ""
+    KARG_PATTERN="$pattern" KARG_NAME="${argument%%=*}" KARG="$argument" KARG_MODE="$mode" \
+        edit_file "$file" '
+        function fix(text,    n, words, i, out, remove) {
+            n = split(text, words, /[ \t]+/); out = ""; remove = ENVIRON["KARG_MODE"] == "remove"
             for (i = 1; i <= n; i++) {
-                if (words[i] == "" || index(words[i], ENVIRON["KARG_NAME"] "=") == 1) continue
+                if (words[i] == "") continue
+                if (remove ? words[i] == ENVIRON["KARG"] \
+                           : index(words[i], ENVIRON["KARG_NAME"] "=") == 1) continue
                 out = out (out == "" ? "" : " ") words[i]
             }
+            if (remove) return out
             return out (out == "" ? "" : " ") ENVIRON["KARG"]
         }
         $0 ~ ENVIRON["KARG_PATTERN"] {
@@ -442,34 +447,39 @@ set_kernel_arg() {
         { print }'
 }
 
-# Make a kernel argument part of every boot entry and of the defaults new kernels get.
+# Make a kernel argument part of every boot entry and of the defaults new kernels get
+# (MODE "remove": take it out of them all).
 persist_kernel_arg() {
-    local argument="$1" entry
+    local argument="$1" mode="${2:-set}" entry
     if live && command -v grubby >/dev/null 2>&1; then
-        if grubby --info=ALL 2>/dev/null | grep -E '^args=' | grep -vq -- "$argument"; then
+        if [[ "$mode" == remove ]]; then
+            if grubby --info=ALL 2>/dev/null | grep -E '^args=' | grep -Eq -- "[\" ]${argument}[\" ]"; then
+                run_command grubby --update-kernel=ALL --remove-args="$argument"
+            fi
+        elif grubby --info=ALL 2>/dev/null | grep -E '^args=' | grep -vq -- "$argument"; then
             run_command grubby --update-kernel=ALL --args="$argument"
         fi
     else
         for entry in "$ROOT$LAYOUT_BLS_ENTRIES"/*.conf; do
-            if [[ -f "$entry" ]]; then set_kernel_arg "$entry" '^[ \t]*options[ \t]' "$argument"; fi
+            if [[ -f "$entry" ]]; then set_kernel_arg "$entry" '^[ \t]*options[ \t]' "$argument" "$mode"; fi
         done
         # A GRUB 2 menu (RHEL 7, BIOS or EFI): its linux lines, as grubby would edit them
         # (the template below makes grub2-mkconfig write the same).
         for entry in "$ROOT$LAYOUT_GRUB2_CFG" $LAYOUT_EFI_VENDOR_DIRS; do
             [[ "$entry" == "$ROOT$LAYOUT_GRUB2_CFG" ]] || entry="$ROOT$entry/grub.cfg"
             if [[ -f "$entry" && ! -L "$entry" ]]; then
-                set_kernel_arg "$entry" '^[ \t]*linux(16|efi)?[ \t]' "$argument"
+                set_kernel_arg "$entry" '^[ \t]*linux(16|efi)?[ \t]' "$argument" "$mode"
             fi
         done
         for entry in $LAYOUT_LEGACY_GRUB_CONFS; do
             # One of them is grubby's link to the other, the live file: edit that file once.
             if [[ -f "$ROOT$entry" && ! -L "$ROOT$entry" ]]; then
-                set_kernel_arg "$ROOT$entry" '^[ \t]*kernel[ \t]' "$argument"
+                set_kernel_arg "$ROOT$entry" '^[ \t]*kernel[ \t]' "$argument" "$mode"
             fi
         done
     fi
-    set_kernel_arg "$ROOT$LAYOUT_GRUB_DEFAULTS" '^[ \t]*GRUB_CMDLINE_LINUX=' "$argument"
-    set_kernel_arg "$ROOT$LAYOUT_KERNEL_CMDLINE" '.' "$argument"
+    set_kernel_arg "$ROOT$LAYOUT_GRUB_DEFAULTS" '^[ \t]*GRUB_CMDLINE_LINUX=' "$argument" "$mode"
+    set_kernel_arg "$ROOT$LAYOUT_KERNEL_CMDLINE" '.' "$argument" "$mode"
 }
 
 # A sysctl value every boot ends with (scanner/sysctl_boot.py's order): each line setting
