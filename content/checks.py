@@ -27,6 +27,7 @@ from ..rules.host_layout import (
     KTUNE_SYSV,
     LEGACY_DEFAULT_SCHEDULERS,
     LEGACY_GRUB_CONFS,
+    LIBVIRT_DEFINED_DOMAINS,
     NUMA_NODES_ONLINE,
     PROC_CMDLINE,
     PROC_CPUINFO,
@@ -598,6 +599,23 @@ def thp_at_boot(facts: OvalFacts, rule: Rule) -> Element:
     return all_of(enabled, defrag)
 
 
+# A defined guest's block-device disk off the direct path (scanner.checks.guests).
+UNDIRECT_DISKS = ("//devices/disk[@type='block' and (not(@device) or @device='disk')]"
+                  "[not(driver/@cache='none') or not(target/@bus='virtio' or "
+                  "(target/@bus='scsi' and ../controller[@type='scsi' and "
+                  "@model='virtio-scsi']))]/@type")
+
+
+def kvm_guest_disks_direct(facts: OvalFacts, rule: Rule) -> Element:
+    oval = facts.oval
+    undirect = oval.obj("ind:xmlfilecontent", "guest block disks without virtio or cache=none",
+                        entity("ind:path", LIBVIRT_DEFINED_DOMAINS),
+                        entity("ind:filename", r"\.xml$", op="pattern match"),
+                        entity("ind:xpath", UNDIRECT_DISKS))
+    return none_of(criterion(oval.test("ind:xmlfilecontent", "a guest block disk is not direct",
+                                       undirect)), comment="guests' block disks are direct")
+
+
 def numa_enabled(facts: OvalFacts, rule: Rule) -> Element:
     """As scanner.checks.kernel.numa_enabled: no last numa=off running or booting next, and
     several sockets (distinct physical ids) mean several nodes online."""
@@ -767,4 +785,5 @@ GENERATORS: dict[str, Generator] = {
     "thp_at_boot": thp_at_boot,
     "io_tuning_at_boot": io_tuning_at_boot,
     "numa_enabled": numa_enabled,
+    "kvm_guest_disks_direct": kvm_guest_disks_direct,
 }

@@ -109,6 +109,8 @@ KINDS: dict[str, CheckKind] = {kind.name: kind for kind in (
               values=("read_ahead_min_kb", "allowed_schedulers", *SAS_DIR_VALUES)),
     CheckKind("numa_enabled", "no numa=off on the running or the next boot's command line, "
                               "and a multi-socket host has more than one NUMA node online"),
+    CheckKind("kvm_guest_disks_direct", "every block-device disk of a defined KVM guest uses "
+                                        "virtio and cache='none'", automatic_fix=False),
     CheckKind("throughput", "measured sequential MB/s per physical core of each SAS file "
                             "system reach the site's targets (sascheck iotest)",
               values=("io_mb_per_core_work", "io_mb_per_core_data"), automatic_fix=False,

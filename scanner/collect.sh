@@ -283,11 +283,15 @@ for dir in $LAYOUT_SYSV_RUNLEVEL_DIRS; do
         grab "$(real "$dir")/${link##*/}"
     done
 done
-# KVM guests: running (status files) and defined; their names are what is judged.
-for dir in $LAYOUT_LIBVIRT_RUNNING_DOMAINS $LAYOUT_LIBVIRT_DEFINED_DOMAINS; do
+# KVM guests: running ones by name (status files); defined ones whole (their disks).
+for dir in $LAYOUT_LIBVIRT_RUNNING_DOMAINS; do
     for entry in "$ROOT$dir"/*.xml; do
         [ -e "$entry" ] && follow "$dir" && mark "$(real "$dir")/${entry##*/}"
     done
+done
+for entry in "$ROOT$LAYOUT_LIBVIRT_DEFINED_DOMAINS"/*.xml; do
+    [ -e "$entry" ] && follow "$LAYOUT_LIBVIRT_DEFINED_DOMAINS" \
+        && grab "$(real "$LAYOUT_LIBVIRT_DEFINED_DOMAINS")/${entry##*/}"
 done
 for file in $LAYOUT_TUNED_BINARIES $LAYOUT_CONTAINER_MARKERS; do
     mark "$file"

@@ -30,8 +30,10 @@ from .boot_mounts import BootMount, collect_boot_mounts
 from .boot_writers import SysfsWrite, collect_boot_writes
 from .bootloader import BootConfig, collect_boot
 from .dropins import merged
+from .guests import collect_guests
 from .hostroot import FactError, HostRoot
 from .numa import NumaFacts, collect_numa
+from .parsers.libvirt import Domain
 from .parsers.lvm_metadata import lv_read_ahead
 from .parsers.mounts import MountEntry, parse_mountinfo, parse_mounts
 from .parsers.selection import Selection, parse_selection
@@ -100,6 +102,7 @@ class Facts:
     lvm_read_ahead: dict[str, tuple[int, str]]  # dm name -> (sectors, metadata file)
     udev_rules: list[tuple[str, UdevRule]]
     numa: NumaFacts = field(default_factory=lambda: NumaFacts((), 0, None, ""))
+    guests: dict[str, Domain | Unavailable] = field(default_factory=dict)  # path -> domain
     problems: list[str] = field(default_factory=list)
     # sascheck iotest's results (iotest.runner.Measurement.to_dict), None in a scan
     measurements: list[dict[str, Any]] | None = None
@@ -325,5 +328,6 @@ def collect(root: HostRoot, values: Mapping[str, Any], value_origins: Mapping[st
         lvm_read_ahead=collect_lvm_read_ahead(root, problems),
         udev_rules=collect_udev_rules(root, problems),
         numa=collect_numa(root),
+        guests=collect_guests(root, problems),
         problems=problems,
     )
