@@ -15,7 +15,7 @@ _RANGE = re.compile(r"^(\d{1,6})(?:-(\d{1,6}))?$")
 
 @dataclass(frozen=True)
 class NumaFacts:
-    running_args: tuple[str, ...] | Unavailable
+    running_args: tuple[str, ...] | Unavailable  # () where /proc/cmdline is absent
     sockets: int  # distinct "physical id" values in /proc/cpuinfo; 0 when none are shown
     nodes_online: int | None  # None: the kernel shows no node list (no NUMA support)
     nodes_source: str
@@ -43,8 +43,8 @@ def cpuinfo_sockets(text: str) -> int:
 
 def collect_numa(root: HostRoot) -> NumaFacts:
     running: tuple[str, ...] | Unavailable
-    try:
-        running = tuple(root.read_text(PROC_CMDLINE, 65536).split())
+    try:  # absent from a snapshot or image: nothing to say about a running kernel
+        running = tuple((root.read_optional(PROC_CMDLINE, 65536) or "").split())
     except FactError as exc:
         running = Unavailable(str(exc))
     try:
