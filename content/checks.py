@@ -599,6 +599,14 @@ def thp_at_boot(facts: OvalFacts, rule: Rule) -> Element:
     return all_of(enabled, defrag)
 
 
+def tuned_cpu_latency(facts: OvalFacts, rule: Rule) -> Element:
+    at_most = facts.oval.state("ind:textfilecontent54", f"at most {rule.params['max_us']} us",
+                               entity("ind:subexpression", str(rule.params["max_us"]),
+                                      datatype="int", op="less than or equal"))
+    return facts.tuned_setting("force_latency", [(r"(\d+)", at_most)],
+                               "tuned [cpu] force_latency")
+
+
 # A defined guest's block-device disk off the direct path (scanner.checks.guests).
 UNDIRECT_DISKS = ("//devices/disk[@type='block' and (not(@device) or @device='disk')]"
                   "[not(driver/@cache='none') or not(target/@bus='virtio' or "
@@ -785,5 +793,6 @@ GENERATORS: dict[str, Generator] = {
     "thp_at_boot": thp_at_boot,
     "io_tuning_at_boot": io_tuning_at_boot,
     "numa_enabled": numa_enabled,
+    "tuned_cpu_latency": tuned_cpu_latency,
     "kvm_guest_disks_direct": kvm_guest_disks_direct,
 }

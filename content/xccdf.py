@@ -161,8 +161,9 @@ def benchmark(catalogue: Catalogue, version: str, date: str,
         element = _sub(root, "Profile", id=profile_id(profile.name))
         _sub(element, "title", profile.title)
         _sub(element, "description", profile.description)
-        for name in profile.rule_ids:
-            _sub(element, "select", idref=rule_id(name), selected="true")
+        for name in catalogue.rules:  # every rule, so that none is selected by default
+            _sub(element, "select", idref=rule_id(name),
+                 selected="true" if name in profile.rule_ids else "false")
         for name, value in profile.values.items():
             _sub(element, "set-value", value_text(catalogue.variables[name], value),
                  idref=value_id(name))

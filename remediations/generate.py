@@ -132,7 +132,8 @@ def tuned_profile(fix: FixInput, env: jinja2.Environment | None = None, *,
         shown["read_ahead_min_kb"] = str(max(int(shown["read_ahead_min_kb"]), floor))
     return env.get_template("tuned/tuned.conf.j2").render(
         name="sas-performance", version=__version__, profile=fix.profile, include=include,
-        role=role or fix.role, elevator=elevator_name or elevator(fix), **shown)
+        role=role or fix.role, elevator=elevator_name or elevator(fix),
+        force_cpu_latency=bool(fix.values.get("force_cpu_latency")), **shown)
 
 
 SUB = "\x00{}\x00"  # marks where an XCCDF <sub> for a site value goes

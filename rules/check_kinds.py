@@ -109,6 +109,10 @@ KINDS: dict[str, CheckKind] = {kind.name: kind for kind in (
               values=("read_ahead_min_kb", "allowed_schedulers", *SAS_DIR_VALUES)),
     CheckKind("numa_enabled", "no numa=off on the running or the next boot's command line, "
                               "and a multi-socket host has more than one NUMA node online"),
+    CheckKind("tuned_cpu_latency", "tuned is enabled and its active profile chain sets [cpu] "
+                                   "force_latency to at most max_us microseconds",
+              params={"max_us": {"type": "integer", "minimum": 0}}, required=("max_us",),
+              values=("force_cpu_latency",)),
     CheckKind("kvm_guest_disks_direct", "every block-device disk of a defined KVM guest uses "
                                         "virtio and cache='none'", automatic_fix=False),
     CheckKind("throughput", "measured sequential MB/s per physical core of each SAS file "

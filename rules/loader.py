@@ -219,6 +219,7 @@ def _rule_from(document: LocatedDocument, variables: dict[str, Variable],
         values=rule_values(kind, check),
         needs=kind.needs,
         manual_fix=manual_fix,
+        profiles=tuple(data.get("profiles", ())),
     )
 
 
@@ -259,6 +260,9 @@ def _load_profiles(directory: Path, rules: dict[str, Rule], variables: dict[str,
         if document is not None:
             documents[file.stem] = document
 
+    for rule in rules.values():
+        errors.extend(SourceError(rule.source, f"unknown profile '{name}'", field="profiles")
+                      for name in rule.profiles if name not in documents)
     profiles: dict[str, Profile] = {}
 
     def build(name: str, chain: tuple[str, ...]) -> Profile | None:
@@ -277,8 +281,12 @@ def _load_profiles(directory: Path, rules: dict[str, Rule], variables: dict[str,
             parent = build(base, (*chain, base))
             if parent is None:
                 return None
-        rule_ids = tuple(data["rules"]) if "rules" in data else (
-            parent.rule_ids if parent else tuple(sorted(rules)))
+        # Without a list: the parent's rules (else the catalogue's), plus those that name
+        # this profile; a rule naming profiles is left out of the others.
+        rule_ids = tuple(data["rules"]) if "rules" in data else tuple(sorted(
+            {*(parent.rule_ids if parent else
+               (r for r in rules if not rules[r].profiles)),
+             *(r for r in rules if name in rules[r].profiles)}))
         for index, rule_id in enumerate(rule_ids):
             if rule_id not in rules:
                 errors.append(document.error(["rules", index], f"unknown rule '{rule_id}'"))

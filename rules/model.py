@@ -63,6 +63,10 @@ class Rule:
     values: tuple[str, ...] = ()  # the site values the rule depends on
     needs: tuple[str, ...] = ()  # facts without which it is notapplicable
     manual_fix: str = ""  # what to do by hand; empty when the fix is automatic
+    profiles: tuple[str, ...] = ()  # only these profiles select it; () for every profile
+
+    def selected_by(self, profile: str) -> bool:
+        return not self.profiles or profile in self.profiles
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ CHECKS: dict[str, Check] = {
     "thp_at_boot": boot.thp_at_boot,
     "io_tuning_at_boot": boot.io_tuning_at_boot,
     "numa_enabled": kernel.numa_enabled,
+    "tuned_cpu_latency": boot.tuned_cpu_latency,
     "kvm_guest_disks_direct": guests.kvm_guest_disks_direct,
     "throughput": measured.throughput,
 }

@@ -346,3 +346,27 @@ def _kernel_defaults(facts: Facts, allowed: list[str]) -> list[Evidence]:
                               Verdict.PASS if default[0] in allowed else Verdict.FAIL,
                               f"{default[1]}; nothing else sets it at boot"))
     return items
+
+
+def tuned_cpu_latency(params: Mapping[str, Any], facts: Facts,
+                      values: Mapping[str, Any]) -> Outcome:
+    """[cpu] force_latency in the active chain, at most max_us (tuned's cpu plugin opens
+    /dev/cpu_dma_latency with it; a cstate.id:... value from tuned 2.15 is no number of
+    microseconds and is not judged as one)."""
+    maximum = int(params["max_us"])
+    expected = f"tuned enabled with [cpu] force_latency <= {maximum} us"
+    tuned = _enabled_tuned(facts)
+    if tuned is None:
+        return Outcome(Verdict.FAIL, expected, "tuned is not enabled at boot")
+    setting = tuned.chain.setting("cpu", "force_latency")
+    if setting is None:
+        item = Evidence("force_latency", "tuned profile chain", "not set", Verdict.FAIL,
+                        "the CPUs may sleep in deep C-states")
+    else:
+        microseconds = ascii_int(setting[0])
+        item = Evidence("force_latency", f"tuned profile {setting[1]} [cpu]",
+                        f"force_latency={setting[0]}",
+                        Verdict.PASS if microseconds is not None and microseconds <= maximum
+                        else Verdict.FAIL,
+                        "" if microseconds is not None else "not a number of microseconds")
+    return Outcome(item.verdict, expected, f"{item.subject}: {item.actual}", [item])
