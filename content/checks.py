@@ -19,6 +19,7 @@ from ..rules.host_layout import (
     GRUBENV,
     INIT_SCRIPTS,
     KERNEL_CMDLINE,
+    KERNEL_SYSCTL_DEFAULTS,
     KTUNE_ENABLES_THP,
     KTUNE_NOBARRIER,
     KTUNE_SCRIPTS,
@@ -31,6 +32,7 @@ from ..rules.host_layout import (
     NUMA_NODES_ONLINE,
     PROC_CMDLINE,
     PROC_CPUINFO,
+    RHEL5_KERNEL_PREFIX,
     SAS_ROLES,
     SATA_VENDOR,
     SYSCTL_CONF,
@@ -156,7 +158,24 @@ def sysctl_at_boot(facts: OvalFacts, rule: Rule) -> Element:
     reapply_off = _files(facts, "tuned's reapply_sysctl turned off", (TUNED_MAIN_CONF,),
                          r"^[ \t]*reapply_sysctl[ \t]*=[ \t]*(?i:0|false|no|off)[ \t]*$")
     tuned_key = key_pattern.replace("[./]", r"\.")
-    return all_of(
+    # Nothing sets it: the kernel's default must be the site value (scanner.sysctl_boot).
+    nothing_sets = none_of(
+        *(criterion(oval.test("ind:textfilecontent54", f"a system file sets {key}", object_id))
+          for object_id in (reapplied, packaged, files)),
+        facts.tuned_setting(tuned_key, [(r"(\S+)", None)], f"tuned sets {key}"))
+    wanted = oval.values_of(f"site value for {key}", wanted_var)
+    defaults = []
+    earlier: list[Element] = []
+    for prefix, value in KERNEL_SYSCTL_DEFAULTS.get(key, ()):
+        kernel = _kernel_is(facts, "^" + re.escape(prefix), f"kernel {prefix or 'any'}")
+        is_value = oval.state("ind:variable", f"{value}", entity(
+            "ind:value", value, datatype="int", op="equals"))
+        defaults.append(all_of(kernel, *(none_of(e) for e in earlier), criterion(oval.test(
+            "ind:variable", f"the site value is the kernel's {key} default {value}", wanted,
+            is_value))))
+        earlier.append(kernel)
+    kernel_default = all_of(nothing_sets, any_of(*defaults)) if defaults else None
+    judged = all_of(
         none_of(*(some(object_id, other, f"a system file sets {key} to another value")
                   for object_id in (reapplied, packaged, files))),
         any_of(
@@ -171,6 +190,7 @@ def sysctl_at_boot(facts: OvalFacts, rule: Rule) -> Element:
                    none_of(facts.tuned_setting(tuned_key, [(r"(\d+)", other)],
                                                f"tuned sets {key} to another value")))),
         comment=f"{key} is the site value after boot")
+    return any_of(judged, kernel_default) if kernel_default is not None else judged
 
 
 # -- SAS file systems ------------------------------------------------------------------
@@ -334,7 +354,11 @@ def tuned_profile(facts: OvalFacts, rule: Rule) -> Element:
         oval.values_of(f"tuned profiles at level {depth}", names), allowed,
         check="at least one", existence="at_least_one_exists"))
         for depth, names in enumerate(levels)))
-    return all_of(facts.tuned_installed(), facts.tuned_enabled(), matched)
+    rhel5_ktune = all_of(
+        _kernel_is(facts, "^" + re.escape(RHEL5_KERNEL_PREFIX), "a RHEL 5 kernel (2.6.18)"),
+        none_of(facts.tuned_installed()), _ktune_started(facts))
+    return any_of(all_of(facts.tuned_installed(), facts.tuned_enabled(), matched), rhel5_ktune,
+                  comment="a throughput tuned profile, or RHEL 5's ktune, at boot")
 
 
 def _files(facts: OvalFacts, comment: str, paths: tuple[str, ...], pattern: str) -> str:

@@ -54,6 +54,9 @@ TUNED_STOCK_READAHEAD_KIB = {"throughput-performance": 4096, "enterprise-storage
 # /etc/ktune.d and enables the ktune service, which runs those scripts at every boot
 # (S27ktune), after the kernel command line took effect.
 KTUNE_SCRIPTS = "/etc/ktune.d"
+# RHEL 5 (kernel 2.6.18) has no tuned: its own ktune package is the throughput tuning (seed
+# 001's ktune; seed 000 §3.2.1), and its kernel predates THP.
+RHEL5_KERNEL_PREFIX = "2.6.18"
 KTUNE_SYSV = "ktune"
 KTUNE_ENABLES_THP = r"^[ \t]*enable_transparent_hugepages\b"  # tune-profiles/functions
 # enterprise-storage's ktune.sh remounts every local file system but / and /boot nobarrier.
@@ -191,7 +194,7 @@ def shell_layout() -> str:
         "LIBVIRT_RUNNING_DOMAINS": LIBVIRT_RUNNING_DOMAINS,
         "LIBVIRT_DEFINED_DOMAINS": (LIBVIRT_DEFINED_DOMAINS,), "LIBVIRT_UNITS": LIBVIRT_UNITS,
         "LIBVIRT_SYSV": (LIBVIRT_SYSV,), "KTUNE_SCRIPTS": (KTUNE_SCRIPTS,),
-        "KTUNE_SYSV": (KTUNE_SYSV,),
+        "KTUNE_SYSV": (KTUNE_SYSV,), "RHEL5_KERNEL_PREFIX": (RHEL5_KERNEL_PREFIX,),
         **{name: (pattern.replace(r"[ \t]", "[[:space:]]").replace(r"\b", "([^[:alnum:]_]|$)"),)
            for name, pattern in (("KTUNE_ENABLES_THP", KTUNE_ENABLES_THP),
                                  ("KTUNE_NOBARRIER", KTUNE_NOBARRIER))},

@@ -40,6 +40,7 @@ LAYOUT_LIBVIRT_UNITS="$LAYOUT_LIBVIRT_UNITS"'virtqemud.service virtqemud.socket'
 LAYOUT_LIBVIRT_SYSV=libvirtd
 LAYOUT_KTUNE_SCRIPTS=/etc/ktune.d
 LAYOUT_KTUNE_SYSV=ktune
+LAYOUT_RHEL5_KERNEL_PREFIX=2.6.18
 LAYOUT_KTUNE_ENABLES_THP='^[[:space:]]*enable_transparent_hugepages('
 LAYOUT_KTUNE_ENABLES_THP="$LAYOUT_KTUNE_ENABLES_THP"'[^[:alnum:]_]|$)'
 LAYOUT_KTUNE_NOBARRIER='^[[:space:]]*remount_partitions[[:space:]]+nob'

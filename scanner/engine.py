@@ -9,6 +9,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from ..rules import Catalogue, Profile, Rule
+from ..rules.host_layout import RHEL5_KERNEL_PREFIX
 from .blockdev import StackLayer
 from .checks import CHECKS
 from .facts import Facts
@@ -101,7 +102,9 @@ def storage(facts: Facts) -> list[dict[str, Any]]:
 # Why a rule that needs an applicability fact (rules/check_kinds.py) cannot apply, or None.
 MISSING_FACT: dict[str, Callable[[Facts], str | None]] = {
     "thp_supported": lambda facts: None if facts.thp is not None else (
-        "the kernel has no transparent_hugepage directory under /sys/kernel/mm"),
+        "the kernel has no transparent_hugepage directory under /sys/kernel/mm"
+        + (" (RHEL 5's 2.6.18 kernel predates THP, which came with RHEL 6)"
+           if facts.host.kernel.startswith(RHEL5_KERNEL_PREFIX) else "")),
     "cpufreq": lambda facts: None if facts.governors else (
         "no CPU exposes cpufreq (common in virtual machines)"),
 }

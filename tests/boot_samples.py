@@ -188,3 +188,33 @@ def lvm_backup(vg: str, read_ahead: dict[str, int | None]) -> str:
             f"\tid = \"{vg}-id\"\n\tseqno = 7\n\tformat = \"lvm2\"\n"
             f"\tstatus = [\"RESIZEABLE\", \"READ\", \"WRITE\"]\n\textent_size = 8192\n"
             f"\n\tlogical_volumes {{\n\n{lvs}\t}}\n}}\n")
+
+
+# RHEL 5: the ktune package (tuned tag v0.2.22, ktune/), no tuned. /etc/sysconfig/ktune as
+# ktune.sysconfig ships it, abridged; its init script says "chkconfig: - 27 99", so
+# `chkconfig ktune on` makes S27ktune.
+RHEL5_KTUNE_SYSCONFIG = """\
+# ktune service configuration
+
+# This is the ktune sysctl file.  You can comment this out to prevent ktune
+# from applying its sysctl settings.
+SYSCTL="/etc/sysctl.ktune"
+
+# Use *.conf files in the ktune configuration directory /etc/ktune.d.
+USE_KTUNE_D="yes"
+
+SYSCTL_POST="/etc/sysctl.conf"
+
+# You should probably leave this on "deadline", but "as", "cfq", and "noop" are
+# also legal values.
+ELEVATOR="deadline"
+
+# These are the devices, that should be tuned with the ELEVATOR
+ELEVATOR_TUNE_DEVS="/sys/block/{sd,cciss}*/queue/scheduler"
+"""
+RHEL5_KTUNE_FILES = {"/etc/sysconfig/ktune": RHEL5_KTUNE_SYSCONFIG,
+                     "/etc/sysctl.ktune": "# ktune sysctl settings for EL 5 servers\n"
+                                          "net.core.rmem_default = 262144\n",
+                     "/etc/rc.d/init.d/ktune": "#!/bin/sh\n#\n# ktune\t\tktune sysctls\n#\n"
+                                               "# chkconfig: - 27 99\n"}
+RHEL5_KTUNE_ON = {"/etc/rc.d/rc3.d/S27ktune": "../init.d/ktune"}

@@ -10,6 +10,8 @@ from .boot_samples import (
     ENTERPRISE_STORAGE_KTUNE_SYSCONFIG,
     ENTERPRISE_STORAGE_SYSCTL_KTUNE,
     KTUNE_ENTERPRISE_STORAGE,
+    RHEL5_KTUNE_FILES,
+    RHEL5_KTUNE_ON,
     RHEL6_ARGS,
     RHEL6_GRUB_CONF,
     RHEL7_GRUB_CFG,
@@ -52,6 +54,9 @@ RHEL7_NO_BLS: dict[str, Any] = {"kernel": "3.10.0-1160.el7.x86_64", "bls_options
 
 KTUNE_FILES, KTUNE_LINKS = rhel6_ktune(KTUNE_ENTERPRISE_STORAGE)
 # A RHEL 6 host booting with THP never (grub.conf's default title), ktune enabled.
+# A RHEL 5 host: 2.6.18, no THP directory, no tuned, booting from GRUB 0.97.
+RHEL5: dict[str, Any] = {"kernel": "2.6.18-419.el5", "thp_enabled": None, "tuned_installed": False,
+                         "bls_options": None, "grub_cmdline": None, "defrag_tmpfiles": False}
 RHEL6_KTUNE: dict[str, Any] = {"kernel": "2.6.32-754.35.1.el6.x86_64", "rhel6_thp": True,
                                "bls_options": None, "grub_cmdline": None, "tuned_active": None,
                                "extra_links": KTUNE_LINKS, "defrag_tmpfiles": False}
@@ -465,6 +470,17 @@ CASES: list[tuple[str, str, dict[str, Any], list[str], str]] = [
      {**RHEL6_KTUNE, "extra_files": {
          **KTUNE_FILES, **RA_IN_RC_LOCAL, "/etc/sysconfig/ktune":
              ENTERPRISE_STORAGE_KTUNE_SYSCONFIG.replace('"deadline"', '"cfq"')}}, [], "fail"),
+    # RHEL 5: no tuned and no THP; ktune started at boot is its throughput tuning.
+    ("tuned: RHEL 5 ktune started at boot", "tuned_profile",
+     {**RHEL5, "extra_files": RHEL5_KTUNE_FILES, "extra_links": RHEL5_KTUNE_ON}, [], "pass"),
+    ("tuned: RHEL 5 ktune installed, not started", "tuned_profile",
+     {**RHEL5, "extra_files": RHEL5_KTUNE_FILES}, [], "fail"),
+    ("tuned: RHEL 6 without tuned, ktune started", "tuned_profile",
+     {**RHEL5, "kernel": "2.6.32-754.35.1.el6.x86_64", "extra_files": RHEL5_KTUNE_FILES,
+      "extra_links": RHEL5_KTUNE_ON}, [], "fail"),
+    ("thp: RHEL 5 has none", "thp_disabled",
+     {**RHEL5, "extra_files": RHEL5_KTUNE_FILES, "extra_links": RHEL5_KTUNE_ON}, [],
+     "notapplicable"),
     # NUMA: numa=off running or booting next, and one node for two sockets (interleaving).
     ("numa: two sockets, two nodes", "numa_enabled",
      {"cpus": 8, "sockets": 2, "numa_online": "0-1"}, [], "pass"),

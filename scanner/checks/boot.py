@@ -14,6 +14,7 @@ from ...rules.host_layout import (
     GRUB_DEFAULTS,
     KERNEL_DEFAULT_READAHEAD_KIB,
     KTUNE_SYSCONFIG,
+    RHEL5_KERNEL_PREFIX,
     TUNED_ACTIVE_FILES,
     legacy_kernel,
 )
@@ -47,6 +48,8 @@ def tuned_profile(params: Mapping[str, Any], facts: Facts, values: Mapping[str, 
     tuned = facts.tuned
     if isinstance(tuned, Unavailable):
         return Outcome(Verdict.ERROR, expected, "unreadable", message=tuned.reason)
+    if not tuned.installed and facts.host.kernel.startswith(RHEL5_KERNEL_PREFIX):
+        return _rhel5_ktune(tuned, expected)
     evidence = [
         Evidence("tuned installed", "", "yes" if tuned.installed else "no",
                  Verdict.PASS if tuned.installed else Verdict.FAIL, tuned.installed_evidence),
@@ -78,6 +81,17 @@ def tuned_profile(params: Mapping[str, Any], facts: Facts, values: Mapping[str, 
     result = combine(evidence)
     actual = "; ".join(f"{e.subject}: {e.actual}" for e in evidence)
     return Outcome(result, expected, actual, evidence)
+
+
+def _rhel5_ktune(tuned: TunedFacts, expected: str) -> Outcome:
+    """RHEL 5 has no tuned: the ktune service, started at boot, is its throughput tuning."""
+    started = bool(tuned.ktune.enabled)
+    item = Evidence("ktune enabled at boot (RHEL 5: no tuned)", tuned.ktune.enabled or "",
+                    "yes" if started else "no", Verdict.PASS if started else Verdict.FAIL,
+                    (f"ELEVATOR={tuned.ktune.elevator}" if tuned.ktune.elevator else "")
+                    if started else "no S<NN>ktune link in runlevels 3 and 5: chkconfig ktune on")
+    return Outcome(item.verdict, expected + " (RHEL 5: ktune enabled at boot)",
+                   f"{item.subject}: {item.actual}", [item])
 
 
 THP_FILE = re.compile(r"/sys/kernel/mm/(?:redhat_)?transparent_hugepage/(enabled|defrag)")

@@ -392,7 +392,7 @@ udev_match() {
 # vocabulary (deadline/noop before blk-mq, mq-deadline/none after).
 tuned_elevator() {
     local release legacy=0 name
-    release="$(cat "$ROOT/proc/sys/kernel/osrelease" 2>/dev/null || uname -r)"
+    release="$(kernel_release)"
     if [[ "$release" =~ $LAYOUT_LEGACY_KERNEL_RE ]]; then legacy=1; fi
     for name in "${ALLOWED_SCHEDULERS[@]}"; do
         if [[ " $LAYOUT_LEGACY_SCHEDULERS " == *" $name "* ]]; then
@@ -707,9 +707,33 @@ mount_type() {
     printf '%s' "$found"
 }
 
+kernel_release() { cat "$ROOT/proc/sys/kernel/osrelease" 2>/dev/null || uname -r; }
+
+# RHEL 5 has no tuned: its ktune service is the throughput tuning; start it at every boot.
+apply_rhel5_ktune() {
+    if ktune_started; then return 0; fi
+    if live && [[ ! -e /etc/rc.d/init.d/ktune ]]; then
+        if [[ "$INSTALL_TUNED" == yes ]]; then run_command yum -y install ktune
+        else warn "$CURRENT_RULE: ktune is not installed; install it (yum install ktune), or run" \
+                  "with SASCHECK_INSTALL_TUNED=yes"; return 0; fi
+    fi
+    if live; then
+        run_command chkconfig ktune on
+        run_command service ktune start
+    else
+        warn "manual: $CURRENT_RULE: this RHEL 5 image has no tuned; on the running host:" \
+             "chkconfig ktune on; service ktune start"
+    fi
+}
+
 # Install the sas-performance tuned profile, enable tuned at boot and activate it.
 apply_tuned_profile() {
     local tuned_ready=1 wants
+    if [[ "$(kernel_release)" == "$LAYOUT_RHEL5_KERNEL_PREFIX"* \
+          && ! -e "$ROOT/usr/sbin/tuned" && ! -e "$ROOT/usr/bin/tuned-adm" ]]; then
+        apply_rhel5_ktune
+        return 0
+    fi
     if [[ ! -e "$ROOT/usr/sbin/tuned" && ! -e "$ROOT/usr/bin/tuned-adm" ]]; then
         if [[ "$INSTALL_TUNED" == yes ]] && live; then
             if command -v dnf >/dev/null 2>&1; then run_command dnf -y install tuned; else run_command yum -y install tuned; fi
