@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 from ..rules import Rule
 from ..rules.host_layout import (
+    BDI_CLASS,
     BLS_ENTRIES,
     EFI_VENDOR_DIRS,
     FSTAB,
@@ -29,6 +30,8 @@ from ..rules.host_layout import (
     LEGACY_DEFAULT_SCHEDULERS,
     LEGACY_GRUB_CONFS,
     LIBVIRT_DEFINED_DOMAINS,
+    MOUNTINFO,
+    NETWORK_FS_TYPES,
     NUMA_NODES_ONLINE,
     PROC_CMDLINE,
     PROC_CPUINFO,
@@ -339,6 +342,27 @@ def block_read_ahead(facts: OvalFacts, rule: Rule) -> Element:
         files = facts.queue_files(names, "read_ahead_kb", r"^(\d+)", f"read-ahead of {comment}")
         tests.append(criterion(oval.test("ind:textfilecontent54", f"{rule.title} ({comment})",
                                          files, enough, existence="any_exist")))
+    # NFS: the bdi named by the mount's major:minor in /proc/self/mountinfo (scanner.facts).
+    network = "|".join(re.escape(fstype) for fstype in NETWORK_FS_TYPES)
+    for role in SAS_ROLES:
+        lines = oval.local(f"mountinfo lines of SAS {role} network mounts", concat(
+            r"^\S+ \S+ (\d+:\d+) \S+ ", escape_regex(var(facts.sas_mounts(role))),
+            rf" .* - (?:{network}) "))
+        numbers = oval.obj("ind:textfilecontent54", f"SAS {role} network mounts' major:minor",
+                           entity("ind:filepath", MOUNTINFO),
+                           entity("ind:pattern", var=lines, op="pattern match",
+                                  var_check="at least one"),
+                           entity("ind:instance", "1", datatype="int",
+                                  op="greater than or equal"))
+        bdi = oval.local(f"SAS {role} network mounts' bdi read-ahead", concat(
+            f"{BDI_CLASS}/", component(numbers, "subexpression"), "/read_ahead_kb"))
+        files = oval.obj("ind:textfilecontent54", f"read-ahead of SAS {role} network mounts",
+                         entity("ind:filepath", var=bdi, var_check="at least one"),
+                         entity("ind:pattern", r"^(\d+)", op="pattern match"),
+                         entity("ind:instance", "1", datatype="int"))
+        tests.append(criterion(oval.test("ind:textfilecontent54",
+                                         f"{rule.title} (SAS {role} on NFS)", files, enough,
+                                         existence="any_exist")))
     return all_of(*tests)
 
 

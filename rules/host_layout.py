@@ -138,6 +138,13 @@ LEGACY_SCHEDULERS = ("deadline", "noop", "cfq", "anticipatory")
 LEGACY_DEFAULT_SCHEDULERS = (("2.", "cfq"), ("3.", "deadline"))
 SATA_VENDOR = "ATA"  # libata's SCSI translation reports this as every SATA disk's vendor
 
+# -- network file systems -----------------------------------------------------------------
+# NFS has no block device: its read-ahead is its backing device info's, the bdi named by the
+# mount's major:minor (/proc/self/mountinfo); 128 KiB by default since RHEL 8.3's kernels.
+NETWORK_FS_TYPES = ("nfs", "nfs4")
+BDI_CLASS = "/sys/class/bdi"
+MOUNTINFO = "/proc/self/mountinfo"  # proc(5): each mount's major:minor
+
 # -- NUMA ---------------------------------------------------------------------------------
 PROC_CMDLINE = "/proc/cmdline"  # the arguments the running kernel booted with
 PROC_CPUINFO = "/proc/cpuinfo"
@@ -208,6 +215,7 @@ def shell_layout() -> str:
         "KTUNE_SYSCTL": (KTUNE_SYSCTL_DEFAULTS["SYSCTL"],),
         "SYSV_RUNLEVEL_DIRS": SYSV_RUNLEVEL_DIRS, "LEGACY_SCHEDULERS": LEGACY_SCHEDULERS,
         "PROC_CMDLINE": (PROC_CMDLINE,), "PROC_CPUINFO": (PROC_CPUINFO,),
+        "NETWORK_FS_TYPES": NETWORK_FS_TYPES, "BDI_CLASS": (BDI_CLASS,),
         "NUMA_NODES_ONLINE": (NUMA_NODES_ONLINE,),
         "SAS_HOMES": SAS_HOMES, "SAS_FOUNDATIONS": SAS_FOUNDATIONS,
         "SAS_CONFIG_DIRS": SAS_CONFIG_DIRS, "SAS_USERMODS": (SAS_USERMODS,),

@@ -13,8 +13,11 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from ..rules.host_layout import (
+    BDI_CLASS,
     INIT_SCRIPTS,
     LVM_BACKUP,
+    MOUNTINFO,
+    NETWORK_FS_TYPES,
     THP_DIRS,
     UDEV_RULES_DIRS,
 )
@@ -48,7 +51,6 @@ from .unavailable import Unavailable
 T = TypeVar("T")
 
 MOUNTS_LIMIT = 16 * 1024 * 1024
-MOUNTINFO = "/proc/self/mountinfo"
 
 
 @dataclass(frozen=True)
@@ -58,12 +60,20 @@ class ThpFacts:
     defrag: Selection | Unavailable
 
 
+@dataclass(frozen=True)
+class BdiReadAhead:
+    """A network file system's read-ahead: /sys/class/bdi/<major:minor>/read_ahead_kb."""
+    path: str
+    value: int | Unavailable
+
+
 @dataclass
 class SasFilesystem:
     mount: MountEntry
     dirs: list[SasDir]
     device: str | Unavailable
     stack: list[StackLayer]
+    bdi: BdiReadAhead | None = None  # NFS: what its read-ahead is
 
     @property
     def roles(self) -> set[str]:
@@ -256,6 +266,19 @@ def place_sas_dirs(root: HostRoot, dirs: list[SasDir], mounts: list[MountEntry],
     return list(by_mount.values()), unplaced
 
 
+def read_bdi(root: HostRoot, number: str | None) -> BdiReadAhead:
+    if number is None:
+        return BdiReadAhead(MOUNTINFO, Unavailable(
+            f"{MOUNTINFO} does not list the mount: its bdi cannot be found"))
+    path = f"{BDI_CLASS}/{number}/read_ahead_kb"
+    try:
+        value = ascii_int(root.read_text(path, 64).strip())
+    except FactError as exc:
+        return BdiReadAhead(path, Unavailable(str(exc)))
+    return BdiReadAhead(path, value if value is not None else Unavailable(
+        f"{path}: not a number"))
+
+
 def collect_lvm_read_ahead(root: HostRoot, problems: list[str]) -> dict[str, tuple[int, str]]:
     """The read-ahead LVM sets on each LV at activation, by the LV's device-mapper name."""
     found: dict[str, tuple[int, str]] = {}
@@ -294,11 +317,14 @@ def collect(root: HostRoot, values: Mapping[str, Any], value_origins: Mapping[st
     if isinstance(mounts, Unavailable):
         sas_filesystems = mounts
     else:
+        numbers = _mountinfo(root, problems)
         sas_filesystems, unplaced = place_sas_dirs(root, discovery.dirs, mounts, graph,
-                                                   _mountinfo(root, problems))
+                                                   numbers)
         for filesystem in sas_filesystems:
             for layer in filesystem.stack:
                 read_queue(root, graph.devices[layer.device])
+            if filesystem.mount.fstype in NETWORK_FS_TYPES:
+                filesystem.bdi = read_bdi(root, numbers.get(filesystem.mount.mountpoint))
     decision = detect_role(root) if role == "auto" else forced_role(role)
     governors = _guard(lambda: collect_governors(root))
     init_scripts = collect_init_scripts(root, problems)

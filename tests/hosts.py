@@ -27,6 +27,11 @@ class SasFs:
     options: str = "rw,noatime,attr2,inode64,noquota"
     fstab: str | None = ""  # its /etc/fstab options: "" the mounted ones, None no line
     source: str = ""  # the device /proc/mounts names, if not the LV's /dev/mapper node
+    bdi_read_ahead_kb: int | None = None  # NFS: its bdi's read_ahead_kb (None: no bdi file)
+
+    @property
+    def network(self) -> bool:
+        return self.fstype in ("nfs", "nfs4")
 
 
 @dataclass
@@ -134,7 +139,10 @@ def build_host(path: Path, spec: HostSpec) -> RootBuilder:
     root.mount("/dev/sda1", "/boot", "xfs", "rw,relatime,attr2,inode64,noquota")
     for fs in spec.filesystems:
         node = f"/dev/mapper/sasvg-{fs.lv}"
-        root.mount(fs.source or node, fs.mountpoint, fs.fstype, fs.options, number_of=node)
+        root.mount(fs.source or node, fs.mountpoint, fs.fstype, fs.options,
+                   number_of=None if fs.network else node)
+        if fs.bdi_read_ahead_kb is not None:
+            root.bdi(fs.mountpoint, fs.bdi_read_ahead_kb)
     root.write_mounts()
     root.fstab([("/dev/mapper/rhel-root", "/", "xfs", "defaults"),
                 ("UUID=0b2a2a5e-5b3c-4f0e-9d8e-6b2c1f0a7e11", "/boot", "xfs", "defaults")]

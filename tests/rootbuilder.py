@@ -243,6 +243,12 @@ class RootBuilder:
         self._mountinfo.append((number, mountpoint, options, fstype, device))
         return self
 
+    def bdi(self, mountpoint: str, read_ahead_kb: int) -> RootBuilder:
+        """The backing device info of a mount without a block device (NFS): named by the
+        major:minor its mountinfo line shows."""
+        number = next(n for n, point, *_ in reversed(self._mountinfo) if point == mountpoint)
+        return self.file(f"/sys/class/bdi/{number}/read_ahead_kb", f"{read_ahead_kb}\n")
+
     def write_mounts(self) -> RootBuilder:
         base = ["proc /proc proc rw,nosuid,nodev,noexec,relatime 0 0",
                 "sysfs /sys sysfs rw,nosuid,nodev,noexec,relatime 0 0"]

@@ -425,3 +425,17 @@ def test_numa_off_leaves_every_boot_source_and_other_arguments_stay(tmp_path):
     (root / "proc/cmdline").write_text("BOOT_IMAGE=/vmlinuz ro\n")  # after the reboot
     assert verdicts(root, sets)["numa_enabled"] == "pass"
     assert run_bash(script, root).stdout.rstrip().endswith("no changes")
+
+
+@pytest.mark.parametrize(("read_ahead_kb", "low"), [(128, True), (16384, False)])
+def test_nfs_read_ahead_is_found_on_its_bdi(tmp_path, read_ahead_kb, low):
+    """The fix finds an NFS SAS mount's bdi through mountinfo (the runtime write itself is
+    live-only, as for block devices) and says how to keep the value across mounts."""
+    from .test_verdicts import nfs_data
+
+    root = sas_host(tmp_path / "root", filesystems=[
+        nfs_data(read_ahead_kb), SasFs("saswork", "/saswork"), SasFs("sasutil", "/sasutil")])
+    sets = [*BASELINE_SETS, "allowed_fs_types=xfs,ext4,nfs4"]
+    script = generate("bash", tmp_path / "fix.sh", root, sets, ["--rule", "read_ahead", "--all"])
+    done = run_bash(script, root)
+    assert ("NFS sets read-ahead again at every mount" in done.stderr) == low, done.stderr

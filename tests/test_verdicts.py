@@ -54,6 +54,17 @@ RHEL7_NO_BLS: dict[str, Any] = {"kernel": "3.10.0-1160.el7.x86_64", "bls_options
 
 KTUNE_FILES, KTUNE_LINKS = rhel6_ktune(KTUNE_ENTERPRISE_STORAGE)
 # A RHEL 6 host booting with THP never (grub.conf's default title), ktune enabled.
+
+
+def nfs_data(read_ahead_kb: int) -> SasFs:
+    """SAS DATA on NFS v4.1, mounted as mount.nfs reports it in /proc/mounts."""
+    return SasFs("sasdata", "/sasdata", fstype="nfs4", source="nas01:/export/sasdata",
+                 options="rw,noatime,vers=4.1,rsize=1048576,wsize=1048576,namlen=255,hard,"
+                         "proto=tcp,timeo=600,retrans=2,sec=sys,clientaddr=10.0.0.7,"
+                         "local_lock=none,addr=10.0.0.20",
+                 bdi_read_ahead_kb=read_ahead_kb)
+
+
 # A RHEL 5 host: 2.6.18, no THP directory, no tuned, booting from GRUB 0.97.
 RHEL5: dict[str, Any] = {"kernel": "2.6.18-419.el5", "thp_enabled": None, "tuned_installed": False,
                          "bls_options": None, "grub_cmdline": None, "defrag_tmpfiles": False}
@@ -470,6 +481,14 @@ CASES: list[tuple[str, str, dict[str, Any], list[str], str]] = [
      {**RHEL6_KTUNE, "extra_files": {
          **KTUNE_FILES, **RA_IN_RC_LOCAL, "/etc/sysconfig/ktune":
              ENTERPRISE_STORAGE_KTUNE_SYSCONFIG.replace('"deadline"', '"cfq"')}}, [], "fail"),
+    # NFS: read-ahead is the bdi's (found by the mount's major:minor), 128 KiB by default.
+    ("read-ahead: NFS SAS DATA with the default 128 KiB", "read_ahead",
+     {"filesystems": [nfs_data(128), SasFs("saswork", "/saswork"), SasFs("sasutil", "/sasutil")]},
+     ["allowed_fs_types=xfs,ext4,nfs4"], "fail"),
+    ("read-ahead: NFS SAS DATA raised to 16 MiB", "read_ahead",
+     {"filesystems": [nfs_data(16384), SasFs("saswork", "/saswork"),
+                      SasFs("sasutil", "/sasutil")]},
+     ["allowed_fs_types=xfs,ext4,nfs4"], "pass"),
     # RHEL 5: no tuned and no THP; ktune started at boot is its throughput tuning.
     ("tuned: RHEL 5 ktune started at boot", "tuned_profile",
      {**RHEL5, "extra_files": RHEL5_KTUNE_FILES, "extra_links": RHEL5_KTUNE_ON}, [], "pass"),

@@ -90,6 +90,17 @@ def block_read_ahead(params: Mapping[str, Any], facts: Facts,
     evidence = _unplaced(facts)
     for filesystem in _filesystems(facts):
         subject = _subject(filesystem)
+        bdi = filesystem.bdi
+        if bdi is not None:  # NFS: the read-ahead of its backing device info
+            if isinstance(bdi.value, Unavailable):
+                evidence.append(Evidence(subject, bdi.path, "unreadable", Verdict.ERROR,
+                                         bdi.value.reason))
+            else:
+                evidence.append(Evidence(
+                    f"{subject} ({filesystem.mount.fstype} bdi)", bdi.path, f"{bdi.value} KiB",
+                    Verdict.PASS if bdi.value >= minimum else Verdict.FAIL,
+                    "" if bdi.value >= minimum else "NFS reads ahead 128 KiB unless raised"))
+            continue
         if isinstance(filesystem.device, Unavailable):
             evidence.extend(_device_layers(facts, filesystem, lambda d: None))
             continue

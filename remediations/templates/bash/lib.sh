@@ -343,6 +343,20 @@ sas_devices() {
     done < <(sas_mounts) | awk 'NF && !seen[$0]++'
 }
 
+# The bdi (major:minor in /proc/self/mountinfo) of each SAS file system on NFS.
+sas_network_bdis() {
+    local point type _id _parent number _root mounted rest
+    while IFS= read -r point; do
+        type="$(mount_type "$point")"
+        [[ " $LAYOUT_NETWORK_FS_TYPES " == *" $type "* ]] || continue
+        while read -r _id _parent number _root mounted rest; do
+            if [[ "$(unescape "$mounted")" == "$point" && "$number" =~ ^[0-9]+:[0-9]+$ ]]; then
+                printf '%s\n' "$number"
+            fi
+        done < "$ROOT/proc/self/mountinfo"
+    done < <(sas_mounts) | awk 'NF && !seen[$0]++'
+}
+
 # Whether a name may go into a udev rule: only what udev compares byte for byte
 # ($UDEV_SAFE, the pattern sascheck's own udev writer uses), at most 128 characters.
 udev_safe() { [[ ${#1} -le 128 && "$1" =~ $UDEV_SAFE ]]; }
