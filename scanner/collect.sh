@@ -77,6 +77,7 @@ LAYOUT_PROC_CMDLINE=/proc/cmdline
 LAYOUT_PROC_CPUINFO=/proc/cpuinfo
 LAYOUT_NETWORK_FS_TYPES='nfs nfs4'
 LAYOUT_BDI_CLASS=/sys/class/bdi
+LAYOUT_MOUNTINFO=/proc/self/mountinfo
 LAYOUT_NUMA_NODES_ONLINE=/sys/devices/system/node/online
 LAYOUT_SAS_HOMES='/opt/sas/SASHome /usr/local/SASHome /opt/SASHome '
 LAYOUT_SAS_HOMES="$LAYOUT_SAS_HOMES"'/sas/SASHome /usr/local/SAS /opt/SAS'
@@ -173,6 +174,14 @@ for file in mounts self/mountinfo cpuinfo meminfo modules cmdline sys/kernel/osr
             || printf '/proc/%s\n' "$file" >> "$UNREADABLE"
     fi
 done
+# NFS mounts' read-ahead: the bdi named by the major:minor mountinfo gives each.
+if [ -r "$ROOT$LAYOUT_MOUNTINFO" ]; then
+    while read -r _ _ number _ _ rest; do
+        for type in $LAYOUT_NETWORK_FS_TYPES; do
+            case "$rest" in *" - $type "*) grab "$LAYOUT_BDI_CLASS/$number/read_ahead_kb" ;; esac
+        done
+    done < "$ROOT$LAYOUT_MOUNTINFO"
+fi
 # NUMA nodes online (the kernel's cpulist).
 [ -r "$ROOT$LAYOUT_NUMA_NODES_ONLINE" ] && grab "$LAYOUT_NUMA_NODES_ONLINE"
 if [ -r "$ROOT/proc/1/environ" ]; then
