@@ -31,6 +31,9 @@ from ..rules.host_layout import (
     LEGACY_GRUB_CONFS,
     LIBVIRT_DEFINED_DOMAINS,
     MOUNTINFO,
+    MULTIPATH_ALL_PATHS,
+    MULTIPATH_CONF,
+    MULTIPATH_CONF_DIR,
     NETWORK_FS_TYPES,
     NUMA_NODES_ONLINE,
     PROC_CMDLINE,
@@ -647,6 +650,31 @@ def thp_at_boot(facts: OvalFacts, rule: Rule) -> Element:
     return all_of(enabled, defrag)
 
 
+def multipath_all_paths(facts: OvalFacts, rule: Rule) -> Element:
+    """Stricter than scanner.checks.multipath (which follows the precedence per SAS map): no
+    line of multipath.conf or its conf.d sets another path_grouping_policy."""
+    oval = facts.oval
+    allowed = "|".join(MULTIPATH_ALL_PATHS)
+    conf = oval.obj("ind:textfilecontent54", "multipath.conf path_grouping_policy",
+                    entity("ind:filepath", MULTIPATH_CONF),
+                    entity("ind:pattern", r'^[ \t]*path_grouping_policy[ \t]+"?([A-Za-z_]+)',
+                           op="pattern match"),
+                    entity("ind:instance", "1", datatype="int", op="greater than or equal"))
+    drop_ins = oval.obj("ind:textfilecontent54", "multipath conf.d path_grouping_policy",
+                        entity("ind:path", MULTIPATH_CONF_DIR),
+                        entity("ind:filename", r"\.conf$", op="pattern match"),
+                        entity("ind:pattern", r'^[ \t]*path_grouping_policy[ \t]+"?([A-Za-z_]+)',
+                               op="pattern match"),
+                        entity("ind:instance", "1", datatype="int", op="greater than or equal"))
+    other = oval.state("ind:textfilecontent54", "a policy that leaves paths idle",
+                       entity("ind:subexpression", f"^(?!(?:{allowed})$)", op="pattern match"))
+    return none_of(*(criterion(oval.test("ind:textfilecontent54", comment, object_id, other,
+                                         check="at least one"))
+                     for object_id, comment in ((conf, "multipath.conf idles paths"),
+                                                (drop_ins, "a conf.d file idles paths"))),
+                   comment="multipath uses all paths")
+
+
 def tuned_cpu_latency(facts: OvalFacts, rule: Rule) -> Element:
     at_most = facts.oval.state("ind:textfilecontent54", f"at most {rule.params['max_us']} us",
                                entity("ind:subexpression", str(rule.params["max_us"]),
@@ -841,6 +869,7 @@ GENERATORS: dict[str, Generator] = {
     "thp_at_boot": thp_at_boot,
     "io_tuning_at_boot": io_tuning_at_boot,
     "numa_enabled": numa_enabled,
+    "multipath_all_paths": multipath_all_paths,
     "tuned_cpu_latency": tuned_cpu_latency,
     "kvm_guest_disks_direct": kvm_guest_disks_direct,
 }

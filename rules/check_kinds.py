@@ -113,6 +113,9 @@ KINDS: dict[str, CheckKind] = {kind.name: kind for kind in (
                                    "force_latency to at most max_us microseconds",
               params={"max_us": {"type": "integer", "minimum": 0}}, required=("max_us",),
               values=("force_cpu_latency",)),
+    CheckKind("multipath_all_paths", "each multipath map under the SAS file systems groups "
+                                     "all its paths together (multipath.conf's precedence)",
+              sas_filesystems=True, automatic_fix=False),
     CheckKind("kvm_guest_disks_direct", "every block-device disk of a defined KVM guest uses "
                                         "virtio and cache='none'", automatic_fix=False),
     CheckKind("throughput", "measured sequential MB/s per physical core of each SAS file "

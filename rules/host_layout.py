@@ -145,6 +145,19 @@ NETWORK_FS_TYPES = ("nfs", "nfs4")
 BDI_CLASS = "/sys/class/bdi"
 MOUNTINFO = "/proc/self/mountinfo"  # proc(5): each mount's major:minor
 
+# -- dm-multipath ------------------------------------------------------------------------
+MULTIPATH_CONF = "/etc/multipath.conf"
+MULTIPATH_CONF_DIR = "/etc/multipath/conf.d"  # defaults' config_dir, read after it
+MULTIPATH_UUID_PREFIX = "mpath-"  # dm/uuid of a multipath map: mpath-<wwid>
+# Path grouping that sends I/O down every path (seed 000 §4.2.2: round robin, all paths
+# active/active); group_by_prio does for ALUA arrays, over the paths of the best group.
+MULTIPATH_ALL_PATHS = ("multibus", "group_by_prio")
+# What multipath-tools' built-in hardware table (libmultipath/hwtable.c) sets for arrays
+# sascheck knows, as (vendor regex, product regex, path_grouping_policy); for any other
+# array the table may hold an entry sascheck cannot see.
+MULTIPATH_HWTABLE = (("XtremIO", "XtremApp", "multibus"),)
+MULTIPATH_DEFAULT_GROUPING = "failover"  # multipath-tools' own default
+
 # -- NUMA ---------------------------------------------------------------------------------
 PROC_CMDLINE = "/proc/cmdline"  # the arguments the running kernel booted with
 PROC_CPUINFO = "/proc/cpuinfo"
@@ -216,7 +229,8 @@ def shell_layout() -> str:
         "SYSV_RUNLEVEL_DIRS": SYSV_RUNLEVEL_DIRS, "LEGACY_SCHEDULERS": LEGACY_SCHEDULERS,
         "PROC_CMDLINE": (PROC_CMDLINE,), "PROC_CPUINFO": (PROC_CPUINFO,),
         "NETWORK_FS_TYPES": NETWORK_FS_TYPES, "BDI_CLASS": (BDI_CLASS,),
-        "MOUNTINFO": (MOUNTINFO,),
+        "MOUNTINFO": (MOUNTINFO,), "MULTIPATH_CONF": (MULTIPATH_CONF,),
+        "MULTIPATH_CONF_DIR": (MULTIPATH_CONF_DIR,),
         "NUMA_NODES_ONLINE": (NUMA_NODES_ONLINE,),
         "SAS_HOMES": SAS_HOMES, "SAS_FOUNDATIONS": SAS_FOUNDATIONS,
         "SAS_CONFIG_DIRS": SAS_CONFIG_DIRS, "SAS_USERMODS": (SAS_USERMODS,),

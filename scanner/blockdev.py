@@ -37,6 +37,7 @@ class BlockDevice:
     wwid: str | None = None  # SCSI world-wide id: a name that survives reboots
     serial: str | None = None  # virtio-blk's serial (udev's ID_SERIAL), where no wwid exists
     vendor: str | None = None  # SCSI vendor; libata reports "ATA" for SATA disks
+    model: str | None = None  # SCSI product (multipath's "product")
     hw_queues: int | None = None  # entries of queue's mq/ (blk-mq); None: not present
 
     @property
@@ -158,6 +159,16 @@ def _optional_line(root: HostRoot, path: str, graph: BlockGraph) -> str | None:
     return text.strip() if text and text.strip() else None
 
 
+def _optional_attribute(root: HostRoot, path: str) -> str | None:
+    """A sysfs attribute with its padding stripped (SCSI pads vendor and model with blanks);
+    None when absent, empty or unreadable."""
+    try:
+        value = root.read_optional(path, 4096)
+    except FactError:
+        return None
+    return value.strip() if value and value.strip() else None
+
+
 def read_queue(root: HostRoot, device: BlockDevice) -> None:
     """Fill in scheduler and read-ahead for one device (partitions have no queue)."""
     if device.kind == "partition":
@@ -173,11 +184,8 @@ def read_queue(root: HostRoot, device: BlockDevice) -> None:
         except FactError:
             serial = None
         device.serial = serial.strip() if serial and serial.strip() else None
-        try:
-            vendor = root.read_optional(f"{device.sysfs}/device/vendor", 4096)
-        except FactError:
-            vendor = None
-        device.vendor = vendor.strip() if vendor and vendor.strip() else None
+        device.vendor = _optional_attribute(root, f"{device.sysfs}/device/vendor")
+        device.model = _optional_attribute(root, f"{device.sysfs}/device/model")
     try:
         queues = [name for name in root.listdir(f"{device.sysfs}/mq") if name.isdigit()]
     except FactError:

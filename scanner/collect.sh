@@ -78,6 +78,8 @@ LAYOUT_PROC_CPUINFO=/proc/cpuinfo
 LAYOUT_NETWORK_FS_TYPES='nfs nfs4'
 LAYOUT_BDI_CLASS=/sys/class/bdi
 LAYOUT_MOUNTINFO=/proc/self/mountinfo
+LAYOUT_MULTIPATH_CONF=/etc/multipath.conf
+LAYOUT_MULTIPATH_CONF_DIR=/etc/multipath/conf.d
 LAYOUT_NUMA_NODES_ONLINE=/sys/devices/system/node/online
 LAYOUT_SAS_HOMES='/opt/sas/SASHome /usr/local/SASHome /opt/SASHome '
 LAYOUT_SAS_HOMES="$LAYOUT_SAS_HOMES"'/sas/SASHome /usr/local/SAS /opt/SAS'
@@ -182,6 +184,11 @@ if [ -r "$ROOT$LAYOUT_MOUNTINFO" ]; then
         done
     done < "$ROOT$LAYOUT_MOUNTINFO"
 fi
+# dm-multipath's configuration, with its config_dir files.
+[ -e "$ROOT$LAYOUT_MULTIPATH_CONF" ] && follow "$LAYOUT_MULTIPATH_CONF"
+for file in "$ROOT$LAYOUT_MULTIPATH_CONF_DIR"/*.conf; do
+    [ -f "$file" ] && follow "${file#"$ROOT"}"
+done
 # NUMA nodes online (the kernel's cpulist).
 [ -r "$ROOT$LAYOUT_NUMA_NODES_ONLINE" ] && grab "$LAYOUT_NUMA_NODES_ONLINE"
 if [ -r "$ROOT/proc/1/environ" ]; then
@@ -200,7 +207,7 @@ for link in "$ROOT"/sys/block/*; do
     for file in dev queue/scheduler queue/read_ahead_kb dm/name dm/uuid; do
         grab "$dir/$file"
     done
-    for file in wwid vendor; do
+    for file in wwid vendor model; do
         if [ -e "$ROOT$dir/device/$file" ]; then follow "$dir/device/$file"; fi
     done
     if [ -e "$ROOT$dir/serial" ]; then grab "$dir/serial"; fi

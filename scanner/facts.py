@@ -35,10 +35,12 @@ from .bootloader import BootConfig, collect_boot
 from .dropins import merged
 from .guests import collect_guests
 from .hostroot import FactError, HostRoot
+from .multipath import collect_multipath
 from .numa import NumaFacts, collect_numa
 from .parsers.libvirt import Domain
 from .parsers.lvm_metadata import lv_read_ahead
 from .parsers.mounts import MountEntry, parse_mountinfo, parse_mounts
+from .parsers.multipath_conf import MultipathConf
 from .parsers.selection import Selection, parse_selection
 from .parsers.simple import ascii_int, cpuinfo_count, meminfo_kib, shell_assignments
 from .parsers.udev_rules import UdevRule, parse_udev_rules
@@ -113,6 +115,7 @@ class Facts:
     udev_rules: list[tuple[str, UdevRule]]
     numa: NumaFacts = field(default_factory=lambda: NumaFacts((), 0, None, ""))
     guests: dict[str, Domain | Unavailable] = field(default_factory=dict)  # path -> domain
+    multipath: MultipathConf | Unavailable | None = None  # None: no multipath.conf
     problems: list[str] = field(default_factory=list)
     # sascheck iotest's results (iotest.runner.Measurement.to_dict), None in a scan
     measurements: list[dict[str, Any]] | None = None
@@ -355,5 +358,6 @@ def collect(root: HostRoot, values: Mapping[str, Any], value_origins: Mapping[st
         udev_rules=collect_udev_rules(root, problems),
         numa=collect_numa(root),
         guests=collect_guests(root, problems),
+        multipath=collect_multipath(root),
         problems=problems,
     )

@@ -218,3 +218,34 @@ RHEL5_KTUNE_FILES = {"/etc/sysconfig/ktune": RHEL5_KTUNE_SYSCONFIG,
                      "/etc/rc.d/init.d/ktune": "#!/bin/sh\n#\n# ktune\t\tktune sysctls\n#\n"
                                                "# chkconfig: - 27 99\n"}
 RHEL5_KTUNE_ON = {"/etc/rc.d/rc3.d/S27ktune": "../init.d/ktune"}
+
+
+# /etc/multipath.conf as RHEL 8's `mpathconf --enable` writes it, then a site's sections.
+MPATHCONF = """\
+# device-mapper-multipath configuration file
+
+# For a complete list of the default configuration values, run either:
+# # multipath -t
+# or
+# # multipathd show config
+
+defaults {
+\tuser_friendly_names yes
+\tfind_multipaths yes
+\tenable_foreign "^$"
+}
+
+blacklist_exceptions {
+        property "(SCSI_IDENT_|ID_WWN)"
+}
+
+blacklist {
+}
+"""
+SAS_MPATH_WWID = "3600" + "1".zfill(28)  # tests/rootbuilder.py's mpatha (first_dm=1)
+
+
+def multipath_conf(site: str = "", defaults: str = "") -> str:
+    """mpathconf's file with ``defaults`` lines added to its defaults and ``site`` after."""
+    text = MPATHCONF.replace('\tenable_foreign "^$"\n', f'\tenable_foreign "^$"\n{defaults}')
+    return text + site

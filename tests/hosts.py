@@ -51,6 +51,7 @@ class HostSpec:
     path_scheduler: str = "[mq-deadline] kyber bfq none"
     mpath_scheduler: str = "[mq-deadline] kyber bfq none"
     path_vendor: str = "XtremIO"  # SCSI vendor of the multipath's paths ("ATA": SATA disks)
+    path_model: str = "XtremApp"  # and their SCSI product
     path_hw_queues: int | None = None  # None: one for a blk-mq scheduler, else none
     read_ahead_kb: int = 4096
     filesystems: list[SasFs] = field(default_factory=lambda: [
@@ -134,7 +135,7 @@ def build_host(path: Path, spec: HostSpec) -> RootBuilder:
     root.multipath_lvm("mpatha", ["sdb", "sdc", "sdd", "sde"], "sasvg", lvs, first_dm=1,
                        scheduler=spec.mpath_scheduler, path_scheduler=spec.path_scheduler,
                        read_ahead_kb=spec.read_ahead_kb, path_vendor=spec.path_vendor,
-                       path_hw_queues=spec.path_hw_queues)
+                       path_hw_queues=spec.path_hw_queues, path_model=spec.path_model)
     root.mount("/dev/mapper/rhel-root", "/", "xfs", "rw,relatime,attr2,inode64,noquota")
     root.mount("/dev/sda1", "/boot", "xfs", "rw,relatime,attr2,inode64,noquota")
     for fs in spec.filesystems:

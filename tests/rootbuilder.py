@@ -209,12 +209,13 @@ class RootBuilder:
                       first_dm: int = 0, scheduler: str = DEFAULT_SCHEDULER,
                       path_scheduler: str = DEFAULT_SCHEDULER,
                       read_ahead_kb: int = 128, path_vendor: str = "XtremIO",
-                      path_hw_queues: int | None = None) -> RootBuilder:
+                      path_hw_queues: int | None = None,
+                      path_model: str = "XtremApp") -> RootBuilder:
         """A multipath LUN (request-based dm over SCSI paths) with LVM volumes on it. The
-        paths report the array's SCSI vendor (the seed 003 paper's XtremIO)."""
+        paths report the array's SCSI vendor and product (the seed 003 paper's XtremIO)."""
         for path in paths:
             self.disk(path, scheduler=path_scheduler, read_ahead_kb=read_ahead_kb,
-                      vendor=path_vendor, model="XtremApp", hw_queues=path_hw_queues)
+                      vendor=path_vendor, model=path_model, hw_queues=path_hw_queues)
         mpath = f"dm-{first_dm}"
         self.dm(mpath, lun, paths, uuid=f"mpath-3600{first_dm:028d}", scheduler=scheduler,
                 read_ahead_kb=read_ahead_kb)

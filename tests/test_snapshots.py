@@ -75,7 +75,8 @@ SCRIPT_ROOTS = [r for r in ROOTS if r[0].startswith("example") or r[0] in (
     "thp boot: rc.local not executable (as RHEL 7 ships it)",
     "thp boot: executable rc.local reached through /etc/rc.local",
     "thp boot: RHEL 7 grubby added it to the menu",
-    "read-ahead: NFS SAS DATA with the default 128 KiB")]
+    "read-ahead: NFS SAS DATA with the default 128 KiB",
+    "multipath: a conf.d entry gives that array group_by_prio")]
 
 
 @pytest.mark.parametrize(("name", "changes", "sets"), SCRIPT_ROOTS, ids=[r[0] for r in SCRIPT_ROOTS])

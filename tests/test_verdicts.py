@@ -16,7 +16,9 @@ from .boot_samples import (
     RHEL6_GRUB_CONF,
     RHEL7_GRUB_CFG,
     RHEL7_GRUBENV,
+    SAS_MPATH_WWID,
     lvm_backup,
+    multipath_conf,
     rhel6_ktune,
     rhel7_grub_cfg,
 )
@@ -481,6 +483,34 @@ CASES: list[tuple[str, str, dict[str, Any], list[str], str]] = [
      {**RHEL6_KTUNE, "extra_files": {
          **KTUNE_FILES, **RA_IN_RC_LOCAL, "/etc/sysconfig/ktune":
              ENTERPRISE_STORAGE_KTUNE_SYSCONFIG.replace('"deadline"', '"cfq"')}}, [], "fail"),
+    # dm-multipath: the grouping multipathd gives the SAS map, by multipath.conf's precedence.
+    ("multipath: XtremIO, mpathconf's file (the built-in table's multibus)",
+     "multipath_all_paths_active",
+     {"extra_files": {"/etc/multipath.conf": multipath_conf()}}, [], "pass"),
+    ("multipath: defaults failover, XtremIO's table entry wins", "multipath_all_paths_active",
+     {"extra_files": {"/etc/multipath.conf": multipath_conf(
+         defaults="\tpath_grouping_policy failover\n")}}, [], "pass"),
+    ("multipath: the SAS map's multipaths entry says failover", "multipath_all_paths_active",
+     {"extra_files": {"/etc/multipath.conf": multipath_conf(
+         f"multipaths {{\n\tmultipath {{\n\t\twwid {SAS_MPATH_WWID}\n\t\talias mpatha\n"
+         "\t\tpath_grouping_policy failover\n\t}\n}\n")}}, [], "fail"),
+    ("multipath: a devices entry for XtremIO says failover", "multipath_all_paths_active",
+     {"extra_files": {"/etc/multipath.conf": multipath_conf(
+         'devices {\n\tdevice {\n\t\tvendor "XtremIO"\n\t\tproduct "XtremApp"\n'
+         "\t\tpath_grouping_policy failover\n\t}\n}\n")}}, [], "fail"),
+    ("multipath: an array the built-in table may know", "multipath_all_paths_active",
+     {"path_vendor": "NETAPP", "path_model": "LUN C-Mode",
+      "extra_files": {"/etc/multipath.conf": multipath_conf()}}, [], "notchecked"),
+    ("multipath: a conf.d entry gives that array group_by_prio", "multipath_all_paths_active",
+     {"path_vendor": "NETAPP", "path_model": "LUN C-Mode", "extra_files": {
+         "/etc/multipath.conf": multipath_conf(),
+         "/etc/multipath/conf.d/netapp.conf":
+             'devices {\n  device {\n    vendor "NETAPP"\n    product "LUN"\n'
+             "    path_grouping_policy group_by_prio\n    prio alua\n  }\n}\n"}},
+     [], "pass"),
+    ("multipath: an unclosed section", "multipath_all_paths_active",
+     {"extra_files": {"/etc/multipath.conf": multipath_conf("devices {\n\tdevice {\n")}},
+     [], "error"),
     # NFS: read-ahead is the bdi's (found by the mount's major:minor), 128 KiB by default.
     ("read-ahead: NFS SAS DATA with the default 128 KiB", "read_ahead",
      {"filesystems": [nfs_data(128), SasFs("saswork", "/saswork"), SasFs("sasutil", "/sasutil")]},

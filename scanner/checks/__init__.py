@@ -11,7 +11,7 @@ from typing import Any
 
 from ..facts import Facts
 from ..results import Outcome
-from . import boot, guests, kernel, measured, storage
+from . import boot, guests, kernel, measured, multipath, storage
 
 Check = Callable[[Mapping[str, Any], Facts, Mapping[str, Any]], Outcome]
 
@@ -31,6 +31,7 @@ CHECKS: dict[str, Check] = {
     "thp_at_boot": boot.thp_at_boot,
     "io_tuning_at_boot": boot.io_tuning_at_boot,
     "numa_enabled": kernel.numa_enabled,
+    "multipath_all_paths": multipath.multipath_all_paths_active,
     "tuned_cpu_latency": boot.tuned_cpu_latency,
     "kvm_guest_disks_direct": guests.kvm_guest_disks_direct,
     "throughput": measured.throughput,
