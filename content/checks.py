@@ -23,6 +23,7 @@ from ..rules.host_layout import (
     KERNEL_SYSCTL_DEFAULTS,
     KTUNE_ENABLES_THP,
     KTUNE_NOBARRIER,
+    KTUNE_PMQOS_LATENCY,
     KTUNE_SCRIPTS,
     KTUNE_SYSCONFIG,
     KTUNE_SYSCTL_DEFAULTS,
@@ -310,8 +311,12 @@ def sas_dirs_separate(facts: OvalFacts, rule: Rule) -> Element:
             twins = oval.test("ind:variable", f"SAS {role} and {other} share no device",
                               oval.values_of(f"SAS {role} devices", devices[role]), same_device,
                               check="none satisfy", existence="any_exist")
+            # The site may let this pair share (sas_shared_roles, ROLE+ROLE either way).
+            may_share = criterion(oval.has_values(
+                f"SAS {role} and {other} may share", facts.listed("sas_shared_roles"),
+                rf"^(?:{role}\+{other}|{other}\+{role})$"))
             # A state whose variable has no values would match everything: guard it.
-            parts.append(any_of(criterion(facts.has_sas_role(other), negate=True),
+            parts.append(any_of(criterion(facts.has_sas_role(other), negate=True), may_share,
                                 all_of(criterion(overlap), criterion(twins))))
     return all_of(*parts)
 
@@ -679,8 +684,18 @@ def tuned_cpu_latency(facts: OvalFacts, rule: Rule) -> Element:
     at_most = facts.oval.state("ind:textfilecontent54", f"at most {rule.params['max_us']} us",
                                entity("ind:subexpression", str(rule.params["max_us"]),
                                       datatype="int", op="less than or equal"))
-    return facts.tuned_setting("force_latency", [(r"(\d+)", at_most)],
-                               "tuned [cpu] force_latency")
+    # RHEL 5/6: a ktune script's pmqos-static.py (scanner.tuned.Ktune.cpu_dma_latency).
+    oval = facts.oval
+    pmqos = oval.obj("ind:textfilecontent54", "ktune scripts' pmqos-static.py cpu_dma_latency",
+                     entity("ind:path", KTUNE_SCRIPTS),
+                     entity("ind:filename", r"\.sh$", op="pattern match"),
+                     entity("ind:pattern", KTUNE_PMQOS_LATENCY, op="pattern match"),
+                     entity("ind:instance", "1", datatype="int", op="greater than or equal"))
+    return any_of(facts.tuned_setting("force_latency", [(r"(\d+)", at_most)],
+                                      "tuned [cpu] force_latency"),
+                  all_of(_ktune_started(facts), criterion(oval.test(
+                      "ind:textfilecontent54", "ktune holds cpu_dma_latency low", pmqos,
+                      at_most, check="all"))))
 
 
 # A defined guest's block-device disk off the direct path (scanner.checks.guests).

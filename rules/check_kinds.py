@@ -97,7 +97,7 @@ KINDS: dict[str, CheckKind] = {kind.name: kind for kind in (
               required=("required",), value_params={"allowed_when": "boolean"},
               sas_filesystems=True),
     CheckKind("sas_dirs_separate", "SAS DATA, WORK and UTILLOC are on file systems of their own",
-              sas_filesystems=True, automatic_fix=False),
+              values=("sas_shared_roles",), sas_filesystems=True, automatic_fix=False),
     CheckKind("fs_type", "SAS file systems are of an allowed type",
               values=("allowed_fs_types",), sas_filesystems=True, automatic_fix=False),
     CheckKind("tuned_profile", "tuned is installed, enabled at boot, and its active profile is "

@@ -63,6 +63,9 @@ KTUNE_ENABLES_THP = r"^[ \t]*enable_transparent_hugepages\b"  # tune-profiles/fu
 KTUNE_NOBARRIER = r"^[ \t]*remount_partitions[ \t]+nobarrier\b"
 # ... and multiplies the read-ahead of every sd, cciss, dm and vd disk (multiply_disk_readahead
 # 4 in tune-profiles/functions), after udev has set it.
+# ... and, in a site's own profile, holds CPU wake-up latency with tuned 0.2's PM QoS helper
+# (seed 003's "/usr/libexec/tuned/pmqos-static.py cpu_dma_latency=1"), tuned 2's force_latency.
+KTUNE_PMQOS_LATENCY = r"^[ \t]*\S*pmqos-static\.py[ \t]+cpu_dma_latency=([0-9]+)\b"
 KTUNE_READAHEAD_FACTOR = r"^[ \t]*multiply_disk_readahead[ \t]+([0-9]+(?:\.[0-9]+)?)[ \t]*$"
 # The kernel's read-ahead for a disk nothing configures (VM_MAX_READAHEAD, KiB).
 KERNEL_DEFAULT_READAHEAD_KIB = 128
@@ -137,6 +140,15 @@ LEGACY_SCHEDULERS = ("deadline", "noop", "cfq", "anticipatory")
 # RHEL 5/6 (2.6) cfq; RHEL 7 (3.10) deadline except SATA disks, which keep cfq.
 LEGACY_DEFAULT_SCHEDULERS = (("2.", "cfq"), ("3.", "deadline"))
 SATA_VENDOR = "ATA"  # libata's SCSI translation reports this as every SATA disk's vendor
+
+# -- Veritas InfoScale (seed 003) ---------------------------------------------------------
+# VxVM volumes (block devices under /dev/vx/dsk/<disk group>/) and DMP nodes link to no
+# device in /sys/block's holders: the array LUNs below them are the SCSI disks whose vendor is
+# one of the site's array_vendors (the paper's udev rules match ENV{ID_VENDOR}=="XtremIO").
+VXVM_DEVICE_DIRS = ("/dev/vx/dsk/", "/dev/vx/dmp/")
+# VxFS reads ahead read_pref_io x read_nstream bytes (vxtunefs(1M)); /etc/vx/tunefstab
+# sets them per volume at mount time ("<block device> name=value,name=value").
+VXFS_TUNEFSTAB = "/etc/vx/tunefstab"
 
 # -- network file systems -----------------------------------------------------------------
 # NFS has no block device: its read-ahead is its backing device info's, the bdi named by the
@@ -230,6 +242,7 @@ def shell_layout() -> str:
         "PROC_CMDLINE": (PROC_CMDLINE,), "PROC_CPUINFO": (PROC_CPUINFO,),
         "NETWORK_FS_TYPES": NETWORK_FS_TYPES, "BDI_CLASS": (BDI_CLASS,),
         "MOUNTINFO": (MOUNTINFO,), "MULTIPATH_CONF": (MULTIPATH_CONF,),
+        "VXVM_DEVICE_DIRS": VXVM_DEVICE_DIRS, "VXFS_TUNEFSTAB": (VXFS_TUNEFSTAB,),
         "MULTIPATH_CONF_DIR": (MULTIPATH_CONF_DIR,),
         "NUMA_NODES_ONLINE": (NUMA_NODES_ONLINE,),
         "SAS_HOMES": SAS_HOMES, "SAS_FOUNDATIONS": SAS_FOUNDATIONS,

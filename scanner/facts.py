@@ -20,6 +20,8 @@ from ..rules.host_layout import (
     NETWORK_FS_TYPES,
     THP_DIRS,
     UDEV_RULES_DIRS,
+    VXFS_TUNEFSTAB,
+    VXVM_DEVICE_DIRS,
 )
 from .blockdev import (
     BlockGraph,
@@ -44,6 +46,7 @@ from .parsers.multipath_conf import MultipathConf
 from .parsers.selection import Selection, parse_selection
 from .parsers.simple import ascii_int, cpuinfo_count, meminfo_kib, shell_assignments
 from .parsers.udev_rules import UdevRule, parse_udev_rules
+from .parsers.vxfs import parse_tunefstab
 from .role import RoleDecision, detect_role, forced_role
 from .sasdirs import Discovery, SasDir, discover
 from .sysctl_boot import SysctlBoot, collect_sysctl_boot
@@ -76,6 +79,7 @@ class SasFilesystem:
     device: str | Unavailable
     stack: list[StackLayer]
     bdi: BdiReadAhead | None = None  # NFS: what its read-ahead is
+    veritas: bool = False  # a VxVM volume: its stack is the array's LUNs (array_vendors)
 
     @property
     def roles(self) -> set[str]:
@@ -116,6 +120,7 @@ class Facts:
     numa: NumaFacts = field(default_factory=lambda: NumaFacts((), 0, None, ""))
     guests: dict[str, Domain | Unavailable] = field(default_factory=dict)  # path -> domain
     multipath: MultipathConf | Unavailable | None = None  # None: no multipath.conf
+    vxfs_tunables: dict[str, dict[str, str]] = field(default_factory=dict)  # tunefstab
     problems: list[str] = field(default_factory=list)
     # sascheck iotest's results (iotest.runner.Measurement.to_dict), None in a scan
     measurements: list[dict[str, Any]] | None = None
@@ -269,6 +274,25 @@ def place_sas_dirs(root: HostRoot, dirs: list[SasDir], mounts: list[MountEntry],
     return list(by_mount.values()), unplaced
 
 
+def _place_on_array(root: HostRoot, graph: BlockGraph, filesystem: SasFilesystem,
+                    vendors: list[str]) -> None:
+    """A VxVM volume: its I/O goes to the LUNs of the site's arrays (array_vendors)."""
+    luns = []
+    for name, device in sorted(graph.devices.items()):
+        if device.kind == "disk" and device.vendor is None:
+            read_queue(root, device)  # reads the SCSI vendor with the queue
+        if device.kind == "disk" and device.vendor in vendors:
+            luns.append(name)
+    if not luns:
+        filesystem.device = Unavailable(
+            f"{filesystem.mount.device}: a Veritas VxVM volume, and no SCSI disk of "
+            f"{' or '.join(vendors) or 'any array'} (array_vendors) was found below it")
+        return
+    filesystem.veritas = True
+    filesystem.device = luns[0]
+    filesystem.stack = [StackLayer(lun, 1, "array LUN below VxVM", None) for lun in luns]
+
+
 def read_bdi(root: HostRoot, number: str | None) -> BdiReadAhead:
     if number is None:
         return BdiReadAhead(MOUNTINFO, Unavailable(
@@ -324,6 +348,9 @@ def collect(root: HostRoot, values: Mapping[str, Any], value_origins: Mapping[st
         sas_filesystems, unplaced = place_sas_dirs(root, discovery.dirs, mounts, graph,
                                                    numbers)
         for filesystem in sas_filesystems:
+            if isinstance(filesystem.device, Unavailable) and filesystem.mount.device.startswith(
+                    VXVM_DEVICE_DIRS):
+                _place_on_array(root, graph, filesystem, values.get("array_vendors") or [])
             for layer in filesystem.stack:
                 read_queue(root, graph.devices[layer.device])
             if filesystem.mount.fstype in NETWORK_FS_TYPES:
@@ -359,5 +386,6 @@ def collect(root: HostRoot, values: Mapping[str, Any], value_origins: Mapping[st
         numa=collect_numa(root),
         guests=collect_guests(root, problems),
         multipath=collect_multipath(root),
+        vxfs_tunables=parse_tunefstab(_read_noting(root, VXFS_TUNEFSTAB, problems) or ""),
         problems=problems,
     )

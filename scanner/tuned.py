@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from ..rules.host_layout import (
     KTUNE_ENABLES_THP,
     KTUNE_NOBARRIER,
+    KTUNE_PMQOS_LATENCY,
     KTUNE_READAHEAD_FACTOR,
     KTUNE_SCRIPTS,
     KTUNE_SYSCONFIG,
@@ -139,6 +140,8 @@ class Ktune:
     elevator: str = ""
     # multiply_disk_readahead lines, (script, factor), in the order ktune runs them
     readahead_factors: tuple[tuple[str, float], ...] = ()
+    # pmqos-static.py cpu_dma_latency=N in a start(): (script, microseconds), last one wins
+    cpu_dma_latency: tuple[str, int] | None = None
 
 
 @dataclass
@@ -293,6 +296,7 @@ def collect_ktune(root: HostRoot) -> Ktune:
         return Ktune("", ())
     found: dict[str, list[str]] = {KTUNE_ENABLES_THP: [], KTUNE_NOBARRIER: []}
     factors: list[tuple[str, float]] = []
+    latency: tuple[str, int] | None = None
     for path in root.glob_files(KTUNE_SCRIPTS, ".sh"):
         try:
             text = root.read_optional(path, 1024 * 1024) or ""
@@ -303,9 +307,11 @@ def collect_ktune(root: HostRoot) -> Ktune:
                 scripts.append(path)
         factors += [(path, float(match.group(1))) for match in
                     re.finditer(KTUNE_READAHEAD_FACTOR, _start_function(text), re.MULTILINE)]
+        for match in re.finditer(KTUNE_PMQOS_LATENCY, _start_function(text), re.MULTILINE):
+            latency = (path, int(match.group(1)))
     try:
         config = shell_assignments(root.read_optional(KTUNE_SYSCONFIG, 65536) or "")
     except FactError:
         config = {}
     return Ktune(enabled, tuple(found[KTUNE_ENABLES_THP]), tuple(found[KTUNE_NOBARRIER]),
-                 config.get("ELEVATOR", "").strip(), tuple(factors))
+                 config.get("ELEVATOR", "").strip(), tuple(factors), latency)

@@ -141,12 +141,13 @@ process $@
 """
 
 
-def rhel6_ktune(script: str) -> tuple[dict[str, str], dict[str, str]]:
+def rhel6_ktune(script: str, profile_name: str = "enterprise-storage",
+                ) -> tuple[dict[str, str], dict[str, str]]:
     """(files, links) of a RHEL 6 host whose active tuned 0.2 profile has ``script`` as its
     ktune.sh, with ktune enabled at boot."""
-    profile = "/etc/tune-profiles/enterprise-storage"
+    profile = f"/etc/tune-profiles/{profile_name}"
     return ({f"{profile}/ktune.sh": script, "/etc/tune-profiles/active-profile":
-             "enterprise-storage\n", "/etc/rc.d/init.d/ktune": "#!/bin/sh\n"},
+             f"{profile_name}\n", "/etc/rc.d/init.d/ktune": "#!/bin/sh\n"},
             {"/etc/ktune.d/tunedadm.sh": f"{profile}/ktune.sh",
              "/etc/rc.d/rc3.d/S27ktune": "../init.d/ktune"})
 

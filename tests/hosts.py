@@ -33,6 +33,12 @@ class SasFs:
     def network(self) -> bool:
         return self.fstype in ("nfs", "nfs4")
 
+    @property
+    def own_device(self) -> bool:
+        """Mounted from something other than its LV (NFS, a Veritas VxVM volume): the LV's
+        numbers are not the mount's."""
+        return self.network or self.source.startswith("/dev/vx/")
+
 
 @dataclass
 class HostSpec:
@@ -141,7 +147,7 @@ def build_host(path: Path, spec: HostSpec) -> RootBuilder:
     for fs in spec.filesystems:
         node = f"/dev/mapper/sasvg-{fs.lv}"
         root.mount(fs.source or node, fs.mountpoint, fs.fstype, fs.options,
-                   number_of=None if fs.network else node)
+                   number_of=None if fs.own_device else node)
         if fs.bdi_read_ahead_kb is not None:
             root.bdi(fs.mountpoint, fs.bdi_read_ahead_kb)
     root.write_mounts()

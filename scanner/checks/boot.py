@@ -369,6 +369,13 @@ def tuned_cpu_latency(params: Mapping[str, Any], facts: Facts,
     microseconds and is not judged as one)."""
     maximum = int(params["max_us"])
     expected = f"tuned enabled with [cpu] force_latency <= {maximum} us"
+    ktune = facts.tuned.ktune if not isinstance(facts.tuned, Unavailable) else None
+    if ktune and ktune.enabled and ktune.cpu_dma_latency:  # RHEL 5/6: tuned 0.2's PM QoS
+        script, held = ktune.cpu_dma_latency
+        item = Evidence("cpu_dma_latency", f"{script} (ktune, {ktune.enabled})",
+                        f"pmqos-static.py cpu_dma_latency={held}",
+                        Verdict.PASS if held <= maximum else Verdict.FAIL)
+        return Outcome(item.verdict, expected, f"{item.subject}: {item.actual}", [item])
     tuned = _enabled_tuned(facts)
     if tuned is None:
         return Outcome(Verdict.FAIL, expected, "tuned is not enabled at boot")

@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+from ...rules.host_layout import VXFS_TUNEFSTAB
 from ..blockdev import BlockDevice
 from ..facts import Facts, SasFilesystem
+from ..parsers.vxfs import READ_NSTREAM_DEFAULT, READ_PREF_IO_DEFAULT, read_ahead_bytes
 from ..results import Evidence, Outcome, Verdict, combine, summarise
 from ..unavailable import Unavailable
 
@@ -104,6 +106,9 @@ def block_read_ahead(params: Mapping[str, Any], facts: Facts,
         if isinstance(filesystem.device, Unavailable):
             evidence.extend(_device_layers(facts, filesystem, lambda d: None))
             continue
+        if filesystem.veritas:
+            evidence.extend(_veritas_read_ahead(facts, filesystem, minimum))
+            continue
         device = facts.block.devices[facts.block.queue_device(filesystem.device)]
         source = f"{device.sysfs}/queue/read_ahead_kb"
         value = device.read_ahead_kb
@@ -116,6 +121,39 @@ def block_read_ahead(params: Mapping[str, Any], facts: Facts,
         verdict = Verdict.PASS if value >= minimum else Verdict.FAIL
         evidence.append(Evidence(label, source, f"{value} KiB", verdict, device=device.name))
     return _outcome(expected, evidence, "no local block device under the SAS file systems")
+
+
+def _veritas_read_ahead(facts: Facts, filesystem: SasFilesystem,
+                        minimum: int) -> Iterator[Evidence]:
+    """A VxVM volume: each array LUN's read_ahead_kb, and VxFS's own read-ahead
+    (read_pref_io x read_nstream) where /etc/vx/tunefstab sets it."""
+    subject = _subject(filesystem)
+    for layer in filesystem.stack:
+        device = facts.block.devices[layer.device]
+        value = device.read_ahead_kb
+        source = f"{device.sysfs}/queue/read_ahead_kb"
+        if value is None or isinstance(value, Unavailable):
+            yield Evidence(f"{subject}: LUN {device.label}", source, "unreadable", Verdict.ERROR,
+                           value.reason if value else "not read", device=device.name)
+        else:
+            yield Evidence(f"{subject}: LUN {device.label}", source, f"{value} KiB",
+                           Verdict.PASS if value >= minimum else Verdict.FAIL,
+                           device=device.name)
+    if filesystem.mount.fstype != "vxfs":
+        return
+    tunables = facts.vxfs_tunables.get(filesystem.mount.device)
+    if tunables is None:
+        yield Evidence(f"{subject}: VxFS read-ahead", VXFS_TUNEFSTAB, "not set there",
+                       Verdict.INFORMATIONAL, "VxFS takes read_pref_io and read_nstream from the "
+                       "volume's stripe unit and columns: see vxtunefs -p " + filesystem.mount.mountpoint)
+        return
+    total = read_ahead_bytes(tunables)
+    actual = (f"read_pref_io={tunables.get('read_pref_io', READ_PREF_IO_DEFAULT)} x "
+              f"read_nstream={tunables.get('read_nstream', READ_NSTREAM_DEFAULT)}")
+    yield Evidence(f"{subject}: VxFS read-ahead", VXFS_TUNEFSTAB,
+                   actual + (f" = {total // 1024} KiB" if total is not None else ""),
+                   Verdict.PASS if total is not None and total // 1024 >= minimum
+                   else Verdict.FAIL, "" if total is not None else "not numbers")
 
 
 def _mount_source(filesystem: SasFilesystem) -> str:
@@ -168,13 +206,25 @@ def fs_type(params: Mapping[str, Any], facts: Facts, values: Mapping[str, Any]) 
 
 
 def _device_key(filesystem: SasFilesystem) -> str:
-    """The block device under a mount, else its source as /proc/mounts names it."""
-    return filesystem.device if isinstance(filesystem.device, str) else filesystem.mount.device
+    """The block device under a mount, else (or for a VxVM volume, whose LUNs its disk group
+    shares with others) its source as /proc/mounts names it."""
+    if isinstance(filesystem.device, str) and not filesystem.veritas:
+        return filesystem.device
+    return filesystem.mount.device
+
+
+def _may_share(roles: set[str], shared: list[str]) -> bool:
+    """Whether these roles may be on one file system: one role, or a pair sas_shared_roles
+    names (in either order)."""
+    return len(roles) <= 1 or (len(roles) == 2 and any(
+        set(pair.split("+")) == roles for pair in shared))
 
 
 def sas_dirs_separate(params: Mapping[str, Any], facts: Facts,
                       values: Mapping[str, Any]) -> Outcome:
-    expected = "DATA, WORK and UTILLOC each on its own file system, none on /"
+    shared_ok: list[str] = values.get("sas_shared_roles") or []
+    expected = ("DATA, WORK and UTILLOC each on its own file system, none on /"
+                + (f" ({', '.join(shared_ok)} may share one)" if shared_ok else ""))
     evidence = _unplaced(facts)
     # One device mounted twice (a bind mount, an LV mounted at two places) is one file system.
     by_device: dict[str, list[SasFilesystem]] = {}
@@ -184,11 +234,11 @@ def sas_dirs_separate(params: Mapping[str, Any], facts: Facts,
         problems = []
         if filesystem.mount.mountpoint == "/":
             problems.append("on the root file system")
-        if len(filesystem.roles) > 1:
+        if not _may_share(filesystem.roles, shared_ok):
             problems.append("shared by " + " and ".join(sorted(filesystem.roles)))
         twins = [other for other in by_device[_device_key(filesystem)] if other is not filesystem]
         shared = set().union(*(other.roles for other in twins)) - filesystem.roles
-        if shared:
+        if shared and not _may_share(shared | filesystem.roles, shared_ok):
             problems.append(f"same device as {', '.join(o.mount.mountpoint for o in twins)} "
                             f"({filesystem.mount.device}), which holds "
                             + " and ".join(sorted(shared)))

@@ -1,0 +1,132 @@
+"""The SAS / Veritas / EMC paper's host (seed 003), laid out as a root: RHEL 6.7, Veritas
+Cluster File Systems on VxVM volumes over DMP on XtremIO LUNs, the paper's udev rules, its
+custom tuned 0.2 profile, UTILLOC inside SASWORK. Scanned with --profile xtremio, each rule
+says what the paper's configuration does; oscap agrees where the README says it can."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from .boot_samples import rhel6_ktune
+from .hosts import SasFs, sas_host
+from .oscap import oscap_available
+from .test_parity import _compare
+
+KERNEL = "2.6.32-573.8.1.el6.x86_64"
+# /proc/mounts for a VxCFS mount (mount_vxfs(1M) options the cluster mount reports).
+VXCFS_OPTIONS = "rw,delaylog,largefiles,ioerror=mwdisable,cluster,crw"
+# The paper's udev rules, one per line as udev reads them.
+XTREMIO_RULES = (
+    'ACTION=="add|change", SUBSYSTEM=="block",ENV{ID_VENDOR}=="XtremIO",'
+    'ATTR{queue/scheduler}="noop"\n'
+    'ACTION=="add|change", SUBSYSTEM=="block",ENV{ID_VENDOR}=="XtremIO",'
+    'ATTR{bdi/read_ahead_kb}="16384"\n')
+# "custom tuned profile with the settings" (seed 003, Additional Settings Employed): a
+# tuned 0.2 profile's ktune.sh, as tuned-adm links it into /etc/ktune.d.
+KTUNE_SAS_XTREMIO = """\
+#!/bin/sh
+
+. /etc/tune-profiles/functions
+
+start() {
+\tset_cpu_governor performance
+\t/usr/libexec/tuned/pmqos-static.py cpu_dma_latency=1
+\techo never > /sys/kernel/mm/redhat_transparent_hugepage/enabled
+\techo never > /sys/kernel/mm/redhat_transparent_hugepage/defrag
+\treturn 0
+}
+
+stop() {
+\trestore_cpu_governor
+\t/usr/libexec/tuned/pmqos-static.py disable
+\treturn 0
+}
+
+process $@
+"""
+SETS = ("sas_data_dirs=/sasdata", "sas_work_dirs=/saswork", "sas_utilloc_dirs=/saswork/utilloc")
+
+
+def paper_host(root: Path) -> Path:
+    """Two of the paper's VxCFS file systems on one node: XtremIO paths (sd devices that DMP
+    groups) and the VxVM volumes mounted from /dev/vx/dsk/sasdg."""
+    files, links = rhel6_ktune(KTUNE_SAS_XTREMIO, "sas-xtremio")
+    return sas_host(
+        root, kernel=KERNEL, rhel6_thp=True, cpus=48, sockets=2, numa_online="0-1",
+        bls_options=None, grub_cmdline=None, tuned_active=None, defrag_tmpfiles=False,
+        path_scheduler="[noop] anticipatory deadline cfq",
+        mpath_scheduler="[noop] anticipatory deadline cfq", read_ahead_kb=16384,
+        filesystems=[SasFs(lv, point, fstype="vxfs", options=VXCFS_OPTIONS,
+                           source=f"/dev/vx/dsk/sasdg/{lv}", fstab=None)
+                     for lv, point in (("sasdata", "/sasdata"), ("saswork", "/saswork"))],
+        sas_local_cfg=None,
+        extra_files={**files, "/etc/udev/rules.d/99-xtremio.rules": XTREMIO_RULES,
+                     "/saswork/utilloc/.keep": ""},
+        extra_links=links)
+
+
+# What the paper's configuration does, rule by rule (sascheck's verdict on it).
+PAPER_VERDICTS = {
+    "sas_fs_type": "pass",  # vxfs counts in the xtremio profile
+    "sas_dirs_separate": "pass",  # DATA apart; UTILLOC inside SASWORK is allowed there
+    "io_scheduler": "pass",  # noop on every XtremIO LUN
+    "read_ahead": "pass",  # 16384 KiB on every LUN; VxFS's own noted, not judged
+    "io_tuning_at_boot": "pass",  # the paper's udev rules
+    "barrier_requires_protected_cache": "pass",
+    "cpu_dma_latency": "pass",  # pmqos-static.py cpu_dma_latency=1 in ktune
+    "multipath_all_paths_active": "pass",  # DMP, not dm-multipath: nothing to judge
+    "sas_fs_noatime": "fail",  # the paper does not mount noatime
+    "tuned_profile": "fail",  # its own profile, neither enterprise-storage nor throughput-*
+}
+
+
+@pytest.fixture
+def paper_root(tmp_path: Path) -> Path:
+    return paper_host(tmp_path / "root")
+
+
+def test_the_papers_host_under_the_xtremio_profile(paper_root, scan):
+    result = scan(paper_root, *SETS, profile="xtremio", baseline_sets=False)
+    verdicts = {rule: result["by_id"][rule]["result"] for rule in PAPER_VERDICTS}
+    assert verdicts == PAPER_VERDICTS
+    luns = [e["device"] for e in result["by_id"]["io_scheduler"]["evidence"]
+            if e["result"] == "pass"]
+    assert sorted(luns) == sorted(["sdb", "sdc", "sdd", "sde"] * 2)  # the XtremIO paths
+    notes = {e["subject"]: e for e in result["by_id"]["read_ahead"]["evidence"]}
+    assert notes["/saswork (UTILLOC/WORK): VxFS read-ahead"]["result"] == "informational"
+
+
+def test_vxfs_tunefstab_read_ahead_is_judged(tmp_path, scan):
+    tunefstab = ("/dev/vx/dsk/sasdg/sasdata read_pref_io=262144,read_nstream=64\n"
+                 "/dev/vx/dsk/sasdg/saswork read_pref_io=262144 read_nstream=4\n")
+    root = paper_host(tmp_path / "root")
+    (root / "etc/vx").mkdir(parents=True)
+    (root / "etc/vx/tunefstab").write_text(tunefstab)
+    rule = scan(root, *SETS, profile="xtremio", baseline_sets=False)["by_id"]["read_ahead"]
+    vxfs = {e["subject"].split(":")[0]: e["result"] for e in rule["evidence"]
+            if "VxFS" in e["subject"]}
+    # 256 KiB x 64 = 16 MiB reaches 16384 KiB; 256 KiB x 4 = 1 MiB does not.
+    assert vxfs == {"/sasdata (DATA)": "pass", "/saswork (UTILLOC/WORK)": "fail"}
+    assert rule["result"] == "fail"
+
+
+def test_without_the_arrays_vendor_the_luns_are_not_guessed(tmp_path, scan):
+    root = paper_host(tmp_path / "root")
+    rule = scan(root, *SETS, "array_vendors=PURE", profile="xtremio",
+                baseline_sets=False)["by_id"]["io_scheduler"]
+    assert rule["result"] == "error"
+    assert "array_vendors" in rule["evidence"][0]["note"]
+
+
+def test_default_profile_wants_separate_utilloc_and_no_vxfs(paper_root, scan):
+    result = scan(paper_root, *SETS, baseline_sets=False)
+    assert result["by_id"]["sas_fs_type"]["result"] == "fail"
+    assert result["by_id"]["sas_dirs_separate"]["result"] == "fail"
+
+
+@pytest.mark.skipif(not oscap_available(), reason="oscap is not installed")
+def test_oscap_on_the_papers_host(paper_root, tmp_path):
+    _compare("the paper's Veritas host", paper_root, list(SETS), tmp_path / "work",
+             profile="xtremio")
