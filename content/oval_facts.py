@@ -28,6 +28,7 @@ from typing import Any, TypeVar, cast
 
 from ..rules import Variable
 from ..rules.host_layout import (
+    QUEUE_IO_OPT,
     SAS_ROLE_VALUES,
     SAS_ROLES,
     SYSTEMD_WANTS_DIRS,
@@ -234,6 +235,29 @@ class OvalFacts:
                              entity("ind:filename", filename),
                              entity("ind:pattern", pattern, op="pattern match"),
                              entity("ind:instance", "1", datatype="int"))
+
+    def striped_devices(self) -> str:
+        """Mounted SAS devices whose queue limits publish a stripe (a non-zero
+        optimal_io_size) and that sit on other devices (slaves/), plus "/", which names no
+        device, so the variable is never empty. Multipath maps qualify here too: callers
+        rule them out (MULTIPATH_UUID_PATTERN)."""
+        def build() -> str:
+            oval = self.oval
+            hinted = self.queue_files(self.mounted_devices(), QUEUE_IO_OPT, r"^([1-9][0-9]*)\s*$",
+                                      "SAS volumes publishing an optimal I/O size")
+            names = oval.local("SAS volumes publishing an optimal I/O size (names)", capture(
+                r"^/sys/block/([^/]+)/queue$", component(hinted, "path")))
+            below = oval.obj("unix:file", "devices below SAS volumes with an optimal I/O size",
+                             entity("unix:path", var=oval.local(
+                                 "slaves directories of hinted SAS volumes",
+                                 concat("/sys/block/", var(names), "/slaves")),
+                                 var_check="at least one"),
+                             entity("unix:filename", "^[^/]+$", op="pattern match"))
+            stacked = oval.local("hinted SAS volumes on other devices", capture(
+                r"^/sys/block/([^/]+)/slaves$", component(below, "path")))
+            return oval.union_values("striped SAS volumes (and '/')", [
+                stacked, oval.constant("no device's name", ["/"])])
+        return self._once("striped", build)
 
     # -- tuned ---------------------------------------------------------------------------
     def tuned_enabled(self) -> Element:

@@ -111,11 +111,17 @@ KINDS: dict[str, CheckKind] = {kind.name: kind for kind in (
                               "and a multi-socket host has more than one NUMA node online"),
     CheckKind("tuned_cpu_latency", "tuned is enabled and its active profile chain sets [cpu] "
                                    "force_latency to at most max_us microseconds",
-              params={"max_us": {"type": "integer", "minimum": 0}}, required=("max_us",),
-              values=("force_cpu_latency",)),
+              # The fix's tuned profile reads force_cpu_latency; the check reads no site value.
+              params={"max_us": {"type": "integer", "minimum": 0}}, required=("max_us",)),
     CheckKind("multipath_all_paths", "each multipath map under the SAS file systems groups "
                                      "all its paths together (multipath.conf's precedence)",
               sas_filesystems=True, automatic_fix=False),
+    CheckKind("volume_striped", "each SAS file system's volume stripes over several LUNs "
+                                "(dm-stripe or md queue limits)",
+              sas_filesystems=True, automatic_fix=False),
+    CheckKind("bufsize_matches_stripe", "the SAS BUFSIZE in effect is a whole multiple of the "
+                                        "stripe unit of each striped SAS volume",
+              values=("sas_bufsize_bytes",), sas_filesystems=True, automatic_fix=False),
     CheckKind("kvm_guest_disks_direct", "every block-device disk of a defined KVM guest uses "
                                         "virtio and cache='none'", automatic_fix=False),
     CheckKind("throughput", "measured sequential MB/s per physical core of each SAS file "

@@ -170,6 +170,22 @@ MULTIPATH_ALL_PATHS = ("multibus", "group_by_prio")
 MULTIPATH_HWTABLE = (("XtremIO", "XtremApp", "multibus"),)
 MULTIPATH_DEFAULT_GROUPING = "failover"  # multipath-tools' own default
 
+# -- striping ------------------------------------------------------------------------------
+# dm-stripe and md publish a striped volume's layout in its queue limits (the kernel's
+# Documentation/ABI/stable/sysfs-block): minimum_io_size is the stripe unit (chunk) and
+# optimal_io_size the unit times the data devices.
+QUEUE_IO_MIN = "minimum_io_size"
+QUEUE_IO_OPT = "optimal_io_size"
+# dm-multipath maps and their partitions (kpartx: part<N>-mpath-<wwid>) stack paths of one
+# LUN, never stripes.
+MULTIPATH_UUID_PATTERN = r"^(?:part[0-9]+-)?mpath-"
+# With BUFSIZE=0 (unset) SAS 9.4 on UNIX picks each data set's page size itself: the smallest
+# multiple of 8 KiB that holds 80 observations, at most 64 KiB (SAS 9.4 Companion for UNIX
+# Environments, BUFSIZE= system and data set options). Only a stripe unit dividing 8 KiB is
+# then a divisor of every page.
+SAS_DEFAULT_PAGE_STEP = 8192
+SAS_DEFAULT_PAGE_MAX = 65536
+
 # -- NUMA ---------------------------------------------------------------------------------
 PROC_CMDLINE = "/proc/cmdline"  # the arguments the running kernel booted with
 PROC_CPUINFO = "/proc/cpuinfo"

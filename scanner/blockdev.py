@@ -39,6 +39,10 @@ class BlockDevice:
     vendor: str | None = None  # SCSI vendor; libata reports "ATA" for SATA disks
     model: str | None = None  # SCSI product (multipath's "product")
     hw_queues: int | None = None  # entries of queue's mq/ (blk-mq); None: not present
+    # queue/minimum_io_size and optimal_io_size in bytes (None: absent or not a number):
+    # dm-stripe and md publish their chunk and chunk x data devices there.
+    io_min: int | None = None
+    io_opt: int | None = None
 
     @property
     def label(self) -> str:
@@ -169,6 +173,11 @@ def _optional_attribute(root: HostRoot, path: str) -> str | None:
     return value.strip() if value and value.strip() else None
 
 
+def _optional_number(root: HostRoot, path: str) -> int | None:
+    text = _optional_attribute(root, path)
+    return ascii_int(text) if text is not None else None
+
+
 def read_queue(root: HostRoot, device: BlockDevice) -> None:
     """Fill in scheduler and read-ahead for one device (partitions have no queue)."""
     if device.kind == "partition":
@@ -192,6 +201,8 @@ def read_queue(root: HostRoot, device: BlockDevice) -> None:
         queues = []
     device.hw_queues = len(queues) or None
     queue = f"{device.sysfs}/queue"
+    device.io_min = _optional_number(root, f"{queue}/minimum_io_size")
+    device.io_opt = _optional_number(root, f"{queue}/optimal_io_size")
     try:
         text = root.read_optional(f"{queue}/scheduler", 4096)
         device.scheduler = parse_selection(text) if text is not None else None

@@ -186,6 +186,8 @@ if [ -r "$ROOT$LAYOUT_MOUNTINFO" ]; then
         done
     done < "$ROOT$LAYOUT_MOUNTINFO"
 fi
+# VxFS tunables applied at mount time.
+[ -e "$ROOT$LAYOUT_VXFS_TUNEFSTAB" ] && follow "$LAYOUT_VXFS_TUNEFSTAB"
 # dm-multipath's configuration, with its config_dir files.
 [ -e "$ROOT$LAYOUT_MULTIPATH_CONF" ] && follow "$LAYOUT_MULTIPATH_CONF"
 for file in "$ROOT$LAYOUT_MULTIPATH_CONF_DIR"/*.conf; do
@@ -206,7 +208,8 @@ for link in "$ROOT"/sys/block/*; do
     grab "/sys/block/$name"
     dir="$(real "/sys/block/$name")"
     [ -n "$dir" ] || continue
-    for file in dev queue/scheduler queue/read_ahead_kb dm/name dm/uuid; do
+    for file in dev queue/scheduler queue/read_ahead_kb queue/minimum_io_size \
+        queue/optimal_io_size dm/name dm/uuid; do
         grab "$dir/$file"
     done
     for file in wwid vendor model; do
@@ -263,15 +266,18 @@ for dir in $LAYOUT_TUNED_PROFILE_DIRS; do
 done
 for dir in $LAYOUT_BLS_ENTRIES $LAYOUT_UDEV_RULES_DIRS $LAYOUT_TMPFILES_DIRS $LAYOUT_SYSCTL_DIRS \
         $LAYOUT_KTUNE_SCRIPTS; do
-    for entry in "$ROOT$dir"/*.conf "$ROOT$dir"/*.rules; do
+    # ktune runs /etc/ktune.d/*.sh (tuned-adm links a profile's ktune.sh there).
+    for entry in "$ROOT$dir"/*.conf "$ROOT$dir"/*.rules "$ROOT$dir"/*.sh; do
         [ -e "$entry" ] && follow "${entry#"$ROOT"}"
     done
 done
 for dir in $LAYOUT_SYSV_RUNLEVEL_DIRS; do
-    for link in "$ROOT$dir"/S[0-9][0-9]tuned; do
-        [ -e "$link" ] || [ -L "$link" ] || continue
-        follow "$dir"
-        grab "$(real "$dir")/${link##*/}"
+    for service in tuned "$LAYOUT_KTUNE_SYSV"; do
+        for link in "$ROOT$dir"/S[0-9][0-9]"$service"; do
+            [ -e "$link" ] || [ -L "$link" ] || continue
+            follow "$dir"
+            grab "$(real "$dir")/${link##*/}"
+        done
     done
 done
 for entry in "$ROOT$LAYOUT_LVM_BACKUP"/*; do  # LVM metadata: each LV's read_ahead

@@ -185,9 +185,13 @@ def discover(root: HostRoot, values: Mapping[str, Any],
         for path in values.get(name) or []:
             dirs.append(SasDir(role, path, value_origins.get(name, f"site value {name}")))
     discoverable = [role for role in unset if role != "DATA"]
-    if discoverable:
+    bufsize: tuple[int, str] | None = None
+    if not discoverable:
+        bufsize = configured_bufsize(root, values)
+    else:
         readers = _read_configs(root, values, notes, problems)
         for reader in readers:
+            bufsize = reader.bufsize or bufsize
             notes.extend(reader.notes)
             problems.extend(reader.problems)
             files_read.extend(reader.files_read)
@@ -203,4 +207,4 @@ def discover(root: HostRoot, values: Mapping[str, Any],
     if "DATA" in unset:
         notes.append("SAS DATA directories are not discoverable from sasv9.cfg; "
                      "name them with --set sas_data_dirs=/path[,/path]")
-    return Discovery(dirs, notes, files_read, problems)
+    return Discovery(dirs, notes, files_read, problems, bufsize)

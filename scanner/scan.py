@@ -26,8 +26,9 @@ def _values(catalogue: Catalogue, profile_name: str, assignments: Sequence[str]
 
 def site_values(catalogue: Catalogue, profile_name: str = "default",
                 assignments: Sequence[str] = (), root: str = "/") -> dict[str, Any]:
-    """The values a scan of ``root`` would use, with the SAS directories it would find
-    (resolved inside the root) written in: what a tailoring file for oscap needs."""
+    """The values a scan of ``root`` would use, with the SAS directories and -BUFSIZE it
+    would find (directories resolved inside the root) written in: what a tailoring file for
+    oscap needs."""
     values, origins = _values(catalogue, profile_name, assignments)
     host = HostRoot(root)
     discovery = discover(host, values, origins)
@@ -40,6 +41,8 @@ def site_values(catalogue: Catalogue, profile_name: str = "default",
             except FactError:
                 resolved.append(path)
         values[name] = list(dict.fromkeys(resolved))
+    if not values["sas_bufsize_bytes"] and discovery.bufsize:  # oscap cannot read sasv9.cfg
+        values["sas_bufsize_bytes"] = discovery.bufsize[0]
     return values
 
 

@@ -30,6 +30,8 @@ SAS_LOCAL_CFG = """\
 /* Site configuration: SAS WORK and UTILLOC on their own file systems */
 -WORK /saswork
 -UTILLOC /sasutil
+/* Pages of whole stripe units: the SAS volumes are LVM stripes of 64 KiB */
+-BUFSIZE 64K
 """
 
 
@@ -67,7 +69,7 @@ def rhel6_defaults(path: Path) -> RootBuilder:
 
 
 def rhel8_tuned_sas(path: Path) -> RootBuilder:
-    """A RHEL 8 SAS host tuned as the seeds say: LVM on multipath, xfs, noatime, a custom
+    """A RHEL 8 SAS host tuned as the seeds say: LVM stripes over two multipath LUNs, xfs, noatime, a custom
     tuned profile; SAS DATA named by the site, WORK and UTILLOC from sasv9_local.cfg."""
     root = RootBuilder(path)
     root.identity("sasgrid07", "4.18.0-513.5.1.el8_9.x86_64",
@@ -77,7 +79,8 @@ def rhel8_tuned_sas(path: Path) -> RootBuilder:
     root.multipath_lvm("mpatha", ["sdb", "sdc", "sdd", "sde"], "sasvg",
                        ["sasdata", "saswork", "sasutil"], first_dm=1,
                        scheduler="[mq-deadline] kyber bfq none",
-                       path_scheduler="[mq-deadline] kyber bfq none", read_ahead_kb=4096)
+                       path_scheduler="[mq-deadline] kyber bfq none", read_ahead_kb=4096,
+                       more_luns=[("mpathb", ["sdf", "sdg", "sdh", "sdi"])], stripe_kib=64)
     root.mount("/dev/mapper/rhel-root", "/", "xfs", "rw,relatime,attr2,inode64,noquota")
     root.mount("/dev/sda1", "/boot", "xfs", "rw,relatime,attr2,inode64,noquota")
     for lv, point in (("sasdata", "/sasdata"), ("saswork", "/saswork"), ("sasutil", "/sasutil")):

@@ -1,7 +1,7 @@
 """A compliant SAS host as a baseline; tests change one thing to make a rule fail.
 
-``sas_host(path, **changes)`` builds a RHEL 8 style root: LVM on a 4-path
-multipath LUN, xfs with noatime for DATA, WORK and UTILLOC, THP never, the
+``sas_host(path, **changes)`` builds a RHEL 8 style root: LVM stripes over two 4-path
+multipath LUNs, xfs with noatime for DATA, WORK and UTILLOC, THP never, the
 performance governor, a custom tuned profile including throughput-performance.
 """
 
@@ -60,6 +60,10 @@ class HostSpec:
     path_model: str = "XtremApp"  # and their SCSI product
     path_hw_queues: int | None = None  # None: one for a blk-mq scheduler, else none
     read_ahead_kb: int = 4096
+    # The SAS volume group's LUNs (multipath maps of 4 paths each); with more than one the
+    # volumes are LVM stripes of stripe_kib over all of them (seed 000: 64 KiB stripes).
+    sas_luns: int = 2
+    stripe_kib: int = 64
     filesystems: list[SasFs] = field(default_factory=lambda: [
         SasFs("sasdata", "/sasdata"), SasFs("saswork", "/saswork"),
         SasFs("sasutil", "/sasutil")])
@@ -69,7 +73,7 @@ class HostSpec:
     tuned_custom: dict[str, str] = field(default_factory=lambda: {"sas-performance": SAS_PROFILE})
     bls_options: str | None = "root=/dev/mapper/rhel-root ro transparent_hugepage=never"
     grub_cmdline: str | None = "crashkernel=auto transparent_hugepage=never"
-    sas_local_cfg: str | None = "-WORK /saswork\n-UTILLOC /sasutil\n"
+    sas_local_cfg: str | None = "-WORK /saswork\n-UTILLOC /sasutil\n-BUFSIZE 64K\n"
     # /etc/tmpfiles.d keeps THP defrag never at boot, whatever the tuned profile does not set.
     defrag_tmpfiles: bool = True
     extra_files: dict[str, str] = field(default_factory=dict)
@@ -138,10 +142,14 @@ def build_host(path: Path, spec: HostSpec) -> RootBuilder:
     root.disk("sda", read_ahead_kb=128).partition("sda", "sda1", 1).partition("sda", "sda2", 2)
     root.dm("dm-0", "rhel-root", ["sda2"])
     lvs = [fs.lv for fs in spec.filesystems]
+    more_luns = [(f"mpath{chr(ord('a') + lun)}",
+                  [f"sd{chr(ord('b') + 4 * lun + path)}" for path in range(4)])
+                 for lun in range(1, spec.sas_luns)]
     root.multipath_lvm("mpatha", ["sdb", "sdc", "sdd", "sde"], "sasvg", lvs, first_dm=1,
                        scheduler=spec.mpath_scheduler, path_scheduler=spec.path_scheduler,
                        read_ahead_kb=spec.read_ahead_kb, path_vendor=spec.path_vendor,
-                       path_hw_queues=spec.path_hw_queues, path_model=spec.path_model)
+                       path_hw_queues=spec.path_hw_queues, path_model=spec.path_model,
+                       more_luns=more_luns, stripe_kib=spec.stripe_kib)
     root.mount("/dev/mapper/rhel-root", "/", "xfs", "rw,relatime,attr2,inode64,noquota")
     root.mount("/dev/sda1", "/boot", "xfs", "rw,relatime,attr2,inode64,noquota")
     for fs in spec.filesystems:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+from collections.abc import Sequence
 from pathlib import Path
 
 SCSI_BUS = "pci0000:00/0000:00:1f.2/host{n}/target{n}:0:0/{n}:0:0:0"
@@ -122,7 +123,10 @@ class RootBuilder:
 
     # -- block devices -----------------------------------------------------------------
     def _queue(self, device_dir: str, scheduler: str | None, read_ahead_kb: int | None,
-               hw_queues: int | None = None) -> None:
+               hw_queues: int | None = None, io_hints: tuple[int, int] = (512, 0)) -> None:
+        """``io_hints``: minimum_io_size and optimal_io_size (a plain disk: 512 and 0)."""
+        self.file(f"{device_dir}/queue/minimum_io_size", f"{io_hints[0]}\n")
+        self.file(f"{device_dir}/queue/optimal_io_size", f"{io_hints[1]}\n")
         if scheduler is not None:
             self.file(f"{device_dir}/queue/scheduler", scheduler + "\n")
         if hw_queues is None:  # blk-mq SCSI and dm-multipath queues have one hardware queue
@@ -178,15 +182,19 @@ class RootBuilder:
         self.symlink(f"{device_dir}/slaves/{slave}", resolved)
 
     def dm(self, name: str, dm_name: str, slaves: list[str], uuid: str = "",
-           scheduler: str | None = None, read_ahead_kb: int | None = 128) -> RootBuilder:
+           scheduler: str | None = None, read_ahead_kb: int | None = 128,
+           stripe_kib: int | None = None) -> RootBuilder:
         """A device-mapper device. Bio-based (LVM) by default: no scheduler file.
 
-        Give ``scheduler`` for a request-based (multipath) device.
+        Give ``scheduler`` for a request-based (multipath) device, ``stripe_kib`` for a
+        dm-stripe volume over all ``slaves`` (its queue limits as dm-stripe's io_hints set
+        them: the chunk, and the chunk times the stripes).
         """
         device_dir = f"/sys/devices/virtual/block/{name}"
         self.file(f"{device_dir}/dm/name", dm_name + "\n")
         self.file(f"{device_dir}/dm/uuid", (uuid or f"LVM-{dm_name}") + "\n")
-        self._queue(device_dir, scheduler, read_ahead_kb)
+        hints = (stripe_kib * 1024, stripe_kib * 1024 * len(slaves)) if stripe_kib else (512, 0)
+        self._queue(device_dir, scheduler, read_ahead_kb, io_hints=hints)
         self.directory(f"{device_dir}/slaves")
         for slave in slaves:
             self._slave_link(device_dir, slave)
@@ -196,10 +204,14 @@ class RootBuilder:
         self.file(f"/dev/{name}", "")
         return self
 
-    def md(self, name: str, slaves: list[str], read_ahead_kb: int = 128) -> RootBuilder:
+    def md(self, name: str, slaves: list[str], read_ahead_kb: int = 128,
+           chunk_kib: int = 512) -> RootBuilder:
+        """An md RAID0 set (mdadm's default 512 KiB chunk) over ``slaves``."""
         device_dir = f"/sys/devices/virtual/block/{name}"
-        self._queue(device_dir, "none", read_ahead_kb)
+        chunk = chunk_kib * 1024
+        self._queue(device_dir, "none", read_ahead_kb, io_hints=(chunk, chunk * len(slaves)))
         self.file(f"{device_dir}/md/level", "raid0\n")
+        self.file(f"{device_dir}/md/chunk_size", f"{chunk}\n")
         for slave in slaves:
             self._slave_link(device_dir, slave)
         self._register(name, device_dir, f"9:{name[2:] or 0}")
@@ -210,18 +222,28 @@ class RootBuilder:
                       path_scheduler: str = DEFAULT_SCHEDULER,
                       read_ahead_kb: int = 128, path_vendor: str = "XtremIO",
                       path_hw_queues: int | None = None,
-                      path_model: str = "XtremApp") -> RootBuilder:
+                      path_model: str = "XtremApp",
+                      more_luns: Sequence[tuple[str, list[str]]] = (),
+                      stripe_kib: int = 64) -> RootBuilder:
         """A multipath LUN (request-based dm over SCSI paths) with LVM volumes on it. The
-        paths report the array's SCSI vendor and product (the seed 003 paper's XtremIO)."""
-        for path in paths:
-            self.disk(path, scheduler=path_scheduler, read_ahead_kb=read_ahead_kb,
-                      vendor=path_vendor, model=path_model, hw_queues=path_hw_queues)
-        mpath = f"dm-{first_dm}"
-        self.dm(mpath, lun, paths, uuid=f"mpath-3600{first_dm:028d}", scheduler=scheduler,
-                read_ahead_kb=read_ahead_kb)
+        paths report the array's SCSI vendor and product (the seed 003 paper's XtremIO).
+
+        ``more_luns`` (map name, paths) are further LUNs of the volume group: the volumes
+        are then LVM stripes of ``stripe_kib`` over every LUN (seed 000's Table 1: 8 x 64
+        KiB). Their maps take the dm numbers after the volumes'."""
+        maps = []
+        for number, (name, lun_paths) in enumerate([(lun, paths), *more_luns]):
+            for path in lun_paths:
+                self.disk(path, scheduler=path_scheduler, read_ahead_kb=read_ahead_kb,
+                          vendor=path_vendor, model=path_model, hw_queues=path_hw_queues)
+            index = first_dm if not number else first_dm + len(lvs) + number
+            maps.append(f"dm-{index}")
+            self.dm(maps[-1], name, lun_paths, uuid=f"mpath-3600{index:028d}",
+                    scheduler=scheduler, read_ahead_kb=read_ahead_kb)
         for index, lv in enumerate(lvs, start=1):
             dm_name = f"{vg.replace('-', '--')}-{lv.replace('-', '--')}"
-            self.dm(f"dm-{first_dm + index}", dm_name, [mpath], read_ahead_kb=read_ahead_kb)
+            self.dm(f"dm-{first_dm + index}", dm_name, maps, read_ahead_kb=read_ahead_kb,
+                    stripe_kib=stripe_kib if len(maps) > 1 else None)
         return self
 
     # -- mounts ------------------------------------------------------------------------

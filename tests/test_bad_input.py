@@ -71,7 +71,8 @@ def test_bad_file_name(rules_copy):
 def test_profile_errors(rules_copy):
     profile = rules_copy / "profiles" / "xtremio.yml"
     _edit(profile, "read_ahead_min_kb: 16384", "read_ahead_min_kb: fast")
-    assert "xtremio.yml:7: field 'values.read_ahead_min_kb'" in _error_for(rules_copy)
+    line = profile.read_text().splitlines().index("  read_ahead_min_kb: fast") + 1
+    assert f"xtremio.yml:{line}: field 'values.read_ahead_min_kb'" in _error_for(rules_copy)
     _edit(profile, "read_ahead_min_kb: fast", "read_ahead_kb: 1")
     assert "unknown site value 'read_ahead_kb'" in _error_for(rules_copy)
     _edit(profile, "extends: default", "extends: xtremio")
@@ -132,7 +133,10 @@ def test_hostile_root_gives_reasons_not_tracebacks(tmp_path, scan, capsys):
     assert by_id["read_ahead"]["result"] == "error"
     assert "not a number" in read_ahead["/sas\nwork (UTILLOC) on sdb"]["note"]
     assert read_ahead["/sasghost (DATA)"]["note"].startswith("/dev/mapper/ghost: no matching")
-    assert read_ahead["/sasnfs (DATA)"]["result"] == "notapplicable"
+    # NFS read-ahead is the mount's bdi (found through mountinfo), which this root lacks.
+    assert read_ahead["/sasnfs (DATA)"]["result"] == "error"
+    assert read_ahead["/sasnfs (DATA)"]["note"].startswith("/sys/class/bdi/")
+    assert read_ahead["/sasnfs (DATA)"]["note"].endswith("missing")
     assert by_id["tuned_profile"]["result"] == "fail"
     assert "include cycle" in by_id["tuned_profile"]["evidence"][-1]["note"]
     assert any("line" in p for p in result["problems"])

@@ -37,7 +37,8 @@ ALL_RULES_EXCEPT_KVM_HOST = {
     "thp_disabled", "thp_defrag_disabled", "io_scheduler", "read_ahead",
     "barrier_requires_protected_cache", "sas_fs_noatime", "sas_dirs_separate", "sas_fs_type",
     "tuned_profile", "cpu_governor_performance", "vm_dirty_ratio", "thp_disabled_at_boot",
-    "io_tuning_at_boot", "dirty_ratio_at_boot", "mount_options_at_boot",
+    "io_tuning_at_boot", "dirty_ratio_at_boot", "mount_options_at_boot", "numa_enabled",
+    "multipath_all_paths_active", "sas_volume_striped", "sas_bufsize_matches_stripe",
 }
 
 
@@ -46,6 +47,8 @@ def test_baseline_passes_every_rule(host, scan):
     verdicts = {rule_id: rule["result"] for rule_id, rule in result["by_id"].items()}
     assert {r for r, v in verdicts.items() if v == "pass"} == ALL_RULES_EXCEPT_KVM_HOST
     assert verdicts["thp_enabled_on_kvm_host"] == "notapplicable"
+    assert verdicts["kvm_guest_disks_direct"] == "notapplicable"
+    assert verdicts["sas_fs_throughput"] == "notchecked"  # sascheck iotest measures it
 
 
 # A RHEL 7 host: no BLS entries, GRUB 2 menu written by grub2-mkconfig, a balanced tuned.
@@ -56,6 +59,11 @@ RHEL7_NO_BLS: dict[str, Any] = {"kernel": "3.10.0-1160.el7.x86_64", "bls_options
 
 KTUNE_FILES, KTUNE_LINKS = rhel6_ktune(KTUNE_ENTERPRISE_STORAGE)
 # A RHEL 6 host booting with THP never (grub.conf's default title), ktune enabled.
+
+
+def sas_cfg(bufsize: str | None) -> str:
+    """The baseline's sasv9_local.cfg with another -BUFSIZE line (None: no such line)."""
+    return "-WORK /saswork\n-UTILLOC /sasutil\n" + (f"-BUFSIZE {bufsize}\n" if bufsize else "")
 
 
 def nfs_data(read_ahead_kb: int) -> SasFs:
@@ -607,6 +615,27 @@ CASES: list[tuple[str, str, dict[str, Any], list[str], str]] = [
     ("io boot: elevator= ignored on blk-mq kernels", "io_tuning_at_boot",
      {"tuned_active": "balanced", "bls_options": "ro elevator=deadline",
       "extra_files": RA_IN_RC_LOCAL}, ["allowed_schedulers=deadline"], "fail"),
+    # Striping: LVM stripes over the SAS LUNs (dm-stripe's queue limits), seeds 000 and 003.
+    ("striping: linear volumes on one LUN", "sas_volume_striped", {"sas_luns": 1}, [], "fail"),
+    ("striping: four LUNs, 256 KiB stripes", "sas_volume_striped",
+     {"sas_luns": 4, "stripe_kib": 256, "sas_local_cfg": sas_cfg("256K")}, [], "pass"),
+    ("striping: NFS SAS DATA is laid out by its server", "sas_volume_striped",
+     {"filesystems": [nfs_data(16384), SasFs("saswork", "/saswork"),
+                      SasFs("sasutil", "/sasutil")]}, ["allowed_fs_types=xfs,ext4,nfs4"], "pass"),
+    ("bufsize: 256K over 64 KiB stripes", "sas_bufsize_matches_stripe",
+     {"sas_local_cfg": sas_cfg("256K")}, [], "pass"),
+    ("bufsize: 96K over 64 KiB stripes", "sas_bufsize_matches_stripe",
+     {"sas_local_cfg": sas_cfg("96K")}, [], "fail"),
+    ("bufsize: unset, SAS's own pages over 64 KiB stripes", "sas_bufsize_matches_stripe",
+     {"sas_local_cfg": sas_cfg(None)}, [], "fail"),
+    ("bufsize: unset, SAS's own pages over 8 KiB stripes", "sas_bufsize_matches_stripe",
+     {"sas_local_cfg": sas_cfg(None), "stripe_kib": 8}, [], "pass"),
+    ("bufsize: the site value wins over sasv9.cfg", "sas_bufsize_matches_stripe",
+     {"sas_local_cfg": sas_cfg("96K")}, ["sas_bufsize_bytes=131072"], "pass"),
+    ("bufsize: 64K over the paper's 256 KiB stripes", "sas_bufsize_matches_stripe",
+     {"sas_luns": 4, "stripe_kib": 256}, [], "fail"),
+    ("bufsize: nothing striped, nothing to match", "sas_bufsize_matches_stripe",
+     {"sas_luns": 1, "sas_local_cfg": sas_cfg("96K")}, [], "pass"),
 ]
 
 
@@ -621,8 +650,9 @@ def test_rule_verdict(host, scan, rule_id, changes, sets, expected):
 def test_failing_device_is_named_in_evidence(host, scan):
     result = scan(host(path_scheduler="mq-deadline kyber [bfq] none"))
     failing = [e for e in result["by_id"]["io_scheduler"]["evidence"] if e["result"] == "fail"]
-    # four paths, each under three file systems
-    assert {e["subject"].split(": ")[1] for e in failing} == {"sdb", "sdc", "sdd", "sde"}
+    # four paths of each of the two LUNs, each under three file systems
+    assert {e["subject"].split(": ")[1] for e in failing} == {
+        "sdb", "sdc", "sdd", "sde", "sdf", "sdg", "sdh", "sdi"}
     assert all(e["source"].endswith("/queue/scheduler") for e in failing)
     lvm = [e for e in result["by_id"]["io_scheduler"]["evidence"] if "sasvg-sasdata" in e["subject"]]
     assert lvm and lvm[0]["result"] == "notapplicable"  # bio-based LV: no choice
@@ -653,6 +683,42 @@ def test_md_raid_members_are_followed(tmp_path, scan):
     verdicts = {e["subject"]: e["result"] for e in rule["evidence"]}
     assert verdicts == {"/sasdata: md0": "notapplicable", "/sasdata: sdb": "pass",
                         "/sasdata: sdc": "fail"}
+
+
+def test_md_raid0_is_striped_and_a_partition_is_not(tmp_path, scan):
+    from tests.rootbuilder import RootBuilder
+
+    root = RootBuilder(tmp_path)
+    root.disk("sdb").disk("sdc").disk("sdd").partition("sdd", "sdd1", 1)
+    root.md("md0", ["sdb", "sdc"], chunk_kib=256)
+    root.mount("/dev/md0", "/saswork", "xfs", "rw,noatime")
+    root.mount("/dev/sdd1", "/sasdata", "xfs", "rw,noatime").write_mounts()
+    result = scan(tmp_path, "sas_work_dirs=/saswork", "sas_bufsize_bytes=262144")
+    striped = {e["subject"]: (e["result"], e["actual"])
+               for e in result["by_id"]["sas_volume_striped"]["evidence"]}
+    assert striped == {"/saswork (WORK) on md0": ("pass", "2 stripes of 256 KiB"),
+                       "/sasdata (DATA) on sdd": ("fail", "not striped (1 device below)")}
+    bufsize = result["by_id"]["sas_bufsize_matches_stripe"]
+    assert bufsize["result"] == "pass"
+    sources = {e["subject"]: (e["result"], e["source"]) for e in bufsize["evidence"]}
+    assert sources["/saswork (WORK) on md0"] == ("pass", "site value sas_bufsize_bytes")
+    assert sources["/sasdata (DATA) on sdd"][0] == "notapplicable"  # no stripe unit
+
+
+def test_stripe_hints_a_lun_publishes_for_itself_are_not_a_stripe(tmp_path, scan):
+    """A linear LV over one LUN inherits the array's hints (here 8 KiB and 1 MiB): 128
+    "stripes" over one device are the LUN's own preference, not a volume's layout."""
+    from tests.rootbuilder import RootBuilder
+
+    root = RootBuilder(tmp_path)
+    root.disk("sdb")
+    root.dm("dm-0", "sasvg-sasdata", ["sdb"])
+    root.file("/sys/devices/virtual/block/dm-0/queue/minimum_io_size", "8192\n")
+    root.file("/sys/devices/virtual/block/dm-0/queue/optimal_io_size", "1048576\n")
+    root.mount("/dev/mapper/sasvg-sasdata", "/sasdata", "xfs", "rw,noatime").write_mounts()
+    rule = scan(tmp_path)["by_id"]["sas_volume_striped"]
+    assert rule["result"] == "fail"
+    assert rule["evidence"][0]["actual"] == "not striped (1 device below)"
 
 
 def test_xtremio_profile_is_stricter(host, scan):

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..facts import Facts
 from ..results import Outcome
-from . import boot, guests, kernel, measured, multipath, storage
+from . import boot, guests, kernel, measured, multipath, storage, striping
 
 Check = Callable[[Mapping[str, Any], Facts, Mapping[str, Any]], Outcome]
 
@@ -33,6 +33,8 @@ CHECKS: dict[str, Check] = {
     "numa_enabled": kernel.numa_enabled,
     "multipath_all_paths": multipath.multipath_all_paths_active,
     "tuned_cpu_latency": boot.tuned_cpu_latency,
+    "volume_striped": striping.volume_striped,
+    "bufsize_matches_stripe": striping.bufsize_matches_stripe,
     "kvm_guest_disks_direct": guests.kvm_guest_disks_direct,
     "throughput": measured.throughput,
 }

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ...rules.host_layout import PROC_CMDLINE
+from ...rules.host_layout import PROC_CMDLINE, PROC_CPUINFO
 from ..facts import Facts
 from ..parsers.boot import arg_value
 from ..parsers.simple import ascii_int
@@ -136,5 +136,9 @@ def numa_enabled(params: Mapping[str, Any], facts: Facts, values: Mapping[str, A
             f"{numa.sockets} sockets", Verdict.PASS if nodes and nodes > 1 else Verdict.FAIL,
             "" if nodes and nodes > 1 else "one node for several sockets: the BIOS interleaves "
             "memory across sockets (turn NUMA on, node interleaving off) or numa=off"))
+    if not evidence and not numa.sockets:  # an image with no command line, boot or CPU data
+        return Outcome(Verdict.NOTCHECKED, expected, "", message=(
+            f"nothing to judge: no {PROC_CMDLINE}, no boot loader configuration and no "
+            f"sockets in {PROC_CPUINFO}"))
     return Outcome(combine(evidence, if_none=Verdict.PASS), expected,
                    summarise(evidence) or "single socket; no numa= argument", evidence)

@@ -1,0 +1,164 @@
+"""Striping of the SAS volumes, and the SAS page size against their stripe unit.
+
+Both read the layout the kernel publishes in a volume's queue limits: dm-stripe and md set
+minimum_io_size to the stripe unit and optimal_io_size to the unit times the data devices.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ...rules.host_layout import (
+    MULTIPATH_UUID_PATTERN,
+    QUEUE_IO_MIN,
+    QUEUE_IO_OPT,
+    SAS_DEFAULT_PAGE_MAX,
+    SAS_DEFAULT_PAGE_STEP,
+)
+from ..blockdev import BlockDevice
+from ..facts import Facts, SasFilesystem
+from ..results import Evidence, Outcome, Verdict
+from .storage import _device_layers, _filesystems, _outcome, _subject, _unplaced
+
+_MULTIPATH = re.compile(MULTIPATH_UUID_PATTERN)
+
+
+@dataclass(frozen=True)
+class Layout:
+    """What the scan can say of one SAS file system's volume."""
+    subject: str
+    source: str
+    device: str = ""
+    stripes: int = 0  # data devices the volume stripes over (0: not striped)
+    unit: int = 0  # stripe unit in bytes
+    luns: int = 0  # distinct devices directly below it
+    # Set when the volume cannot be judged: (verdict, what was seen, why).
+    skipped: tuple[Verdict, str, str] | None = None
+
+    @property
+    def actual(self) -> str:
+        if self.stripes:
+            return f"{self.stripes} stripes of {_size(self.unit)}"
+        return f"not striped ({self.luns} device{'s' if self.luns != 1 else ''} below)"
+
+
+def _size(size: int) -> str:
+    return f"{size // 1024} KiB" if size % 1024 == 0 else f"{size} bytes"
+
+
+def _distinct_below(facts: Facts, device: BlockDevice) -> int:
+    """The devices a volume sits on, a partition counting as its disk."""
+    return len({facts.block.queue_device(name) if name in facts.block.devices else name
+                for name in device.slaves})
+
+
+def _layout(facts: Facts, filesystem: SasFilesystem) -> Iterator[Layout | Evidence]:
+    subject = _subject(filesystem)
+    if filesystem.bdi is not None:
+        yield Layout(subject, "/proc/mounts", skipped=(
+            Verdict.NOTAPPLICABLE, filesystem.mount.device,
+            "a network file system: its server lays out the storage"))
+        return
+    if not isinstance(filesystem.device, str):
+        yield from _device_layers(facts, filesystem, lambda device: None)
+        return
+    if filesystem.veritas:
+        yield Layout(subject, "vxprint", skipped=(
+            Verdict.NOTCHECKED, filesystem.mount.device,
+            "a Veritas VxVM volume keeps its layout in VxVM's configuration database: "
+            f"vxprint -ht shows its stripe columns and unit ({filesystem.mount.device})"))
+        return
+    device = facts.block.devices[facts.block.queue_device(filesystem.device)]
+    source = f"{device.sysfs}/queue/{QUEUE_IO_OPT}"
+    luns = _distinct_below(facts, device)
+    if device.kind not in ("dm", "md") or _MULTIPATH.match(device.dm_uuid or ""):
+        yield Layout(f"{subject} on {device.label}", source, device.name, luns=max(luns, 1))
+        return
+    if device.io_min is None or device.io_opt is None:
+        yield Layout(f"{subject} on {device.label}", source, device.name, skipped=(
+            Verdict.ERROR, "unreadable",
+            f"{device.sysfs}/queue/{QUEUE_IO_MIN} or {QUEUE_IO_OPT}: missing or not a number"))
+        return
+    stripes = device.io_opt // device.io_min if device.io_min and device.io_opt else 0
+    if device.io_opt % max(device.io_min, 1) or not 2 <= stripes <= luns:
+        stripes = 0  # a linear volume, or hints the LUN below published for itself
+    yield Layout(f"{subject} on {device.label}", source, device.name, stripes,
+                 device.io_min if stripes else 0, luns)
+
+
+def _striping_outcome(expected: str, evidence: list[Evidence], none_message: str) -> Outcome:
+    """As storage._outcome, except that volumes the scan cannot see into (VxVM) and nothing
+    judged make the rule notchecked rather than vacuously passed."""
+    outcome = _outcome(expected, evidence, none_message)
+    unseen = [e for e in evidence if e.verdict == Verdict.NOTCHECKED]
+    if outcome.result == Verdict.PASS and unseen and not any(
+            e.verdict == Verdict.PASS for e in evidence):
+        return Outcome(Verdict.NOTCHECKED, expected, outcome.actual, evidence, unseen[0].note)
+    return outcome
+
+
+def _layouts(facts: Facts) -> Iterator[Layout | Evidence]:
+    for filesystem in _filesystems(facts):
+        yield from _layout(facts, filesystem)
+
+
+def volume_striped(params: Mapping[str, Any], facts: Facts,
+                   values: Mapping[str, Any]) -> Outcome:
+    expected = ("each SAS file system's volume stripes over at least 2 LUNs "
+                f"({QUEUE_IO_OPT} = N x {QUEUE_IO_MIN}, N >= 2)")
+    evidence = _unplaced(facts)
+    for layout in _layouts(facts):
+        if isinstance(layout, Evidence):
+            evidence.append(layout)
+        elif layout.skipped:
+            verdict, actual, note = layout.skipped
+            evidence.append(Evidence(layout.subject, layout.source, actual, verdict, note,
+                                     device=layout.device))
+        else:
+            evidence.append(Evidence(
+                layout.subject, layout.source, layout.actual,
+                Verdict.PASS if layout.stripes else Verdict.FAIL,
+                "" if layout.stripes else "one LUN (or a concatenation) carries all its I/O",
+                device=layout.device))
+    return _striping_outcome(expected, evidence,
+                             "no local block device under the SAS file systems")
+
+
+def _page_size(facts: Facts, values: Mapping[str, Any]) -> tuple[int | None, str]:
+    """The BUFSIZE in effect (None: SAS picks per data set) and where it comes from."""
+    if values["sas_bufsize_bytes"]:
+        return int(values["sas_bufsize_bytes"]), "site value sas_bufsize_bytes"
+    configured = facts.discovery.bufsize
+    if configured:
+        return configured[0], f"-BUFSIZE in {configured[1]}"
+    return None, "no -BUFSIZE set"
+
+
+def bufsize_matches_stripe(params: Mapping[str, Any], facts: Facts,
+                           values: Mapping[str, Any]) -> Outcome:
+    page, origin = _page_size(facts, values)
+    shown = (_size(page) if page else
+             f"SAS's own choice, a multiple of {_size(SAS_DEFAULT_PAGE_STEP)} up to "
+             f"{_size(SAS_DEFAULT_PAGE_MAX)}")
+    expected = "a BUFSIZE that is a whole multiple of each SAS volume's stripe unit"
+    evidence = _unplaced(facts)
+    for layout in _layouts(facts):
+        if isinstance(layout, Evidence):
+            evidence.append(layout)
+            continue
+        if layout.skipped or not layout.stripes:
+            verdict, note = ((layout.skipped[0], layout.skipped[2]) if layout.skipped
+                             else (Verdict.NOTAPPLICABLE, "not striped: no stripe unit"))
+            evidence.append(Evidence(layout.subject, layout.source, layout.actual, verdict, note,
+                                     device=layout.device))
+            continue
+        divides = (page or SAS_DEFAULT_PAGE_STEP) % layout.unit == 0
+        evidence.append(Evidence(
+            layout.subject, origin, f"BUFSIZE {shown}, stripe unit {_size(layout.unit)}",
+            Verdict.PASS if divides else Verdict.FAIL,
+            "" if divides else f"set -BUFSIZE to a multiple of {_size(layout.unit)}",
+            device=layout.device))
+    return _striping_outcome(expected, evidence, "no SAS file system is on a striped volume")
