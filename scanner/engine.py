@@ -12,7 +12,7 @@ from ..rules import Catalogue, Profile, Rule
 from ..rules.host_layout import RHEL5_KERNEL_PREFIX
 from .blockdev import StackLayer
 from .checks import CHECKS
-from .facts import Facts
+from .facts import Facts, SasFilesystem
 from .parsers.selection import Selection
 from .results import Outcome, RuleResult, Verdict
 
@@ -83,7 +83,19 @@ def _layer(facts: Facts, layer: StackLayer) -> dict[str, Any]:
         "scheduler": ({"options": list(scheduler.options), "selected": scheduler.selected}
                       if isinstance(scheduler, Selection) else None),
         "read_ahead_kb": read_ahead if isinstance(read_ahead, int) else None,
+        "io_min": device.io_min, "io_opt": device.io_opt,
     }
+
+
+def _stack_kind(fs: SasFilesystem) -> str:
+    return "nfs" if fs.bdi is not None else "veritas" if fs.veritas else "block"
+
+
+def _bdi(fs: SasFilesystem) -> dict[str, Any] | None:
+    if fs.bdi is None:
+        return None
+    value = fs.bdi.value
+    return {"path": fs.bdi.path, "read_ahead_kb": value if isinstance(value, int) else None}
 
 
 def storage(facts: Facts) -> list[dict[str, Any]]:
@@ -95,6 +107,7 @@ def storage(facts: Facts) -> list[dict[str, Any]]:
         "options": list(fs.mount.options), "roles": sorted(fs.roles),
         "queue_device": (facts.block.queue_device(fs.device)
                          if isinstance(fs.device, str) else None),
+        "stack": _stack_kind(fs), "bdi": _bdi(fs),
         "layers": [_layer(facts, layer) for layer in fs.stack],
     } for fs in facts.sas_filesystems]
 

@@ -245,3 +245,60 @@ def test_fleet_benchmark_script_runs(tmp_path):
     assert completed.returncode == 0, completed.stderr
     assert "hosts: 12 (6 JSON, 6 ARF)" in completed.stdout
     assert (tmp_path / "fleet.html").read_text().count('class="host"') == 12
+
+
+
+def _diagrams(result: dict, path: Path) -> dict[str, etree._Element]:
+    """The storage diagram of each SAS file system, drawn from the results file as
+    `sascheck report` reads it (schema-validated), each parsed as the XML it is."""
+    from sascheck.reports import storage_svg
+
+    path.write_text(json.dumps({k: v for k, v in result.items() if k != "by_id"}))
+    host = load(str(path), CATALOGUE)
+    verdicts = storage_svg.device_verdicts(host.rules)
+    return {fs["mountpoint"]: etree.fromstring(storage_svg.render(fs, verdicts))
+            for fs in host.storage}
+
+
+def _boxes(svg: etree._Element) -> list[tuple[str, str]]:
+    """(bold line, fill colour) of every box, in drawing order."""
+    ns = "{http://www.w3.org/2000/svg}"
+    rects = [r.get("fill") for r in svg.iter(f"{ns}rect")]
+    titles = [t.text for t in svg.iter(f"{ns}text") if t.get("font-weight") == "bold"]
+    return list(zip(titles, rects))
+
+
+def test_storage_diagrams_show_nfs_veritas_and_stripes(tmp_path, scan):
+    from .test_verdicts import nfs_data
+    from .test_veritas import SETS, paper_host
+
+    nfs = scan(sas_host(tmp_path / "nfs", filesystems=[
+        nfs_data(128), SasFs("saswork", "/saswork"), SasFs("sasutil", "/sasutil")]),
+        "allowed_fs_types=xfs,ext4,nfs4")
+    diagrams = _diagrams(nfs, tmp_path / "nfs.json")
+    # NFS: the mount, then its bdi with the read-ahead the rule failed.
+    assert _boxes(diagrams["/sasdata"]) == [("/sasdata", "#e8f0fe"),
+                                            ("NFS nas01:/export/sasdata", "#fde2e1")]
+    assert "bdi, ra 128 KiB" in etree.tostring(diagrams["/sasdata"], encoding="unicode")
+    # A striped LV: its stripe where a bio-based volume has no scheduler.
+    work = etree.tostring(diagrams["/saswork"], encoding="unicode")
+    assert "stripe 2x64K, ra 4096 KiB" in work and "dm-5 (mpathb)" in work
+    # VxVM: the volume, then the array LUNs below it, each joined to the volume's box.
+    paper = scan(paper_host(tmp_path / "vx"), *SETS, profile="xtremio", baseline_sets=False)
+    svg = _diagrams(paper, tmp_path / "vx.json")["/sasdata"]
+    names = [name for name, _ in _boxes(svg)]
+    assert names[:2] == ["/sasdata", "VxVM /dev/vx/dsk/sasdg/sa\u2026"]
+    assert names[2:] == [f"sd{letter}" for letter in "bcdefghi"]
+    lines = list(svg.iter("{http://www.w3.org/2000/svg}line"))
+    assert len(lines) == 1 + 8  # mount -> volume, volume -> each LUN
+
+
+def test_storage_diagram_escapes_what_a_results_file_says(tmp_path, scan):
+    result = scan(sas_host(tmp_path / "root"))
+    result["storage"][0].update(stack="nfs", device="<script>alert(1)</script>",
+                                bdi={"path": "/sys/class/bdi/0:1/\"><img src=x>",
+                                     "read_ahead_kb": None})
+    diagram = _diagrams(result, tmp_path / "r.json")[result["storage"][0]["mountpoint"]]
+    svg = etree.tostring(diagram, encoding="unicode")
+    assert "<script" not in svg and "<img" not in svg
+    assert "&lt;script&gt;" in svg
