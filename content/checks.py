@@ -36,6 +36,7 @@ from ..rules.host_layout import (
     MULTIPATH_CONF,
     MULTIPATH_CONF_DIR,
     MULTIPATH_UUID_PATTERN,
+    MULTIPATH_UUID_PREFIX,
     NETWORK_FS_TYPES,
     NUMA_NODES_ONLINE,
     PROC_CMDLINE,
@@ -678,11 +679,23 @@ def multipath_all_paths(facts: OvalFacts, rule: Rule) -> Element:
                         entity("ind:instance", "1", datatype="int", op="greater than or equal"))
     other = oval.state("ind:textfilecontent54", "a policy that leaves paths idle",
                        entity("ind:subexpression", f"^(?!(?:{allowed})$)", op="pattern match"))
-    return none_of(*(criterion(oval.test("ind:textfilecontent54", comment, object_id, other,
-                                         check="at least one"))
-                     for object_id, comment in ((conf, "multipath.conf idles paths"),
-                                                (drop_ins, "a conf.d file idles paths"))),
-                   comment="multipath uses all paths")
+    # As the scanner, only where a SAS file system sits on a multipath map.
+    maps = [criterion(oval.test(
+        "ind:textfilecontent54", f"a multipath map at SAS stack level {depth}", oval.obj(
+            "ind:textfilecontent54", f"multipath maps at SAS stack level {depth}",
+            entity("ind:path", var=oval.local(f"dm directories at SAS stack level {depth}",
+                                              concat("/sys/block/", var(names), "/dm")),
+                   var_check="at least one"),
+            entity("ind:filename", "uuid"),
+            entity("ind:pattern", f"^{MULTIPATH_UUID_PREFIX}", op="pattern match"),
+            entity("ind:instance", "1", datatype="int"))))
+        for depth, names in enumerate(facts.device_levels())]
+    return any_of(none_of(*maps, comment="no SAS file system is on a multipath map"),
+                  none_of(*(criterion(oval.test("ind:textfilecontent54", comment, object_id,
+                                                other, check="at least one"))
+                            for object_id, comment in ((conf, "multipath.conf idles paths"),
+                                                       (drop_ins, "a conf.d file idles paths"))),
+                          comment="multipath uses all paths"))
 
 
 def tuned_cpu_latency(facts: OvalFacts, rule: Rule) -> Element:

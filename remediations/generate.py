@@ -23,6 +23,8 @@ from ..rules.errors import UserInputError
 from ..rules.host_layout import (
     LEGACY_SCHEDULERS,
     SAS_ROLE_VALUES,
+    TUNED02_NOBARRIER_PROFILES,
+    TUNED02_THROUGHPUT_PROFILES,
     TUNED_STOCK_READAHEAD_KIB,
     legacy_kernel,
     shell_layout,
@@ -117,6 +119,17 @@ def included_profile(fix: FixInput) -> str:
     return next((name for name in allowed if name in TUNED_STOCK_READAHEAD_KIB), allowed[0])
 
 
+def sysv_profile(fix: FixInput) -> str:
+    """The tuned 0.2 profile tuned-adm activates on RHEL 5/6 (which cannot include one): the
+    first allowed profile tuned 0.2 ships, passing over enterprise-storage, whose ktune
+    remounts every file system nobarrier, unless the site declared its cache protected."""
+    allowed = [str(name) for name in fix.values["allowed_tuned_profiles"]]
+    shipped = [name for name in allowed if name in TUNED02_THROUGHPUT_PROFILES]
+    safe = [name for name in shipped if fix.values["storage_cache_protected"]
+            or name not in TUNED02_NOBARRIER_PROFILES]
+    return (safe or shipped or allowed)[0]
+
+
 def tuned_profile(fix: FixInput, env: jinja2.Environment | None = None, *,
                   role: str | None = None, elevator_name: str | None = None,
                   values: Mapping[str, str] | None = None) -> str:
@@ -200,7 +213,7 @@ def bash_script(catalogue: Catalogue, fix: FixInput, mode: str = "bash") -> str:
         tuned_kvm_host=tuned_profile(fix, env, role="kvm_host", elevator_name="@ELEVATOR@",
                                      values=shown),
         tuned_read_ahead_floor=TUNED_STOCK_READAHEAD_KIB.get(included_profile(fix), 0),
-        tuned_sysv_profile=included_profile(fix))
+        tuned_sysv_profile=sysv_profile(fix))
 
 
 def ansible_playbook(catalogue: Catalogue, fix: FixInput) -> str:

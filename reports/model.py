@@ -199,7 +199,10 @@ def from_arf(path: str, catalogue: Catalogue) -> HostView:
     view.rules = [_with_catalogue(RuleView(id=rule_id, title="", severity="", result=result,
                                            message="from oscap's ARF: no per-item evidence"),
                                   catalogue)
-                  for rule_id, result in sorted(arf.results.items())]
+                  for rule_id, result in sorted(arf.results.items())
+                  # The profile left it out (a rule of another profile): not a result, as
+                  # sascheck's own JSON has none for it.
+                  if result != "notselected"]
     for rule in view.rules:
         if rule.id not in catalogue.rules:  # a rule of another sascheck release
             rule.title = rule.title or rule.id

@@ -43,8 +43,10 @@ LIBVIRT_SYSV = "libvirtd"  # RHEL 6: /etc/rc.d/rc3.d/S97libvirtd
 # -- tuned ----------------------------------------------------------------------------
 TUNED_SHIPPED_PROFILES = "/usr/lib/tuned"  # the package's profiles: tuned is installed
 TUNED_PROFILE_DIRS = ("/etc/tuned", TUNED_SHIPPED_PROFILES)  # /etc overrides, as in tuned
+TUNED02_PROFILES = "/etc/tune-profiles"  # RHEL 5/6's tuned 0.2
+TUNED02_ACTIVE = f"{TUNED02_PROFILES}/active-profile"
 # tuned 2.x, then RHEL 6's tuned 0.2 (tune-profiles); the first that exists is in force.
-TUNED_ACTIVE_FILES = ("/etc/tuned/active_profile", "/etc/tune-profiles/active-profile")
+TUNED_ACTIVE_FILES = ("/etc/tuned/active_profile", TUNED02_ACTIVE)
 TUNED_BINARIES = ("/usr/sbin/tuned", "/usr/bin/tuned-adm")
 # The read-ahead floor (KiB, readahead=>N) of tuned's shipped throughput profiles
 # (profiles/throughput-performance/tuned.conf; enterprise-storage includes it since 2.0): a
@@ -54,6 +56,17 @@ TUNED_STOCK_READAHEAD_KIB = {"throughput-performance": 4096, "enterprise-storage
 # /etc/ktune.d and enables the ktune service, which runs those scripts at every boot
 # (S27ktune), after the kernel command line took effect.
 KTUNE_SCRIPTS = "/etc/ktune.d"
+# tuned 0.2's profiles (tune-profiles/ at tag v0.2.22) and what `tuned-adm profile NAME` does
+# with the files of /etc/tune-profiles/NAME (tuned_adm.py): the name goes to active-profile,
+# ktune.sh and sysctl.ktune are linked into /etc/ktune.d, ktune.sysconfig to
+# /etc/sysconfig/ktune and tuned.conf to /etc/tuned.conf (the replaced files kept as .bckp).
+TUNED02_LINKS = (("ktune.sh", f"{KTUNE_SCRIPTS}/tunedadm.sh"),
+                 ("sysctl.ktune", f"{KTUNE_SCRIPTS}/tunedadm.conf"),
+                 ("ktune.sysconfig", "/etc/sysconfig/ktune"),
+                 ("tuned.conf", "/etc/tuned.conf"))
+# The shipped throughput profiles whose ktune.sh runs remount_partitions nobarrier.
+TUNED02_NOBARRIER_PROFILES = ("enterprise-storage",)
+TUNED02_THROUGHPUT_PROFILES = ("throughput-performance", "enterprise-storage")
 # RHEL 5 (kernel 2.6.18) has no tuned: its own ktune package is the throughput tuning (seed
 # 001's ktune; seed 000 §3.2.1), and its kernel predates THP.
 RHEL5_KERNEL_PREFIX = "2.6.18"
@@ -242,7 +255,10 @@ def shell_layout() -> str:
         "LIBVIRT_RUNNING_DOMAINS": LIBVIRT_RUNNING_DOMAINS,
         "LIBVIRT_DEFINED_DOMAINS": (LIBVIRT_DEFINED_DOMAINS,), "LIBVIRT_UNITS": LIBVIRT_UNITS,
         "LIBVIRT_SYSV": (LIBVIRT_SYSV,), "KTUNE_SCRIPTS": (KTUNE_SCRIPTS,),
-        "KTUNE_SYSV": (KTUNE_SYSV,), "RHEL5_KERNEL_PREFIX": (RHEL5_KERNEL_PREFIX,),
+        "KTUNE_SYSV": (KTUNE_SYSV,), "TUNED02_PROFILES": (TUNED02_PROFILES,),
+        "TUNED02_ACTIVE": (TUNED02_ACTIVE,),
+        "TUNED02_LINKS": tuple(f"{name}:{link}" for name, link in TUNED02_LINKS),
+        "RHEL5_KERNEL_PREFIX": (RHEL5_KERNEL_PREFIX,),
         **{name: (pattern.replace(r"[ \t]", "[[:space:]]").replace(r"\b", "([^[:alnum:]_]|$)"),)
            for name, pattern in (("KTUNE_ENABLES_THP", KTUNE_ENABLES_THP),
                                  ("KTUNE_NOBARRIER", KTUNE_NOBARRIER))},

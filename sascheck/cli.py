@@ -8,6 +8,7 @@ import contextlib
 import functools
 import os
 import sys
+import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -66,6 +67,8 @@ def _parser() -> argparse.ArgumentParser:
     scan.add_argument("--json", metavar="FILE", help="write results as JSON ('-' for stdout)")
     scan.add_argument("--html", metavar="FILE", help="write a self-contained HTML report")
     scan.add_argument("--junit", metavar="FILE", help="write JUnit XML (a test case per rule)")
+    scan.add_argument("--prometheus", metavar="FILE",
+                      help="write metrics for node_exporter's textfile collector (*.prom)")
     scan.add_argument("--quiet", action="store_true", help="no table on the terminal")
 
     build = commands.add_parser("build", help="compile the rules into the SCAP data stream")
@@ -222,16 +225,19 @@ def _scan(args: argparse.Namespace) -> int:
     from .scanner.scan import run_scan
 
     with _user_errors():
-        check_destinations([args.json, args.html, args.junit], [args.tailoring, args.snapshot])
+        check_destinations([args.json, args.html, args.junit, args.prometheus],
+                           [args.tailoring, args.snapshot])
     catalogue = _catalogue()
     profile, assignments = args.profile, list(args.set)
     if args.tailoring:
         profile, tailored = _read_tailoring(catalogue, args.tailoring)
         assignments = [*tailored, *assignments]
+    started = time.monotonic()
     with _user_errors():
         result = run_scan(catalogue, profile, assignments, args.root, args.role)
+    duration = time.monotonic() - started
     data = result.to_dict()
-    to_stdout = STDOUT in (args.json, args.html, args.junit)
+    to_stdout = STDOUT in (args.json, args.html, args.junit, args.prometheus)
     if not args.quiet:
         from rich.console import Console
 
@@ -248,6 +254,9 @@ def _scan(args: argparse.Namespace) -> int:
         if args.junit:
             from .reports.junit import render_junit
             outputs.append((args.junit, lambda: render_junit([host])))
+    if args.prometheus:
+        from .reports import prometheus
+        outputs.append((args.prometheus, lambda: prometheus.render(data, duration, __version__)))
     for destination, render in outputs:
         with _user_errors():
             write_output(destination, render())

@@ -173,6 +173,58 @@ ELEVATOR_TUNE_DEVS="/sys/block/{sd,cciss,dm-,vd}*/queue/scheduler"
 """
 
 
+# tuned 0.2.22's throughput-performance (tune-profiles/throughput-performance at tag v0.2.22,
+# abridged comments): no remount and no read-ahead factor, unlike enterprise-storage.
+KTUNE_THROUGHPUT_PERFORMANCE = """\
+#!/bin/sh
+
+. /etc/tune-profiles/functions
+
+start() {
+\tset_cpu_governor performance
+\tenable_transparent_hugepages
+
+\treturn 0
+}
+
+stop() {
+\trestore_cpu_governor
+\trestore_transparent_hugepages
+
+\treturn 0
+}
+
+process $@
+"""
+# Both profiles' tuned.conf: the tuned daemon itself does nothing, ktune does the tuning.
+TUNED02_TUNED_CONF = "# disable tuned\n\n[main]\n\n" + "".join(
+    f"[{unit}]\nenabled=False\n\n" for unit in ("DiskMonitor", "DiskTuning", "NetMonitor",
+                                                 "NetTuning", "CPUMonitor", "CPUTuning"))
+
+
+def tuned02_installed(active: str) -> tuple[dict[str, str], dict[str, str]]:
+    """(files, links) of a RHEL 6 host with tuned 0.2.22's two throughput profiles installed
+    in /etc/tune-profiles and ``active`` switched on by `tuned-adm profile` (tuned_adm.py):
+    its name in active-profile, its files linked in, ktune and tuned started at boot."""
+    profiles = "/etc/tune-profiles"
+    files = {f"{profiles}/active-profile": f"{active}\n", "/etc/rc.d/init.d/ktune": "#!/bin/sh\n",
+             "/etc/rc.d/init.d/tuned": "#!/bin/sh\n", "/usr/sbin/tuned": "",
+             "/usr/bin/tuned-adm": ""}
+    for name, script in (("enterprise-storage", KTUNE_ENTERPRISE_STORAGE),
+                         ("throughput-performance", KTUNE_THROUGHPUT_PERFORMANCE)):
+        files.update({f"{profiles}/{name}/ktune.sh": script,
+                      f"{profiles}/{name}/ktune.sysconfig": ENTERPRISE_STORAGE_KTUNE_SYSCONFIG,
+                      f"{profiles}/{name}/sysctl.ktune": ENTERPRISE_STORAGE_SYSCTL_KTUNE,
+                      f"{profiles}/{name}/tuned.conf": TUNED02_TUNED_CONF})
+    links = {"/etc/ktune.d/tunedadm.sh": f"{profiles}/{active}/ktune.sh",
+             "/etc/ktune.d/tunedadm.conf": f"{profiles}/{active}/sysctl.ktune",
+             "/etc/sysconfig/ktune": f"{profiles}/{active}/ktune.sysconfig",
+             "/etc/tuned.conf": f"{profiles}/{active}/tuned.conf",
+             "/etc/rc.d/rc3.d/S27ktune": "../init.d/ktune",
+             "/etc/rc.d/rc3.d/S28tuned": "../init.d/tuned"}
+    return files, links
+
+
 def lvm_backup(vg: str, read_ahead: dict[str, int | None]) -> str:
     """/etc/lvm/backup/<vg> as LVM2 writes it (abridged): one LV per entry, with
     ``read_ahead`` in sectors where ``lvchange -r`` set one (None: auto, the key absent)."""

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from tests.boot_samples import RHEL6_ARGS
 from tests.example_roots import SAS_TUNED_PROFILE
 from tests.rootbuilder import RootBuilder
 
@@ -168,11 +169,12 @@ def build_host(path: Path, spec: HostSpec) -> RootBuilder:
     root.cpus(spec.cpus, spec.governor, flags=spec.cpu_flags, sockets=spec.sockets)
     if spec.numa_online is not None:
         root.file("/sys/devices/system/node/online", spec.numa_online + "\n")
+    # What the running kernel booted with: the BLS entry's options (GRUB 2 adds BOOT_IMAGE),
+    # else a GRUB 0.97 title's kernel line as anaconda writes it (RHEL 5, 6).
     cmdline = spec.proc_cmdline if spec.proc_cmdline is not None else (
         f"BOOT_IMAGE=(hd0,msdos1)/vmlinuz-{spec.kernel} {spec.bls_options}"
-        if spec.bls_options is not None else None)
-    if cmdline is not None:
-        root.file("/proc/cmdline", cmdline + "\n")
+        if spec.bls_options is not None else RHEL6_ARGS)
+    root.file("/proc/cmdline", cmdline + "\n")
     if spec.dirty_ratio is not None:
         root.sysctl("vm.dirty_ratio", spec.dirty_ratio)
     if spec.tuned_installed:

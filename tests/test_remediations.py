@@ -16,6 +16,7 @@ from sascheck.rules import load_catalogue
 from sascheck.scanner.scan import run_scan
 from tests.example_roots import EXAMPLE_VALUES, EXAMPLES
 
+from .boot_samples import tuned02_installed
 from .hosts import BASELINE_SETS, SasFs, sas_host, tree_digest
 from .oscap import DATASTREAM, oscap_available
 from .remedy import ansible_available, generate, lint_playbook, run_bash, run_playbook
@@ -27,6 +28,8 @@ PERSISTENCE_RULES = ("thp_disabled_at_boot", "io_tuning_at_boot", "tuned_profile
 BAD = {"fail", "error"}
 needs_ansible = pytest.mark.skipif(not ansible_available(), reason="ansible-core not installed")
 CATALOGUE = load_catalogue()
+# What the default profile selects (cpu_dma_latency belongs to the xtremio profile only).
+DEFAULT_RULES = CATALOGUE.rules_of(CATALOGUE.profile("default"))
 
 
 def verdicts(root: Path, sets: list[str]) -> dict[str, str]:
@@ -37,8 +40,9 @@ def verdicts(root: Path, sets: list[str]) -> dict[str, str]:
 def _fixable(rule_id: str, root: Path) -> bool:
     """Offline, tuned cannot be installed: its rule stays failing without it. A RHEL 6 ktune
     script that remounts nobarrier or lowers read-ahead is not rewritten (the fix says what
-    to do)."""
-    if rule_id == "mount_options_at_boot" and (root / "etc/rc.d/rc3.d/S27ktune").is_symlink():
+    to do), and without tuned 0.2's throughput-performance there is no profile to switch to."""
+    if rule_id == "mount_options_at_boot" and (root / "etc/rc.d/rc3.d/S27ktune").is_symlink() \
+            and not (root / "etc/tune-profiles/throughput-performance").is_dir():
         return False
     backups = root / "etc/lvm/backup"
     if rule_id == "io_tuning_at_boot" and backups.is_dir() and any(
@@ -248,7 +252,8 @@ def test_udev_format_matches_what_the_script_writes(tmp_path):
     def body(text: str) -> list[str]:
         return [line for line in text.splitlines() if line.startswith("ACTION")]
 
-    assert body(rules) == body(written) and len(body(rules)) == 8
+    # Schedulers: two multipath maps and their eight paths; read-ahead: the three LVs.
+    assert body(rules) == body(written) and len(body(rules)) == 2 + 8 + 3
     # Disks only (a partition has no queue/), as udev matches them.
     assert all('SUBSYSTEM=="block", ENV{DEVTYPE}=="disk", ' in line for line in body(rules))
 
@@ -284,7 +289,7 @@ def test_oscap_generate_fix_from_the_datastream(tmp_path):
         assert completed.returncode == 0, completed.stderr
         assert "skipped" not in completed.stderr
     text = (tmp_path / "fix.sh").read_text()
-    assert len(re.findall(r"^CURRENT_RULE=[a-z]", text, re.MULTILINE)) == len(CATALOGUE.rules)
+    assert len(re.findall(r"^CURRENT_RULE=[a-z]", text, re.MULTILINE)) == len(DEFAULT_RULES)
     assert "READ_AHEAD_MIN_KB='2048'" in text  # the XCCDF value, substituted
     assert subprocess.run(["bash", "-n", str(tmp_path / "fix.sh")]).returncode == 0
     if ansible_available():
@@ -354,18 +359,66 @@ def test_bash_fix_outlasts_a_ktune_that_turns_thp_on(tmp_path):
     assert rc_local.read_text().splitlines() == lines and "no changes" in rerun.stdout
 
 
+RHEL6_HOST = {"kernel": "2.6.32-754.35.1.el6.x86_64", "rhel6_thp": True, "bls_options": None,
+              "grub_cmdline": None, "tuned_active": None, "defrag_tmpfiles": False,
+              "sas_local_cfg": "-WORK /saswork\n-UTILLOC /sasutil\n-BUFSIZE 64K\n"}
+
+
+def _rhel6_tuned02(path: Path, active: str | None) -> Path:
+    """A RHEL 6 image with tuned 0.2.22's profiles; ``active`` switched on by tuned-adm, or
+    none (then ktune and tuned are not started either)."""
+    files, links = tuned02_installed(active or "throughput-performance")
+    if active is None:
+        files.pop("/etc/tune-profiles/active-profile")
+        links = {}
+    rc_local = {"/etc/rc.d/rc.local": "#!/bin/sh\ntouch /var/lock/subsys/local\n"}
+    return sas_host(path, **RHEL6_HOST, extra_files={**files, **rc_local}, extra_links=links)
+
+
 def test_bash_fix_uses_sysv_tools_on_rhel6(tmp_path):
-    """A RHEL 6 image with tuned but no active profile: no systemd unit, link or command is
-    made; the script says which chkconfig and tuned-adm commands to run on the host."""
-    root = sas_host(tmp_path / "root", kernel="2.6.32-754.35.1.el6.x86_64", rhel6_thp=True,
-                    bls_options=None, grub_cmdline=None, tuned_active=None,
-                    defrag_tmpfiles=False)
+    """A RHEL 6 image with tuned 0.2 but no active profile: no systemd unit or command; the
+    files tuned-adm would change are changed (a profile without nobarrier: the cache is not
+    declared protected), and the script says which chkconfig commands to run on the host."""
+    root = _rhel6_tuned02(tmp_path / "root", None)
     ran = run_bash(generate("bash", tmp_path / "fix.sh", root, BASELINE_SETS), root)
     assert ran.returncode == 0
-    assert "manual: tuned_profile: this image boots with SysV init" in ran.stderr
-    assert "chkconfig tuned on; chkconfig ktune on; tuned-adm profile enterprise-storage" in \
-        ran.stderr.replace("\n", " ")
+    assert "manual: tuned_profile: on the running host: chkconfig tuned on; chkconfig ktune on" \
+        in ran.stderr.replace("\n", " ")
+    assert (root / "etc/tune-profiles/active-profile").read_text() == "throughput-performance\n"
+    assert os.readlink(root / "etc/ktune.d/tunedadm.sh") == \
+        "/etc/tune-profiles/throughput-performance/ktune.sh"
     assert not (root / "etc/systemd").exists() and "systemctl" not in ran.stdout
+
+
+def test_rhel6_enterprise_storage_gives_way_to_a_profile_that_keeps_barriers(tmp_path):
+    """tuned 0.2's enterprise-storage remounts every SAS file system nobarrier at each boot.
+    Unless the cache is declared protected, the fix switches to throughput-performance as
+    tuned-adm would (the links it makes), keeps the read-ahead enterprise-storage multiplied
+    with a udev rule, and every persistence rule then passes; a second run changes nothing."""
+    root = _rhel6_tuned02(tmp_path / "root", "enterprise-storage")
+    before = verdicts(root, BASELINE_SETS)
+    assert before["mount_options_at_boot"] == "fail" and before["tuned_profile"] == "pass"
+    script = generate("bash", tmp_path / "fix.sh", root, BASELINE_SETS)
+    run_bash(script, root)
+    profiles = "/etc/tune-profiles/throughput-performance"
+    assert {link: os.readlink(root / link.lstrip("/")) for link in (
+        "/etc/ktune.d/tunedadm.sh", "/etc/ktune.d/tunedadm.conf", "/etc/sysconfig/ktune",
+        "/etc/tuned.conf")} == {
+        "/etc/ktune.d/tunedadm.sh": f"{profiles}/ktune.sh",
+        "/etc/ktune.d/tunedadm.conf": f"{profiles}/sysctl.ktune",
+        "/etc/sysconfig/ktune": f"{profiles}/ktune.sysconfig",
+        "/etc/tuned.conf": f"{profiles}/tuned.conf"}
+    after = verdicts(root, BASELINE_SETS)
+    assert {rule: after[rule] for rule in PERSISTENCE_RULES} == dict.fromkeys(
+        PERSISTENCE_RULES, "pass")
+    assert "udev" in str(list((root / "etc/udev/rules.d").iterdir()))
+    assert "no changes" in run_bash(script, root).stdout
+    # A protected cache may keep enterprise-storage and its barriers off.
+    kept = _rhel6_tuned02(tmp_path / "kept", "enterprise-storage")
+    sets = [*BASELINE_SETS, "storage_cache_protected=true"]
+    run_bash(generate("bash", tmp_path / "kept.sh", kept, sets), kept)
+    assert (kept / "etc/ktune.d/tunedadm.sh").resolve() == \
+        kept / "etc/tune-profiles/enterprise-storage/ktune.sh"
 
 
 def test_bash_fix_says_how_to_raise_lvm_read_ahead(tmp_path):

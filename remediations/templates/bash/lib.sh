@@ -181,6 +181,18 @@ make_link() {
     fi
 }
 
+# Point an existing symbolic link at TARGET (what tuned-adm's unlink and symlink amount to).
+replace_link() {
+    local link="$1" target="$2" was
+    confined "$(dirname -- "$link")" || return 0
+    was="$(readlink -- "$link" 2>/dev/null || echo nothing)"
+    if act link "link $link -> $target (was $was)" \
+            "\"path\":$(json "$link"),\"target\":$(json "$target")"; then
+        mkdir -p -- "$(dirname -- "$link")"
+        ln -sfn -- "$target" "$link"
+    fi
+}
+
 # A command that changes the live system (systemctl, tuned-adm, grubby, dnf).
 run_command() {
     local argv="" word
@@ -740,6 +752,85 @@ apply_rhel5_ktune() {
     fi
 }
 
+# `tuned-adm profile NAME` of tuned 0.2 (RHEL 5, 6). Live, tuned-adm itself; offline, the
+# files it changes (tuned_adm.py at v0.2.22): the name in active-profile and links to the
+# profile's ktune.sh, sysctl.ktune, ktune.sysconfig and tuned.conf. A regular file where a
+# link belongs is the site's own and is left alone, as are the start links chkconfig makes.
+activate_tuned02_profile() {
+    local name="$1" profile="$LAYOUT_TUNED02_PROFILES/$1" pair file link
+    if [[ ! -d "$ROOT$profile" ]]; then
+        warn "$CURRENT_RULE: tuned 0.2 has no profile $name in $LAYOUT_TUNED02_PROFILES"
+        return 1
+    fi
+    if live; then
+        run_command tuned-adm profile "$name"
+        return 0
+    fi
+    write_file "$ROOT$LAYOUT_TUNED02_ACTIVE" "$name"$'\n'
+    for pair in $LAYOUT_TUNED02_LINKS; do
+        file="${pair%%:*}" link="${pair#*:}"
+        if [[ ! -e "$ROOT$profile/$file" ]]; then
+            if [[ -L "$ROOT$link" ]]; then
+                warn "manual: $CURRENT_RULE: $name has no $file; remove the link $link"
+            fi
+            continue
+        fi
+        [[ "$(readlink -- "$ROOT$link" 2>/dev/null)" == "$profile/$file" ]] && continue
+        if [[ -e "$ROOT$link" && ! -L "$ROOT$link" ]]; then
+            warn "manual: $CURRENT_RULE: $link is the site's own file, not tuned-adm's link:" \
+                 "give it the settings of $profile/$file"
+        elif [[ -L "$ROOT$link" ]]; then
+            replace_link "$ROOT$link" "$profile/$file"
+        else
+            make_link "$ROOT$link" "$profile/$file"
+        fi
+    done
+    if ! ktune_started || ! sysv_started tuned; then
+        warn "manual: $CURRENT_RULE: on the running host: chkconfig tuned on; chkconfig ktune on"
+    fi
+}
+
+# RHEL 5/6: the active tuned 0.2 profile's ktune.sh (tuned-adm's link) remounts every local
+# file system nobarrier at boot.
+ktune_profile_remounts_nobarrier() {
+    local script="$ROOT$LAYOUT_KTUNE_SCRIPTS/tunedadm.sh"
+    ktune_started && [[ -f "$script" ]] && grep -Eqs "$LAYOUT_KTUNE_NOBARRIER" "$script"
+}
+
+# Scheduler and read-ahead for the devices under the SAS file systems at every boot: a udev
+# rule (read-ahead only ever raised); with no SAS device known, the tuned profile.
+persist_sas_io_tuning() {
+    local rules="" name file wanted match value current
+    while IFS= read -r name; do
+        file="$ROOT/sys/block/$name/queue/scheduler"
+        if [[ ! -r "$file" ]] || ! grep -q '\[' "$file"; then
+            continue
+        fi
+        wanted="$(preferred_scheduler "$file")"
+        match="$(udev_match "$name")"
+        if [[ -n "$wanted" && -n "$match" ]]; then
+            rules+="ACTION==\"add|change\", SUBSYSTEM==\"block\", ENV{DEVTYPE}==\"disk\", $match, ATTR{queue/scheduler}=\"$wanted\""$'\n'
+        fi
+    done < <(sas_devices stack)
+    while IFS= read -r name; do
+        match="$(udev_match "$name")"
+        [[ -n "$match" ]] || continue
+        # Only ever raised: a device that reads ahead more keeps its value.
+        value="$READ_AHEAD_MIN_KB"
+        current="$(cat "$ROOT/sys/block/$name/queue/read_ahead_kb" 2>/dev/null || true)"
+        if [[ "$current" =~ ^[0-9]+$ ]] && (( current > value )); then value="$current"; fi
+        rules+="ACTION==\"add|change\", SUBSYSTEM==\"block\", ENV{DEVTYPE}==\"disk\", $match, ATTR{queue/read_ahead_kb}=\"$value\""$'\n'
+    done < <(sas_devices queue)
+    if [[ -n "$rules" ]]; then
+        write_file "$ROOT/etc/udev/rules.d/99-sascheck-io.rules" \
+            "# Written by sascheck: scheduler and read-ahead for the devices under SAS file systems."$'\n'"$rules"
+    else
+        # No SAS device known (a KVM host, say): tuned's [disk] settings cover every disk.
+        say "$CURRENT_RULE: no device found under the SAS file systems; using the tuned profile"
+        apply_tuned_profile
+    fi
+}
+
 # Install the sas-performance tuned profile, enable tuned at boot and activate it.
 apply_tuned_profile() {
     local tuned_ready=1 wants
@@ -757,17 +848,13 @@ apply_tuned_profile() {
         fi
     fi
     if (( tuned_ready )) && ! uses_systemd; then
-        # RHEL 5/6: tuned 0.2 profiles are directories of ktune scripts that tuned-adm
-        # installs; sascheck does not imitate it. chkconfig and service, never systemctl.
+        # RHEL 5/6: a shipped tuned 0.2 profile, as tuned-adm activates it; chkconfig and
+        # service, never systemctl.
         if live; then
             run_command chkconfig tuned on
             run_command chkconfig ktune on
-            run_command tuned-adm profile "$TUNED_SYSV_PROFILE"
-        else
-            warn "manual: $CURRENT_RULE: this image boots with SysV init (tuned 0.2); on the" \
-                 "running host: chkconfig tuned on; chkconfig ktune on;" \
-                 "tuned-adm profile $TUNED_SYSV_PROFILE"
         fi
+        activate_tuned02_profile "$TUNED_SYSV_PROFILE" || true
         return 0
     fi
     if (( tuned_ready )); then

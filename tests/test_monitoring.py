@@ -1,0 +1,132 @@
+"""Monitoring: the metrics file node_exporter's textfile collector reads, parsed with
+prometheus_client's own exposition parser; the shipped systemd units, verified by systemd."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+
+from sascheck.cli import main
+
+from .hosts import BASELINE_SETS, sas_host
+
+PROJECT = Path(__file__).resolve().parent.parent
+
+
+def _metrics(path: Path) -> dict[str, list[tuple[dict[str, str], float]]]:
+    families = text_string_to_metric_families(path.read_text())
+    return {family.name: [(sample.labels, sample.value) for sample in family.samples]
+            for family in families}
+
+
+def _scan(root: Path, out: Path, *sets: str) -> int:
+    argv = ["scan", "--root", str(root), "--quiet", "--prometheus", str(out), "--json",
+            str(out.with_suffix(".json"))]
+    for assignment in sets:
+        argv += ["--set", assignment]
+    return main(argv)
+
+
+def test_metrics_say_each_rules_result_the_score_and_failures(tmp_path):
+    root = sas_host(tmp_path / "root", thp_enabled="[always] madvise never")
+    assert _scan(root, tmp_path / "sascheck.prom", *BASELINE_SETS) == 2
+    metrics = _metrics(tmp_path / "sascheck.prom")
+    results = {(labels["rule"], labels["result"]): value
+               for labels, value in metrics["sascheck_rule_result"]}
+    assert results[("thp_disabled", "fail")] == 1 and results[("thp_disabled", "pass")] == 0
+    assert results[("read_ahead", "pass")] == 1
+    # Every rule has exactly one result set, and one series per possible result.
+    rules = {rule for rule, _ in results}
+    assert all(sum(results[(rule, r)] for r in ("pass", "fail", "error", "unknown",
+                                                 "notapplicable", "notchecked",
+                                                 "informational")) == 1 for rule in rules)
+    severities = {labels["rule"]: labels["severity"] for labels, _ in metrics["sascheck_rule_result"]}
+    assert severities["thp_disabled"] == "high"
+    failed = {labels["severity"]: value for labels, value in metrics["sascheck_failed_rules"]}
+    assert failed == {"high": 1, "medium": 0, "low": 0}
+    [(_, score)] = metrics["sascheck_score_ratio"]
+    judged = [value for (rule, result), value in results.items()
+              if result in ("pass", "fail", "error") and value == 1]
+    assert score == pytest.approx((len(judged) - 1) / len(judged))
+    [(_, duration)] = metrics["sascheck_scan_duration_seconds"]
+    [(_, when)] = metrics["sascheck_scan_timestamp_seconds"]
+    assert 0 < duration < 600 and when > 1.7e9
+    [(info, _)] = metrics["sascheck_info"]
+    assert info["profile"] == "default" and info["role"] == "bare_metal"
+
+
+def test_a_host_that_cannot_be_read_scores_zero(tmp_path):
+    """Errors count as judged: an empty root scores 0, never a perfect score."""
+    (tmp_path / "empty").mkdir()
+    assert _scan(tmp_path / "empty", tmp_path / "m.prom") == 2
+    metrics = _metrics(tmp_path / "m.prom")
+    [(_, score)] = metrics["sascheck_score_ratio"]
+    assert score == 0.0
+    errors = {labels["rule"] for labels, value in metrics["sascheck_rule_result"]
+              if labels["result"] == "error" and value == 1}
+    assert "sas_fs_type" in errors
+
+
+def test_metrics_file_is_replaced_atomically_and_links_are_refused(tmp_path):
+    root = sas_host(tmp_path / "root")
+    out = tmp_path / "sascheck.prom"
+    out.write_text("stale\n")
+    inode = out.stat().st_ino
+    _scan(root, out, *BASELINE_SETS)
+    assert out.stat().st_ino != inode and "stale" not in out.read_text()  # a new file, renamed
+    assert not list(tmp_path.glob("*.tmp*")) and not list(tmp_path.glob(".*"))
+    (tmp_path / "link.prom").symlink_to(tmp_path / "elsewhere.prom")
+    assert _scan(root, tmp_path / "link.prom", *BASELINE_SETS) == 1
+    assert not (tmp_path / "elsewhere.prom").exists()
+
+
+UNITS = PROJECT / "deploy" / "systemd"
+INSTALLED_SASCHECK = "/usr/local/bin/sascheck"  # where the unit expects `pip install` to put it
+
+
+def _exec_start(unit: str) -> list[str]:
+    """The ExecStart command line of a unit, continuation lines joined."""
+    text = unit.replace("\\\n", " ")
+    [line] = [line for line in text.splitlines() if line.startswith("ExecStart=")]
+    return line.split("=", 1)[1].split()
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze missing")
+def test_systemd_units_verify_and_break_when_broken(tmp_path):
+    """systemd's own verifier accepts the shipped service and timer (ExecStart pointed at
+    this checkout's sascheck, the one path the test machine lacks), and refuses a timer
+    whose calendar it cannot parse, so a verify that passes means something."""
+    sascheck = Path(sys.executable).parent / "sascheck"  # the venv's, as installed
+    service = (UNITS / "sascheck.service").read_text().replace(INSTALLED_SASCHECK, str(sascheck))
+    (tmp_path / "sascheck.service").write_text(service)
+    shutil.copy(UNITS / "sascheck.timer", tmp_path / "sascheck.timer")
+
+    def verify(*units: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["systemd-analyze", "verify", *units], cwd=tmp_path,
+                              capture_output=True, text=True, timeout=60)
+
+    good = verify("./sascheck.service", "./sascheck.timer")
+    assert good.returncode == 0, good.stderr
+    (tmp_path / "sascheck.timer").write_text(
+        (UNITS / "sascheck.timer").read_text().replace("OnCalendar=daily", "OnCalendar=dayly"))
+    assert verify("./sascheck.service", "./sascheck.timer").returncode != 0
+
+
+def test_the_services_command_line_scans_and_writes_its_three_files(tmp_path):
+    """The service's own ExecStart, run as written but for the state directory: a read-only
+    scan of this machine whose exit status the unit accepts, and the three outputs."""
+    argv = _exec_start((UNITS / "sascheck.service").read_text())
+    assert argv[:2] == [INSTALLED_SASCHECK, "scan"]
+    state = "/var/lib/sascheck"
+    args = [arg.replace(state, str(tmp_path)) for arg in argv[1:]]
+    (tmp_path / "metrics").mkdir()  # StateDirectory= makes it before the service starts
+    status = main(args)
+    assert status in (0, 2)  # SuccessExitStatus=2: findings are not a failed service
+    for name in ("sascheck-report.json", "sascheck-report.html", "metrics/sascheck.prom"):
+        assert (tmp_path / name).stat().st_size > 0, name
+    assert "sascheck_rule_result" in _metrics(tmp_path / "metrics/sascheck.prom")
