@@ -18,6 +18,7 @@ from markupsafe import Markup
 
 from .. import __version__
 from . import storage_svg, throughput_svg
+from .drift import Change
 from .model import HostView
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -53,7 +54,16 @@ def render_host(host: HostView, snippets: Snippets) -> str:
         host=host, snippets=snippets, svgs=[_svgs(host)], charts=[_chart(host)], **_assets())
 
 
-def render_fleet(hosts: Sequence[HostView], snippets: Snippets) -> str:
+def render_drift(changes: Sequence[Change], old: str, new: str) -> str:
+    stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    return _environment().get_template("drift.html.j2").render(
+        title="sascheck: what changed", subtitle=f"{old} \u2192 {new}, built {stamp}",
+        changes=changes, worse=sum(change.worse for change in changes),
+        hosts=len({change.host for change in changes}), **_assets())
+
+
+def render_fleet(hosts: Sequence[HostView], snippets: Snippets,
+                 regressed: Mapping[str, set[str]] | None = None) -> str:
     ordered = sorted(hosts, key=lambda h: (h.badness, h.name))
     rule_ids: dict[str, object] = {}
     for host in ordered:
@@ -74,4 +84,7 @@ def render_fleet(hosts: Sequence[HostView], snippets: Snippets) -> str:
         hosts=ordered, rules=rules, counts=counts, results=results, snippets=snippets,
         high_failing=sum(1 for h in ordered if h.failed_by_severity()["high"]),
         svgs=[_svgs(host) for host in ordered], charts=[_chart(host) for host in ordered],
-        measured=any(host.measurements for host in ordered), **_assets())
+        measured=any(host.measurements for host in ordered),
+        baseline=regressed is not None, regressed=regressed or {},
+        regressed_hosts=sum(1 for host in ordered if (regressed or {}).get(host.name)),
+        **_assets())

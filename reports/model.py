@@ -60,6 +60,7 @@ class HostView:
     # sascheck iotest's measurements, and the per-core targets they were judged against
     measurements: list[dict[str, Any]] = field(default_factory=list)
     io_targets: dict[str, int] = field(default_factory=dict)
+    values: dict[str, Any] = field(default_factory=dict)  # the site values (sascheck JSON)
 
     def slowest_per_core(self) -> float | None:
         """The lowest write or read MB/s per core measured on any file system (fleet column)."""
@@ -129,7 +130,8 @@ def from_json(data: dict[str, Any], path: str, catalogue: Catalogue) -> HostView
             memory_kib=host.get("memory_kib"), scanned_at=data.get("scanned_at", ""),
             sas_dirs=list(data.get("sas_dirs", [])), storage=list(data.get("storage", [])),
             measurements=list(data.get("measurements", [])),
-            io_targets=_io_targets(data.get("values"), catalogue))
+            io_targets=_io_targets(data.get("values"), catalogue),
+            values=dict(data["values"]) if isinstance(data.get("values"), dict) else {})
         view.rules = [_with_catalogue(RuleView(
             id=r["id"], title=r.get("title", ""), severity=r.get("severity", ""),
             result=r["result"], expected=r.get("expected", ""), actual=r.get("actual", ""),

@@ -63,3 +63,30 @@ def render(result: dict[str, Any], console: Console) -> None:
     counts = result["summary"]
     parts = [f"{counts[key]} {key}" for key in ORDER if counts.get(key)]
     console.print(Text("  ".join(parts), style="bold"))
+
+
+def render_drift(changes: list[Any], console: Console) -> None:
+    """sascheck diff's output: per host (most recently scanned first), a table of what
+    changed, worse verdicts marked; all host text made safe for the terminal."""
+    if not changes:
+        console.print("no changes")
+        return
+    hosts: dict[str, list[Any]] = {}
+    for change in changes:
+        hosts.setdefault(change.host, []).append(change)
+    for host, host_changes in hosts.items():
+        scanned = host_changes[0].scanned_at[:16].replace("T", " ")  # to the minute
+        console.print(Text.assemble((for_terminal(host), "bold"), (f"  scanned {scanned}", "dim")))
+        table = Table(show_lines=False, expand=False, pad_edge=False, show_header=False)
+        table.add_column("", no_wrap=True)
+        table.add_column("rule", no_wrap=True)
+        table.add_column("what", no_wrap=True)
+        table.add_column("was -> now", overflow="fold")
+        for change in host_changes:
+            table.add_row(Text("\u25bc worse", style="bold red") if change.worse else Text(""),
+                          Text(for_terminal(change.rule or "(host)")),
+                          Text(for_terminal(change.field)),
+                          Text(for_terminal(f"{change.old} \u2192 {change.new}")))
+        console.print(table)
+    worse = sum(change.worse for change in changes)
+    console.print(f"{len(changes)} changes on {len(hosts)} hosts, {worse} worse")

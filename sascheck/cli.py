@@ -111,6 +111,17 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--junit", metavar="FILE", help="also write JUnit XML")
     report.add_argument("--fleet", action="store_true",
                         help="a fleet report even for a single host")
+    report.add_argument("--baseline", metavar="DIR|FILE", action="append", default=[],
+                        help="earlier results: mark each rule that got worse since (repeatable)")
+
+    diff = commands.add_parser(
+        "diff", help="what changed between two sets of results: per host and rule (exit 2 "
+                     "when a rule got worse)")
+    diff.add_argument("old", metavar="OLD", help="results file or directory of results")
+    diff.add_argument("new", metavar="NEW", help="results file or directory of results")
+    diff.add_argument("--json", metavar="FILE", help="write the changes as JSON ('-' for stdout)")
+    diff.add_argument("--html", metavar="FILE", help="write a self-contained HTML page")
+    diff.add_argument("--quiet", action="store_true", help="no table on the terminal")
 
     collect = commands.add_parser(
         "collect", help="archive the files a scan reads, to scan elsewhere (--snapshot)")
@@ -310,38 +321,65 @@ def for_terminal_lines(text: str) -> str:
     return "\n".join(for_terminal(line) for line in text.split("\n"))
 
 
-def _html(hosts: list[Any], catalogue: Any, fleet: bool) -> str:
+def _html(hosts: list[Any], catalogue: Any, fleet: bool,
+          regressed: dict[str, set[str]] | None = None) -> str:
     from .remediations.generate import rule_snippets
     from .reports.html import render_fleet, render_host
 
     snippets = rule_snippets(catalogue)
-    if fleet or len(hosts) != 1:
-        return render_fleet(hosts, snippets)
+    if fleet or len(hosts) != 1 or regressed is not None:
+        return render_fleet(hosts, snippets, regressed)
     return render_host(hosts[0], snippets)
 
 
-def _report(args: argparse.Namespace) -> int:
+RESULT_SUFFIXES = (".json", ".xml")  # sascheck JSON, oscap ARF
+
+
+def _result_paths(paths: Sequence[str]) -> list[str]:
+    """Files as given; a directory stands for its *.json and *.xml files."""
+    found: list[str] = []
+    for path in paths:
+        if os.path.isdir(path):
+            found += sorted(os.path.join(path, name) for name in os.listdir(path)
+                            if name.endswith(RESULT_SUFFIXES)
+                            and os.path.isfile(os.path.join(path, name)))
+        else:
+            found.append(path)
+    return found
+
+
+def _load_results(catalogue: Any, paths: Sequence[str]) -> list[Any]:
     from rich.progress import Progress
 
-    from .outputs import check_destinations, write_output
     from .reports.model import ReportInputError, load, merge_measured
 
-    with _user_errors():
-        check_destinations([args.output, args.junit], args.results)
-    catalogue = _catalogue()
     hosts = []
-    show_progress = len(args.results) > 20 and sys.stderr.isatty()
+    files = _result_paths(paths)
+    show_progress = len(files) > 20 and sys.stderr.isatty()
     with Progress(transient=True, disable=not show_progress) as progress:
-        task = progress.add_task("reading results", total=len(args.results))
-        for path in args.results:
+        task = progress.add_task("reading results", total=len(files))
+        for path in files:
             try:
                 hosts.append(load(path, catalogue))
             except ReportInputError as exc:
                 raise UsageError(str(exc)) from exc
             progress.advance(task)
-    hosts = merge_measured(hosts)  # a host's scan and iotest results, read together
+    return merge_measured(hosts)  # a host's scan and iotest results, read together
+
+
+def _report(args: argparse.Namespace) -> int:
+    from .outputs import check_destinations, write_output
+
     with _user_errors():
-        write_output(args.output, _html(hosts, catalogue, args.fleet))
+        check_destinations([args.output, args.junit], [*args.results, *args.baseline])
+    catalogue = _catalogue()
+    hosts = _load_results(catalogue, args.results)
+    regressed = None
+    if args.baseline:
+        from .reports import drift
+        regressed = drift.regressed(drift.diff(_load_results(catalogue, args.baseline), hosts))
+    with _user_errors():
+        write_output(args.output, _html(hosts, catalogue, args.fleet, regressed))
         if args.junit:
             from .reports.junit import render_junit
             write_output(args.junit, render_junit(hosts))
@@ -460,7 +498,38 @@ def _explain(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _diff(args: argparse.Namespace) -> int:
+    import json
+
+    from .outputs import STDOUT, check_destinations, write_output
+    from .reports import drift
+
+    with _user_errors():
+        check_destinations([args.json, args.html], [args.old, args.new])
+    catalogue = _catalogue()
+    old, new = _load_results(catalogue, [args.old]), _load_results(catalogue, [args.new])
+    if not old or not new:
+        raise UsageError(f"no results in {args.old if not old else args.new}")
+    changes = drift.diff(old, new)
+    if not args.quiet:
+        from rich.console import Console
+
+        from .reports.terminal import render_drift
+        render_drift(changes, Console(stderr=STDOUT in (args.json, args.html)))
+    with _user_errors():
+        if args.json:
+            write_output(args.json, json.dumps(
+                {"schema": "sascheck-diff/1", "old": args.old, "new": args.new,
+                 "worse": sum(change.worse for change in changes),
+                 "changes": [change.to_dict() for change in changes]}, indent=2) + "\n")
+        if args.html:
+            from .reports.html import render_drift as html_drift
+            write_output(args.html, html_drift(changes, args.old, args.new))
+    return EXIT_FINDINGS if any(change.worse for change in changes) else EXIT_OK
+
+
 COMMANDS = {"scan": _scan, "build": _build, "tailor": _tailor, "fix": _fix, "report": _report,
+            "diff": _diff,
             "collect": _collect, "iotest": _iotest,
             "rules": _rules,
             "explain": _explain}

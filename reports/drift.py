@@ -1,0 +1,109 @@
+"""What changed between two scans of the same hosts (`sascheck diff`, and the fleet report's
+--baseline): each rule's verdict and actual value, the profile and the site values, hosts
+matched by name, the most recently scanned first.
+
+A change is *worse* when a rule's verdict moves down this scale: pass (and the verdicts that
+judge nothing: notapplicable, informational, notselected), notchecked, error or unknown,
+fail. Hosts or rules present on one side only are listed, never counted as worse.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from .model import HostView
+
+RANK = {"pass": 0, "notapplicable": 0, "informational": 0, "notselected": 0, "fixed": 0,
+        "notchecked": 1, "error": 2, "unknown": 2, "fail": 3}
+SHOWN_CHARACTERS = 200  # a long actual value or site value is cut for display
+
+
+@dataclass(frozen=True)
+class Change:
+    host: str
+    scanned_at: str  # the newer scan's time
+    rule: str  # a rule id; "" for the host itself (profile, site values, presence)
+    field: str  # result | actual | profile | value NAME | rule | host
+    old: str
+    new: str
+    worse: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _shown(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+    return text if len(text) <= SHOWN_CHARACTERS else text[:SHOWN_CHARACTERS - 1] + "\u2026"
+
+
+def worse(old: str, new: str) -> bool:
+    return RANK.get(new, 2) > RANK.get(old, 2)
+
+
+def compare(old: HostView, new: HostView) -> list[Change]:
+    """What changed on one host, worst first."""
+    def change(rule: str, field: str, before: Any, after: Any, bad: bool = False) -> Change:
+        return Change(new.name, new.scanned_at, rule, field, _shown(before), _shown(after), bad)
+
+    changes: list[Change] = []
+    if old.profile != new.profile:
+        changes.append(change("", "profile", old.profile, new.profile))
+    # oscap's ARF carries no site values: compare them only where both scans have them.
+    shared = old.values.keys() | new.values.keys() if old.values and new.values else set()
+    for name in sorted(shared):
+        if old.values.get(name) != new.values.get(name):
+            changes.append(change("", f"value {name}", old.values.get(name, "(unset)"),
+                                  new.values.get(name, "(unset)")))
+    before = {rule.id: rule for rule in old.rules}
+    after = {rule.id: rule for rule in new.rules}
+    for rule_id in sorted(before.keys() | after.keys()):
+        was, now = before.get(rule_id), after.get(rule_id)
+        if was is None and now is not None:
+            changes.append(change(rule_id, "rule", "(not scanned)", now.result))
+        elif now is None and was is not None:
+            changes.append(change(rule_id, "rule", was.result, "(not scanned)"))
+        elif was is not None and now is not None:
+            if was.result != now.result:
+                changes.append(change(rule_id, "result", was.result, now.result,
+                                      worse(was.result, now.result)))
+            if was.actual != now.actual and was.actual and now.actual:
+                changes.append(change(rule_id, "actual", was.actual, now.actual))
+    return sorted(changes, key=lambda c: (not c.worse, c.rule == "", c.rule, c.field))
+
+
+def newest_per_host(hosts: Iterable[HostView]) -> dict[str, HostView]:
+    """One view per host name: the most recent scan."""
+    chosen: dict[str, HostView] = {}
+    for host in hosts:
+        if host.name not in chosen or host.scanned_at > chosen[host.name].scanned_at:
+            chosen[host.name] = host
+    return chosen
+
+
+def diff(old_hosts: Sequence[HostView], new_hosts: Sequence[HostView]) -> list[Change]:
+    """Every change across the fleet, the most recently scanned host first."""
+    old, new = newest_per_host(old_hosts), newest_per_host(new_hosts)
+    changes: list[Change] = []
+    for name in sorted(old.keys() - new.keys()):
+        changes.append(Change(name, old[name].scanned_at, "", "host", "scanned", "(missing)"))
+    for name in sorted(new.keys() - old.keys()):
+        changes.append(Change(name, new[name].scanned_at, "", "host", "(missing)", "scanned"))
+    for name in old.keys() & new.keys():
+        changes.extend(compare(old[name], new[name]))
+    # Stable sorts: newest scan first, then host name; each host keeps worst-first order.
+    changes.sort(key=lambda c: c.host)
+    changes.sort(key=lambda c: c.scanned_at, reverse=True)
+    return changes
+
+
+def regressed(changes: Iterable[Change]) -> dict[str, set[str]]:
+    """host -> the rules whose verdict got worse."""
+    found: dict[str, set[str]] = {}
+    for change in changes:
+        if change.worse:
+            found.setdefault(change.host, set()).add(change.rule)
+    return found

@@ -1,0 +1,143 @@
+"""Drift: `sascheck diff` between two scans (files or directories of them) and the fleet
+report's --baseline, on results of real scans of built roots."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from lxml import html as lxml_html
+
+from sascheck.cli import main
+
+from .browser import browser_available, open_page
+from .hosts import BASELINE_SETS, sas_host
+from .oscap import oscap_available, oscap_eval, tailor
+
+HOSTILE_NAME = '<img src=x onerror="window.__pwned=1">\x1b]0;owned\x07'
+
+
+def _results(tmp_path: Path, name: str, hostname: str = "sastest", sets: tuple[str, ...] = (),
+             **changes: object) -> Path:
+    """A scan of the baseline host (with ``changes``) as sascheck JSON."""
+    root = sas_host(tmp_path / f"root-{name}", extra_files={"/etc/hostname": f"{hostname}\n"},
+                    **changes)
+    out = tmp_path / f"{name}.json"
+    argv = ["scan", "--root", str(root), "--quiet", "--json", str(out)]
+    for assignment in (*BASELINE_SETS, *sets):
+        argv += ["--set", assignment]
+    main(argv)
+    return out
+
+
+def _diff(old: Path, new: Path, out: Path, *extra: str) -> tuple[int, dict]:
+    status = main(["diff", str(old), str(new), "--quiet", "--json", str(out), *extra])
+    return status, json.loads(out.read_text())
+
+
+def test_a_rule_that_got_worse_exits_2_and_is_listed_first(tmp_path):
+    old = _results(tmp_path, "old")
+    new = _results(tmp_path, "new", thp_enabled="[always] madvise never", read_ahead_kb=8192,
+                   sets=("dirty_ratio=30",))
+    status, report = _diff(old, new, tmp_path / "d.json")
+    assert status == 2 and report["worse"] >= 2
+    changes = report["changes"]
+    first = changes[0]
+    assert first["worse"] and first["host"] == "sastest" and first["field"] == "result"
+    by_rule = {(c["rule"], c["field"]): c for c in changes}
+    assert (by_rule[("thp_disabled", "result")]["old"],
+            by_rule[("thp_disabled", "result")]["new"]) == ("pass", "fail")
+    assert by_rule[("vm_dirty_ratio", "result")]["worse"]  # 40 is not the site's 30
+    # A site value that changed is a change of the host's, not a worse verdict.
+    value = by_rule[("", "value dirty_ratio")]
+    assert (value["old"], value["new"], value["worse"]) == ("40", "30", False)
+    # Actual values that moved without changing the verdict are shown too.
+    assert "8192" in by_rule[("read_ahead", "actual")]["new"]
+    assert not by_rule[("read_ahead", "actual")]["worse"]
+
+
+def test_only_improvements_exit_0_and_unchanged_scans_say_nothing(tmp_path):
+    bad = _results(tmp_path, "bad", thp_enabled="[always] madvise never")
+    good = _results(tmp_path, "good")
+    status, report = _diff(bad, good, tmp_path / "d.json")
+    assert status == 0 and report["worse"] == 0
+    [thp] = [c for c in report["changes"] if (c["rule"], c["field"]) == ("thp_disabled", "result")]
+    assert (thp["old"], thp["new"], thp["worse"]) == ("fail", "pass", False)
+    status, report = _diff(good, _results(tmp_path, "again"), tmp_path / "same.json")
+    assert status == 0 and [c for c in report["changes"] if c["field"] != "actual"] == []
+
+
+def test_directories_match_hosts_by_name_and_take_the_newest_scan(tmp_path):
+    before, after = tmp_path / "before", tmp_path / "after"
+    before.mkdir()
+    after.mkdir()
+    _results(tmp_path, "a1", "sasgrid01").rename(before / "a.json")
+    _results(tmp_path, "b1", "sasgrid02").rename(before / "b.json")
+    stale = _results(tmp_path, "a-stale", "sasgrid01", thp_enabled="[always] madvise never")
+    data = json.loads(stale.read_text())
+    data["scanned_at"] = "2000-01-01T00:00:00+00:00"  # an old scan of the same host
+    (after / "a-old.json").write_text(json.dumps(data))
+    _results(tmp_path, "a2", "sasgrid01").rename(after / "a-new.json")
+    _results(tmp_path, "c2", "sasgrid03").rename(after / "c.json")
+    (after / "notes.txt").write_text("not a result")
+    status, report = _diff(before, after, tmp_path / "d.json")
+    assert status == 0  # the newest scan of sasgrid01 passes as before
+    presence = {(c["host"], c["old"], c["new"]) for c in report["changes"] if c["field"] == "host"}
+    assert presence == {("sasgrid02", "scanned", "(missing)"), ("sasgrid03", "(missing)", "scanned")}
+
+
+@pytest.mark.skipif(not oscap_available(), reason="oscap is not installed")
+def test_oscap_arf_against_sascheck_json_compares_verdicts_only(tmp_path):
+    root = sas_host(tmp_path / "root")
+    tailoring = tailor(root, list(BASELINE_SETS), tmp_path / "t.xml")
+    oscap_eval(root, tailoring, tmp_path)
+    broken = _results(tmp_path, "new", thp_enabled="[always] madvise never")
+    status, report = _diff(tmp_path / "results-arf.xml", broken, tmp_path / "d.json")
+    assert status == 2
+    fields = {(c["rule"], c["field"]) for c in report["changes"]}
+    assert ("thp_disabled", "result") in fields
+    assert not [f for f in fields if f[1].startswith("value ")]  # ARF has no site values
+
+
+def test_hostile_host_names_stay_text_in_the_table_and_the_page(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "400")  # one line per change: the escaped name in one piece
+    old = _results(tmp_path, "old", HOSTILE_NAME.replace("\x1b]0;owned\x07", ""))
+    data = json.loads(old.read_text())
+    data["host"]["hostname"] = HOSTILE_NAME
+    old.write_text(json.dumps(data))
+    new = tmp_path / "new.json"
+    data["rules"] = [dict(r, result="fail") if r["id"] == "read_ahead" else r
+                     for r in data["rules"]]
+    new.write_text(json.dumps(data))
+    page = tmp_path / "d.html"
+    assert main(["diff", str(old), str(new), "--html", str(page)]) == 2
+    terminal = capsys.readouterr()
+    assert "\x1b]0;owned" not in terminal.out + terminal.err
+    assert "\\x1b]0;owned" in terminal.out + terminal.err
+    tree = lxml_html.fromstring(page.read_text())
+    assert tree.xpath("//img") == [] and len(tree.xpath("//tr[@class='worse']")) == 1
+    if browser_available():
+        with open_page(page) as (opened, log):
+            assert opened.evaluate("typeof window.__pwned") == "undefined"
+            assert "<img src=x" in opened.locator("table.drift").inner_text()
+        assert [url for url in log.requests if not url.startswith("file://")] == []
+
+
+def test_fleet_report_marks_what_regressed_since_the_baseline(tmp_path):
+    baseline = tmp_path / "baseline"
+    baseline.mkdir()
+    _results(tmp_path, "a1", "sasgrid01").rename(baseline / "a.json")
+    _results(tmp_path, "b1", "sasgrid02").rename(baseline / "b.json")
+    now_a = _results(tmp_path, "a2", "sasgrid01", thp_enabled="[always] madvise never")
+    now_b = _results(tmp_path, "b2", "sasgrid02")
+    page = tmp_path / "fleet.html"
+    assert main(["report", str(now_a), str(now_b), "-o", str(page),
+                 "--baseline", str(baseline)]) == 0
+    tree = lxml_html.fromstring(page.read_text())
+    marked = [(cell.getparent().xpath("string(td[1]/a)"), cell.get("title"))
+              for cell in tree.xpath("//td[contains(@class, 'regressed')]")]
+    assert marked == [("sasgrid01", "thp_disabled: fail (worse than the baseline)")]
+    cards = tree.xpath("//div[@class='card'][div[contains(., 'worse than the baseline')]]"
+                       "/div[contains(@class, 'big')]/text()")
+    assert cards == ["1"]
