@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -10,6 +11,14 @@ from sascheck.rules import Catalogue, load_catalogue
 from sascheck.scanner.scan import run_scan
 
 from .hosts import BASELINE_SETS, sas_host
+
+
+@pytest.fixture(scope="session", autouse=True)
+def fix_manifests_in_a_temporary_directory(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The fix scripts the tests run record their changes in one manifest of the session's
+    (by default they write one in the current directory, or in /var/lib/sascheck live)."""
+    os.environ.setdefault("SASCHECK_MANIFEST",
+                          str(tmp_path_factory.mktemp("manifests") / "fix.manifest"))
 
 
 @pytest.fixture(scope="session")

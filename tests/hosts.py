@@ -200,17 +200,20 @@ def sas_host(path: Path, **changes: Any) -> Path:
     return path
 
 
-def tree_digest(path: Path) -> str:
-    """Names, modes, modification times, link targets and contents of a whole tree: equal
-    digests mean nothing was written."""
+def tree_digest(path: Path, times: bool = True) -> str:
+    """Names, modes, owners, modification times, link targets and contents of a whole tree:
+    equal digests mean nothing was written. Without ``times``, equal digests mean the same
+    bytes, links and modes (a directory whose entries came and went, a link pointed away
+    and back, still match)."""
     digest = hashlib.sha256()
     for directory, dirs, files in os.walk(path):
         dirs.sort()
         for name in sorted(dirs + files):
             full = Path(directory) / name
             info = full.lstat()
-            digest.update(f"{full.relative_to(path)} {info.st_mode} {info.st_mtime_ns} "
-                          f"{info.st_size}".encode())
+            when = info.st_mtime_ns if times else 0
+            digest.update(f"{full.relative_to(path)} {info.st_mode} {info.st_uid}:{info.st_gid} "
+                          f"{when} {info.st_size}".encode())
             if full.is_symlink():
                 digest.update(os.readlink(full).encode())
             elif full.is_file():

@@ -492,3 +492,53 @@ def test_nfs_read_ahead_is_found_on_its_bdi(tmp_path, read_ahead_kb, low):
     script = generate("bash", tmp_path / "fix.sh", root, sets, ["--rule", "read_ahead", "--all"])
     done = run_bash(script, root)
     assert ("NFS sets read-ahead again at every mount" in done.stderr) == low, done.stderr
+
+
+@pytest.mark.parametrize("case", ["every persistence rule failing", "RHEL 6 enterprise-storage"])
+def test_fix_then_revert_leaves_the_image_as_it_was(tmp_path, case):
+    """fix, then --revert with the manifest the fix wrote: every file, link, mode and owner
+    is back (only modification times of directories and links differ); a second revert
+    changes nothing."""
+    if case == "RHEL 6 enterprise-storage":
+        root = _rhel6_tuned02(tmp_path / "root", "enterprise-storage")
+    else:
+        root = sas_host(tmp_path / "root", tuned_active="balanced", read_ahead_kb=128,
+                        bls_options="root=/dev/mapper/rhel-root ro", grub_cmdline="",
+                        dirty_ratio=20, defrag_tmpfiles=False,
+                        filesystems=[SasFs("sasdata", "/sasdata", options="rw,relatime"),
+                                     SasFs("saswork", "/saswork"), SasFs("sasutil", "/sasutil")])
+    before = verdicts(root, BASELINE_SETS)
+    assert sum(before[rule] in BAD for rule in PERSISTENCE_RULES) >= 2, before
+    digest = tree_digest(root, times=False)
+    manifest = tmp_path / "fix.manifest"
+    script = generate("bash", tmp_path / "fix.sh", root, BASELINE_SETS)
+    env = {"SASCHECK_MANIFEST": str(manifest)}
+    run_bash(script, root, env=env)
+    assert tree_digest(root, times=False) != digest
+    assert verdicts(root, BASELINE_SETS) != before
+    lines = [line for line in manifest.read_text().splitlines() if not line.startswith("#")]
+    assert {line.split("\t")[0] for line in lines} >= {"file", "new"}
+    undone = run_bash(script, root, "--revert", str(manifest), env=env)
+    assert "changes reverted" in undone.stdout
+    assert tree_digest(root, times=False) == digest
+    assert verdicts(root, BASELINE_SETS) == before
+    again = run_bash(script, root, "--revert", str(manifest), env=env)
+    assert "nothing to revert" in again.stdout
+    assert tree_digest(root, times=False) == digest
+
+
+def test_revert_refuses_a_manifest_that_points_outside_the_image(tmp_path):
+    """A doctored manifest naming a file outside the image: nothing there is removed."""
+    root = sas_host(tmp_path / "root")
+    victim = tmp_path / "victim"
+    victim.write_text("keep me\n")
+    manifest = tmp_path / "evil.manifest"
+    manifest.write_text("new\t" + str(victim).encode().hex() + "\t\n"
+                        + "new\t$(touch pwned)\t\n")
+    script = generate("bash", tmp_path / "fix.sh", root, BASELINE_SETS)
+    ran = subprocess.run(["bash", str(script), "--revert", str(manifest)], cwd=tmp_path,
+                         env={**os.environ, "SASCHECK_ROOT": str(root)},
+                         capture_output=True, text=True, timeout=60)
+    assert victim.read_text() == "keep me\n" and not (tmp_path / "pwned").exists()
+    assert "refused" in ran.stderr and "malformed" in ran.stderr
+

@@ -15,16 +15,29 @@ PLAN_ITEMS=()
 STAMP="$(date +%Y%m%d%H%M%S)"
 declare -A BACKED_UP=()
 
+# Every change a run makes is recorded here, so that --revert can undo it (see revert()):
+# on this host in /var/lib/sascheck; for an offline image in the current directory, outside
+# the image, where nothing the image holds (a planted link) can redirect the writes.
+if [[ -n "$ROOT" ]]; then
+    MANIFEST="${SASCHECK_MANIFEST:-$PWD/sascheck-fix-$STAMP.manifest}"
+else
+    MANIFEST="${SASCHECK_MANIFEST:-/var/lib/sascheck/fix-$STAMP.manifest}"
+fi
+REVERT=""
+
 usage() {
-    echo "usage: $0 [--dry-run]   (env: SASCHECK_ROOT=DIR, SASCHECK_ROLE=ROLE, SASCHECK_INSTALL_TUNED=yes)"
+    echo "usage: $0 [--dry-run | --revert MANIFEST]   (env: SASCHECK_ROOT=DIR, SASCHECK_ROLE=ROLE," \
+         "SASCHECK_INSTALL_TUNED=yes, SASCHECK_MANIFEST=FILE)"
 }
 
-for argument in "$@"; do
-    case "$argument" in
+while (( $# > 0 )); do
+    case "$1" in
         --dry-run) DRY_RUN=1 ;;
+        --revert) [[ $# -ge 2 ]] || { usage >&2; exit 1; }; REVERT="$2"; shift ;;
         -h|--help) usage; exit 0 ;;
         *) usage >&2; exit 1 ;;
     esac
+    shift
 done
 
 live() { [[ -z "$ROOT" ]]; }
@@ -84,6 +97,9 @@ set_runtime() {
         return 0
     fi
     if act runtime "$file: $current -> $value" "\"path\":$(json "$file"),\"value\":$(json "$value")"; then
+        # A selection ("always madvise [never]") is restored by writing its selected word.
+        if [[ "$current" =~ \[([^]]+)\] ]]; then record runtime "$file" "${BASH_REMATCH[1]}"
+        else record runtime "$file" "$current"; fi
         printf '%s' "$value" > "$file"
     fi
 }
@@ -101,6 +117,34 @@ confined() {
     return 1
 }
 
+# The manifest: one change a line, KIND, then the path and the datum hex-encoded (host
+# paths may hold tabs and newlines; hex decodes without any shell evaluation).
+hex() { printf '%s' "$1" | od -An -v -tx1 | tr -d ' \n'; }
+unhex() {
+    local hex="$1" escaped="" i
+    for (( i = 0; i < ${#hex}; i += 2 )); do escaped+="\\x${hex:i:2}"; done
+    printf '%b' "$escaped"
+}
+record() {
+    local kind="$1" path="$2" datum="${3:-}"
+    if [[ ! -e "$MANIFEST" ]]; then
+        mkdir -p -- "$(dirname -- "$MANIFEST")"
+        printf '# sascheck fix manifest: undo with: %s --revert %s\n' "$0" "$MANIFEST" > "$MANIFEST"
+    fi
+    printf '%s\t%s\t%s\n' "$kind" "$(hex "$path")" "$(hex "$datum")" >> "$MANIFEST"
+}
+
+# mkdir -p, recording each directory it makes (revert removes them when empty).
+make_dirs() {
+    local dir="$1" missing=()
+    while [[ ! -e "$dir" && "$dir" != / && "$dir" != . ]]; do
+        missing=("$dir" "${missing[@]}")
+        dir="$(dirname -- "$dir")"
+    done
+    mkdir -p -- "$1"
+    for dir in "${missing[@]}"; do record dir "$dir"; done
+}
+
 # Back a file up once per run, beside it, keeping owner and mode. The name is made new
 # (mktemp, O_EXCL) so that nothing planted under a predictable name is written through.
 backup() {
@@ -109,6 +153,7 @@ backup() {
     copy="$(mktemp --suffix=.bak -- "$file.sascheck-$STAMP.XXXXXX")"
     cp -p -- "$file" "$copy"
     BACKED_UP[$file]=1
+    record file "$file" "$copy"
 }
 
 # In plan mode files are not written: later edits must see earlier ones, so the content
@@ -156,8 +201,8 @@ write_file() {
         fi
         return 0
     fi
-    mkdir -p -- "$(dirname -- "$file")"
-    backup "$file"
+    make_dirs "$(dirname -- "$file")"
+    if [[ -e "$file" ]]; then backup "$file"; else record new "$file"; fi
     temporary="$(mktemp -- "$file.sascheck.XXXXXX")"
     printf '%s' "$content" > "$temporary"
     if [[ -e "$file" ]]; then
@@ -176,7 +221,8 @@ make_link() {
     [[ -e "$link" || -L "$link" ]] && return 0
     confined "$(dirname -- "$link")" || return 0
     if act link "link $link -> $target" "\"path\":$(json "$link"),\"target\":$(json "$target")"; then
-        mkdir -p -- "$(dirname -- "$link")"
+        make_dirs "$(dirname -- "$link")"
+        record link "$link" ""
         ln -s -- "$target" "$link"
     fi
 }
@@ -188,7 +234,8 @@ replace_link() {
     was="$(readlink -- "$link" 2>/dev/null || echo nothing)"
     if act link "link $link -> $target (was $was)" \
             "\"path\":$(json "$link"),\"target\":$(json "$target")"; then
-        mkdir -p -- "$(dirname -- "$link")"
+        make_dirs "$(dirname -- "$link")"
+        if [[ -L "$link" ]]; then record link "$link" "$was"; else record link "$link" ""; fi
         ln -sfn -- "$target" "$link"
     fi
 }
@@ -197,7 +244,7 @@ replace_link() {
 run_command() {
     local argv="" word
     for word in "$@"; do argv+="${argv:+,}$(json "$word")"; done
-    if act command "$*" "\"argv\":[$argv]"; then "$@"; fi
+    if act command "$*" "\"argv\":[$argv]"; then record command "" "$*"; "$@"; fi
 }
 
 # Rewrite a file through awk; the awk program reads its parameters from ENVIRON so that
@@ -683,6 +730,7 @@ remount() {
     local point="$1" options="$2"
     live || return 0
     if act remount "mount -o remount,$options $point" "\"path\":$(json "$point"),\"options\":$(json "remount,$options")"; then
+        record command "" "mount -o remount,$options $point"
         mount -o "remount,$options" -- "$point"
     fi
 }
@@ -710,6 +758,7 @@ finish() {
         say "$CHANGES changes would be made"
     else
         say "$CHANGES changes made"
+        if [[ -e "$MANIFEST" ]]; then say "recorded in $MANIFEST: undo with $0 --revert $MANIFEST"; fi
     fi
 }
 
@@ -878,3 +927,52 @@ apply_tuned_profile() {
         fi
     fi
 }
+
+# --revert MANIFEST: undo a run's changes, last first. Backups go back into place (content,
+# mode and owner), files and links the run made are removed, replaced links point where they
+# did, runtime values get their old value; commands (grubby, tuned-adm, a remount) cannot be
+# undone blindly and are listed. Running it again changes nothing more. Offline, nothing
+# outside the image is touched whatever the manifest says.
+revert() {
+    local manifest="$1" kind path datum lines=() index undone=0
+    [[ -f "$manifest" ]] || { warn "no manifest $manifest"; return 1; }
+    while IFS=$'\t' read -r kind path datum; do
+        [[ "$kind" == \#* || -z "$kind" ]] && continue
+        [[ "$path" =~ ^[0-9a-f]*$ && "$datum" =~ ^[0-9a-f]*$ ]] || { warn "skipped a malformed line"; continue; }
+        lines+=("$kind"$'\t'"$path"$'\t'"$datum")
+    done < "$manifest"
+    for (( index = ${#lines[@]} - 1; index >= 0; index-- )); do
+        IFS=$'\t' read -r kind path datum <<< "${lines[index]}"
+        path="$(unhex "$path")" datum="$(unhex "$datum")"
+        # A link is judged by where it stands, not where it points (an absolute target is
+        # the image's own path, which resolves outside it from here).
+        if [[ "$kind" == link ]]; then
+            confined "$(dirname -- "$path")" || continue
+        elif [[ -n "$path" ]] && ! confined "$path"; then
+            continue
+        fi
+        case "$kind" in
+            file) if [[ -e "$datum" ]] && confined "$datum"; then
+                      mv -f -- "$datum" "$path"; say "restored $path"; undone=$((undone + 1)); fi ;;
+            new) if [[ -e "$path" || -L "$path" ]]; then
+                     rm -f -- "$path"; say "removed $path"; undone=$((undone + 1)); fi ;;
+            dir) if [[ -d "$path" ]] && rmdir -- "$path" 2>/dev/null; then
+                     say "removed $path/"; undone=$((undone + 1)); fi ;;
+            link) if [[ -z "$datum" ]]; then
+                      if [[ -L "$path" ]]; then rm -f -- "$path"; say "removed $path"; undone=$((undone + 1)); fi
+                  elif [[ "$(readlink -- "$path" 2>/dev/null)" != "$datum" ]]; then
+                      ln -sfn -- "$datum" "$path"; say "relinked $path -> $datum"; undone=$((undone + 1))
+                  fi ;;
+            runtime) if live && [[ -w "$path" && "$(<"$path")" != *"[$datum]"* && "$(<"$path")" != "$datum" ]]; then
+                         printf '%s' "$datum" > "$path"; say "restored $path: $datum"; undone=$((undone + 1)); fi ;;
+            command) warn "manual: undo by hand if needed: $datum" ;;
+            *) warn "skipped an unknown change: $kind" ;;
+        esac
+    done
+    if (( undone == 0 )); then say "nothing to revert"; else say "$undone changes reverted"; fi
+}
+
+if [[ -n "$REVERT" ]]; then
+    revert "$REVERT"
+    exit $?
+fi
