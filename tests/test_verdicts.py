@@ -721,6 +721,21 @@ def test_stripe_hints_a_lun_publishes_for_itself_are_not_a_stripe(tmp_path, scan
     assert rule["evidence"][0]["actual"] == "not striped (1 device below)"
 
 
+def test_a_multipath_map_is_one_lun_whatever_its_paths(tmp_path, scan):
+    """Four paths to one LUN publish no stripe: a file system on the map is not striped."""
+    from tests.rootbuilder import RootBuilder
+
+    root = RootBuilder(tmp_path)
+    for path in ("sdb", "sdc", "sdd", "sde"):
+        root.disk(path, vendor="XtremIO", model="XtremApp")
+    root.dm("dm-0", "mpatha", ["sdb", "sdc", "sdd", "sde"], uuid="mpath-3600" + "0" * 28,
+            scheduler="[mq-deadline] none")
+    root.mount("/dev/mapper/mpatha", "/sasdata", "xfs", "rw,noatime").write_mounts()
+    rule = scan(tmp_path)["by_id"]["sas_volume_striped"]
+    assert rule["result"] == "fail"
+    assert rule["evidence"][0]["actual"] == "not striped (1 device below)"
+
+
 def test_xtremio_profile_is_stricter(host, scan):
     result = scan(host(path_scheduler="[mq-deadline] none", mpath_scheduler="[none] mq-deadline"),
                   profile="xtremio")

@@ -74,7 +74,10 @@ def _layout(facts: Facts, filesystem: SasFilesystem) -> Iterator[Layout | Eviden
     device = facts.block.devices[facts.block.queue_device(filesystem.device)]
     source = f"{device.sysfs}/queue/{QUEUE_IO_OPT}"
     luns = _distinct_below(facts, device)
-    if device.kind not in ("dm", "md") or _MULTIPATH.match(device.dm_uuid or ""):
+    if _MULTIPATH.match(device.dm_uuid or ""):  # its paths lead to one LUN
+        yield Layout(f"{subject} on {device.label}", source, device.name, luns=1)
+        return
+    if device.kind not in ("dm", "md"):
         yield Layout(f"{subject} on {device.label}", source, device.name, luns=max(luns, 1))
         return
     if device.io_min is None or device.io_opt is None:
