@@ -871,7 +871,7 @@ persist_sas_io_tuning() {
         rules+="ACTION==\"add|change\", SUBSYSTEM==\"block\", ENV{DEVTYPE}==\"disk\", $match, ATTR{queue/read_ahead_kb}=\"$value\""$'\n'
     done < <(sas_devices queue)
     if [[ -n "$rules" ]]; then
-        write_file "$ROOT/etc/udev/rules.d/99-sascheck-io.rules" \
+        write_file "$ROOT${LAYOUT_UDEV_RULES_DIRS%% *}/99-sascheck-io.rules" \
             "# Written by sascheck: scheduler and read-ahead for the devices under SAS file systems."$'\n'"$rules"
     else
         # No SAS device known (a KVM host, say): tuned's [disk] settings cover every disk.
