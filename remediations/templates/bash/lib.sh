@@ -846,6 +846,19 @@ ktune_profile_remounts_nobarrier() {
     ktune_started && [[ -f "$script" ]] && grep -Eqs "$LAYOUT_KTUNE_NOBARRIER" "$script"
 }
 
+# The devices the SAS file systems mount read ahead at least the minimum now (live only).
+raise_sas_read_ahead_now() {
+    local name file current
+    while IFS= read -r name; do
+        file="$ROOT/sys/block/$name/queue/read_ahead_kb"
+        [[ -r "$file" ]] || continue
+        current="$(<"$file")"
+        if [[ "$current" =~ ^[0-9]+$ ]] && (( current < READ_AHEAD_MIN_KB )); then
+            set_runtime "$file" "$READ_AHEAD_MIN_KB"
+        fi
+    done < <(sas_devices queue)
+}
+
 # Scheduler and read-ahead for the devices under the SAS file systems at every boot: a udev
 # rule (read-ahead only ever raised); with no SAS device known, the tuned profile.
 persist_sas_io_tuning() {
