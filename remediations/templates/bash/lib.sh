@@ -125,13 +125,19 @@ unhex() {
     for (( i = 0; i < ${#hex}; i += 2 )); do escaped+="\\x${hex:i:2}"; done
     printf '%b' "$escaped"
 }
+MANIFEST_FAILED=0
 record() {
     local kind="$1" path="$2" datum="${3:-}"
-    if [[ ! -e "$MANIFEST" ]]; then
-        mkdir -p -- "$(dirname -- "$MANIFEST")"
-        printf '# sascheck fix manifest: undo with: %s --revert %s\n' "$0" "$MANIFEST" > "$MANIFEST"
+    # A manifest that cannot be written must not stop a run halfway through its changes.
+    if ! { if [[ ! -e "$MANIFEST" ]]; then
+               mkdir -p -- "$(dirname -- "$MANIFEST")" &&
+               printf '# sascheck fix manifest: undo with: %s --revert %s\n' "$0" "$MANIFEST" > "$MANIFEST"
+           fi &&
+           printf '%s\t%s\t%s\n' "$kind" "$(hex "$path")" "$(hex "$datum")" >> "$MANIFEST"
+         } 2>/dev/null; then
+        (( MANIFEST_FAILED )) || warn "cannot write $MANIFEST: --revert will not know this run's changes"
+        MANIFEST_FAILED=1
     fi
-    printf '%s\t%s\t%s\n' "$kind" "$(hex "$path")" "$(hex "$datum")" >> "$MANIFEST"
 }
 
 # mkdir -p, recording each directory it makes (revert removes them when empty).
@@ -807,6 +813,10 @@ apply_rhel5_ktune() {
 # link belongs is the site's own and is left alone, as are the start links chkconfig makes.
 activate_tuned02_profile() {
     local name="$1" profile="$LAYOUT_TUNED02_PROFILES/$1" pair file link
+    if [[ ! "$name" =~ ^[A-Za-z0-9_][A-Za-z0-9_.-]*$ ]]; then
+        warn "$CURRENT_RULE: refused a tuned profile name that is not a plain name"
+        return 1
+    fi
     if [[ ! -d "$ROOT$profile" ]]; then
         warn "$CURRENT_RULE: tuned 0.2 has no profile $name in $LAYOUT_TUNED02_PROFILES"
         return 1
