@@ -681,14 +681,8 @@ def multipath_all_paths(facts: OvalFacts, rule: Rule) -> Element:
                        entity("ind:subexpression", f"^(?!(?:{allowed})$)", op="pattern match"))
     # As the scanner, only where a SAS file system sits on a multipath map.
     maps = [criterion(oval.test(
-        "ind:textfilecontent54", f"a multipath map at SAS stack level {depth}", oval.obj(
-            "ind:textfilecontent54", f"multipath maps at SAS stack level {depth}",
-            entity("ind:path", var=oval.local(f"dm directories at SAS stack level {depth}",
-                                              concat("/sys/block/", var(names), "/dm")),
-                   var_check="at least one"),
-            entity("ind:filename", "uuid"),
-            entity("ind:pattern", f"^{MULTIPATH_UUID_PREFIX}", op="pattern match"),
-            entity("ind:instance", "1", datatype="int"))))
+        "ind:textfilecontent54", f"a multipath map at SAS stack level {depth}", facts.dm_uuids(
+            names, f"^{MULTIPATH_UUID_PREFIX}", f"multipath maps at SAS stack level {depth}")))
         for depth, names in enumerate(facts.device_levels())]
     return any_of(none_of(*maps, comment="no SAS file system is on a multipath map"),
                   none_of(*(criterion(oval.test("ind:textfilecontent54", comment, object_id,
@@ -889,14 +883,8 @@ def _kernel_default_allowed(facts: OvalFacts) -> Element:
 # -- striping ----------------------------------------------------------------------------
 def _no_multipath_mounted(facts: OvalFacts) -> Element:
     oval = facts.oval
-    maps = oval.obj("ind:textfilecontent54", "SAS file systems mounted on a multipath map",
-                    entity("ind:path", var=oval.local("dm directories of mounted SAS devices",
-                                                      concat("/sys/block/",
-                                                             var(facts.mounted_devices()), "/dm")),
-                           var_check="at least one"),
-                    entity("ind:filename", "uuid"),
-                    entity("ind:pattern", MULTIPATH_UUID_PATTERN, op="pattern match"),
-                    entity("ind:instance", "1", datatype="int"))
+    maps = facts.dm_uuids(facts.mounted_devices(), MULTIPATH_UUID_PATTERN,
+                          "SAS file systems mounted on a multipath map")
     return criterion(oval.test("ind:textfilecontent54", "no SAS file system mounts a multipath "
                                "map (one LUN's paths)", maps, existence="none_exist"))
 

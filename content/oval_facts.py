@@ -236,6 +236,17 @@ class OvalFacts:
                              entity("ind:pattern", pattern, op="pattern match"),
                              entity("ind:instance", "1", datatype="int"))
 
+    def dm_uuids(self, names: str, pattern: str, comment: str) -> str:
+        """The device-mapper uuids (dm/uuid) of the devices ``names`` that match ``pattern``."""
+        oval = self.oval
+        return oval.obj("ind:textfilecontent54", comment,
+                        entity("ind:path", var=oval.local(f"{comment}: dm directories",
+                                                          concat("/sys/block/", var(names), "/dm")),
+                               var_check="at least one"),
+                        entity("ind:filename", "uuid"),
+                        entity("ind:pattern", pattern, op="pattern match"),
+                        entity("ind:instance", "1", datatype="int"))
+
     def striped_devices(self) -> str:
         """Mounted SAS devices whose queue limits publish a stripe (a non-zero
         optimal_io_size) and that sit on other devices (slaves/), plus "/", which names no

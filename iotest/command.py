@@ -18,7 +18,6 @@ from ..scanner.engine import HOW_TO_NAME_SAS_DIRS, ScanResult
 from ..scanner.facts import Facts
 from ..scanner.hostroot import FactError, HostRoot
 from ..scanner.parsers.simple import cpuinfo_physical_cores
-from ..scanner.sasdirs import configured_bufsize
 from ..scanner.scan import run_scan
 from .fio import FioJob, fio_command, fio_version
 from .plan import DEFAULT_BLOCK, MAX_DEFAULT_JOBS, Plan, PlanError, plan, targets
@@ -40,17 +39,16 @@ class Request:
     plans: list[Plan] = field(default_factory=list)
 
 
-def _block(request: Request, root: HostRoot, values: Mapping[str, Any]) -> tuple[int, str]:
+def _block(request: Request, facts: Facts) -> tuple[int, str]:
     if request.block:
         return request.block, "--block"
-    bufsize = configured_bufsize(root, values)
+    bufsize = facts.discovery.bufsize  # read with the SAS directories, from the same chain
     if bufsize:
         return bufsize[0], f"-BUFSIZE in {bufsize[1]}"
     return DEFAULT_BLOCK, "no -BUFSIZE configured: 256 KiB"
 
 
-def make_plans(request: Request, facts: Facts, values: Mapping[str, Any],
-               cores: int) -> list[Plan]:
+def make_plans(request: Request, facts: Facts, cores: int) -> list[Plan]:
     """Every file system's plan, or PlanError before anything is written."""
     wanted = [d for d in facts.discovery.dirs if not request.roles or d.role in request.roles]
     if request.roles and not wanted:
@@ -61,7 +59,7 @@ def make_plans(request: Request, facts: Facts, values: Mapping[str, Any],
         raise PlanError(HOW_TO_NAME_SAS_DIRS + ", or test a directory with --dir DIR")
     mounts = facts.mounts if isinstance(facts.mounts, list) else []
     jobs = request.jobs or min(cores, MAX_DEFAULT_JOBS)
-    block = _block(request, HostRoot(facts.root), values)
+    block = _block(request, facts)
     return [plan(target, jobs, block, request.size, request.direct)
             for target in targets(pairs, mounts)]
 
@@ -76,7 +74,7 @@ def _cores(facts: Facts) -> tuple[int, str]:
 def _measure_all(request: Request, console: Console) -> Any:
     def run(facts: Facts, values: Mapping[str, Any]) -> None:
         cores, basis = _cores(facts)
-        request.plans = make_plans(request, facts, values, cores)
+        request.plans = make_plans(request, facts, cores)
         if request.dry_run:
             return
         fio = fio_command()

@@ -65,6 +65,7 @@ def render_drift(changes: Sequence[Change], old: str, new: str) -> str:
 def render_fleet(hosts: Sequence[HostView], snippets: Snippets,
                  regressed: Mapping[str, set[str]] | None = None) -> str:
     ordered = sorted(hosts, key=lambda h: (h.badness, h.name))
+    marks = regressed or {}  # host -> rules worse than the baseline
     rule_ids: dict[str, object] = {}
     for host in ordered:
         for rule in host.rules:
@@ -85,6 +86,6 @@ def render_fleet(hosts: Sequence[HostView], snippets: Snippets,
         high_failing=sum(1 for h in ordered if h.failed_by_severity()["high"]),
         svgs=[_svgs(host) for host in ordered], charts=[_chart(host) for host in ordered],
         measured=any(host.measurements for host in ordered),
-        baseline=regressed is not None, regressed=regressed or {},
-        regressed_hosts=sum(1 for host in ordered if (regressed or {}).get(host.name)),
+        baseline=regressed is not None, regressed=marks,
+        regressed_hosts=sum(1 for host in ordered if marks.get(host.name)),
         **_assets())

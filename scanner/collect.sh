@@ -277,8 +277,9 @@ for dir in $LAYOUT_BLS_ENTRIES $LAYOUT_UDEV_RULES_DIRS $LAYOUT_TMPFILES_DIRS $LA
         [ -e "$entry" ] && follow "${entry#"$ROOT"}"
     done
 done
+# SysV start links (RHEL 5, 6) of the services whose start at boot the rules judge.
 for dir in $LAYOUT_SYSV_RUNLEVEL_DIRS; do
-    for service in tuned "$LAYOUT_KTUNE_SYSV"; do
+    for service in tuned "$LAYOUT_KTUNE_SYSV" "$LAYOUT_LIBVIRT_SYSV"; do
         for link in "$ROOT$dir"/S[0-9][0-9]"$service"; do
             [ -e "$link" ] || [ -L "$link" ] || continue
             follow "$dir"
@@ -307,13 +308,6 @@ for dir in $LAYOUT_SYSTEMD_WANTS_DIRS; do
         for unit_dir in $LAYOUT_SYSTEMD_UNIT_DIRS; do
             if [ -e "$ROOT$unit_dir/$unit" ]; then follow "$unit_dir/$unit"; break; fi
         done
-    done
-done
-for dir in $LAYOUT_SYSV_RUNLEVEL_DIRS; do
-    for link in "$ROOT$dir"/S[0-9][0-9]"$LAYOUT_LIBVIRT_SYSV"; do
-        [ -e "$link" ] || [ -L "$link" ] || continue
-        follow "$dir"
-        grab "$(real "$dir")/${link##*/}"
     done
 done
 # KVM guests: running ones by name (status files); defined ones whole (their disks).

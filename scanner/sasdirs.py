@@ -163,13 +163,17 @@ def _read_configs(root: HostRoot, values: Mapping[str, Any], notes: list[str],
     return readers
 
 
+def _last_bufsize(readers: list[_ConfigReader]) -> tuple[int, str] | None:
+    found = None
+    for reader in readers:
+        found = reader.bufsize or found
+    return found
+
+
 def configured_bufsize(root: HostRoot, values: Mapping[str, Any]) -> tuple[int, str] | None:
     """The -BUFSIZE the SAS configuration sets (bytes, FILE:LINE), the last one read winning;
     None where none does (or it is 0: SAS chooses)."""
-    found = None
-    for reader in _read_configs(root, values, [], []):
-        found = reader.bufsize or found
-    return found
+    return _last_bufsize(_read_configs(root, values, [], []))
 
 
 def discover(root: HostRoot, values: Mapping[str, Any],
@@ -185,13 +189,12 @@ def discover(root: HostRoot, values: Mapping[str, Any],
         for path in values.get(name) or []:
             dirs.append(SasDir(role, path, value_origins.get(name, f"site value {name}")))
     discoverable = [role for role in unset if role != "DATA"]
-    bufsize: tuple[int, str] | None = None
     if not discoverable:
         bufsize = configured_bufsize(root, values)
     else:
         readers = _read_configs(root, values, notes, problems)
+        bufsize = _last_bufsize(readers)
         for reader in readers:
-            bufsize = reader.bufsize or bufsize
             notes.extend(reader.notes)
             problems.extend(reader.problems)
             files_read.extend(reader.files_read)

@@ -14,6 +14,7 @@ from sascheck.cli import main
 from .browser import browser_available, open_page
 from .hosts import BASELINE_SETS, sas_host
 from .oscap import oscap_available, oscap_eval, tailor
+from .test_reports import _scan_json
 
 HOSTILE_NAME = '<img src=x onerror="window.__pwned=1">\x1b]0;owned\x07'
 
@@ -23,12 +24,7 @@ def _results(tmp_path: Path, name: str, hostname: str = "sastest", sets: tuple[s
     """A scan of the baseline host (with ``changes``) as sascheck JSON."""
     root = sas_host(tmp_path / f"root-{name}", extra_files={"/etc/hostname": f"{hostname}\n"},
                     **changes)
-    out = tmp_path / f"{name}.json"
-    argv = ["scan", "--root", str(root), "--quiet", "--json", str(out)]
-    for assignment in (*BASELINE_SETS, *sets):
-        argv += ["--set", assignment]
-    main(argv)
-    return out
+    return _scan_json(root, [*BASELINE_SETS, *sets], tmp_path / f"{name}.json")
 
 
 def _diff(old: Path, new: Path, out: Path, *extra: str) -> tuple[int, dict]:

@@ -85,8 +85,9 @@ def _layout(facts: Facts, filesystem: SasFilesystem) -> Iterator[Layout | Eviden
             Verdict.ERROR, "unreadable",
             f"{device.sysfs}/queue/{QUEUE_IO_MIN} or {QUEUE_IO_OPT}: missing or not a number"))
         return
-    stripes = device.io_opt // device.io_min if device.io_min and device.io_opt else 0
-    if device.io_opt % max(device.io_min, 1) or not 2 <= stripes <= luns:
+    io_min, io_opt = device.io_min, device.io_opt
+    stripes = io_opt // io_min if io_min and io_opt % io_min == 0 else 0
+    if not 2 <= stripes <= luns:
         stripes = 0  # a linear volume, or hints the LUN below published for itself
     yield Layout(f"{subject} on {device.label}", source, device.name, stripes,
                  device.io_min if stripes else 0, luns)
