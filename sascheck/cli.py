@@ -51,10 +51,14 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     scan = commands.add_parser("scan", help="scan a host (or a root directory) and report")
-    scan.add_argument("--root", default="/", metavar="DIR",
-                      help="a directory holding another system's files (default: this host)")
-    scan.add_argument("--snapshot", metavar="FILE",
-                      help="scan a snapshot archive written by 'sascheck collect'")
+    scan_source = scan.add_mutually_exclusive_group()
+    scan_source.add_argument("--root", default="/", metavar="DIR",
+                             help="a directory holding another system's files (default: this "
+                                  "host)")
+    scan_source.add_argument("--snapshot", metavar="FILE",
+                             help="scan a snapshot archive written by 'sascheck collect'")
+    scan_source.add_argument("--sosreport", metavar="FILE|DIR",
+                             help="scan a sosreport (its tar archive or unpacked directory)")
     scan.add_argument("--profile", default="default", metavar="NAME",
                       help="rule profile: default or xtremio (default: default)")
     scan.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
@@ -78,9 +82,13 @@ def _parser() -> argparse.ArgumentParser:
 
     tailor = commands.add_parser(
         "tailor", help="write an XCCDF tailoring file with this host's site values for oscap")
-    tailor.add_argument("--root", default="/", metavar="DIR",
-                        help="discover SAS directories under this root (default: this host)")
-    tailor.add_argument("--snapshot", metavar="FILE", help="a 'sascheck collect' archive")
+    tailor_source = tailor.add_mutually_exclusive_group()
+    tailor_source.add_argument("--root", default="/", metavar="DIR",
+                               help="discover SAS directories under this root (default: this "
+                                    "host)")
+    tailor_source.add_argument("--snapshot", metavar="FILE", help="a 'sascheck collect' archive")
+    tailor_source.add_argument("--sosreport", metavar="FILE|DIR",
+                               help="a sosreport (tar archive or unpacked directory)")
     tailor.add_argument("--profile", default="default", metavar="NAME")
     tailor.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
     tailor.add_argument("-o", "--output", required=True, metavar="FILE")
@@ -93,6 +101,8 @@ def _parser() -> argparse.ArgumentParser:
     source.add_argument("--root", default=None, metavar="DIR",
                         help="scan this root now (default: this host)")
     source.add_argument("--snapshot", metavar="FILE", help="scan this 'sascheck collect' archive")
+    source.add_argument("--sosreport", metavar="FILE|DIR",
+                        help="scan this sosreport (tar archive or unpacked directory)")
     fix.add_argument("--profile", default=None, metavar="NAME")
     fix.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
     fix.add_argument("--role", default="auto", choices=ROLE_CHOICES)
@@ -176,8 +186,19 @@ def _catalogue() -> Any:
 
 @contextlib.contextmanager
 def _root(args: argparse.Namespace) -> Iterator[str]:
-    """The root to read: a directory, this host, or an extracted --snapshot (removed after)."""
-    if getattr(args, "snapshot", None):
+    """The root to read: a directory, this host, or an extracted --snapshot or --sosreport
+    (removed after; args.sos holds the sosreport's notes)."""
+    args.sos = None
+    if getattr(args, "sosreport", None):
+        from .scanner.sosreport import SosreportError
+        from .scanner.sosreport import opened as opened_sosreport
+        try:
+            with opened_sosreport(args.sosreport) as report:
+                args.sos = report
+                yield report.root
+        except SosreportError as exc:
+            raise UsageError(str(exc)) from exc
+    elif getattr(args, "snapshot", None):
         from .scanner.snapshot import SnapshotError, opened
         try:
             with opened(args.snapshot) as root:
@@ -237,7 +258,7 @@ def _scan(args: argparse.Namespace) -> int:
 
     with _user_errors():
         check_destinations([args.json, args.html, args.junit, args.prometheus],
-                           [args.tailoring, args.snapshot])
+                           [args.tailoring, args.snapshot, args.sosreport])
     catalogue = _catalogue()
     profile, assignments = args.profile, list(args.set)
     if args.tailoring:
@@ -245,9 +266,10 @@ def _scan(args: argparse.Namespace) -> int:
         assignments = [*tailored, *assignments]
     started = time.monotonic()
     with _user_errors():
-        result = run_scan(catalogue, profile, assignments, args.root, args.role)
+        result = run_scan(catalogue, profile, assignments, args.root, args.role,
+                          reframe=args.sos.reframe if args.sos else None)
     duration = time.monotonic() - started
-    data = result.to_dict()
+    data = _with_source(result.to_dict(), args)
     to_stdout = STDOUT in (args.json, args.html, args.junit, args.prometheus)
     if not args.quiet:
         from rich.console import Console
@@ -259,7 +281,8 @@ def _scan(args: argparse.Namespace) -> int:
         outputs.append((args.json, lambda: json_output.dumps(data)))
     if args.html or args.junit:
         from .reports.model import from_json
-        host = from_json(data, args.root if args.root != "/" else "this host", catalogue)
+        host = from_json(data, data["host"]["root"] if args.root != "/" else "this host",
+                         catalogue)
         if args.html:
             outputs.append((args.html, lambda: _html([host], catalogue, fleet=False)))
         if args.junit:
@@ -417,11 +440,20 @@ def _tailor(args: argparse.Namespace) -> int:
 
     catalogue = _catalogue()
     with _user_errors():
-        check_destinations([args.output], [args.snapshot])
+        check_destinations([args.output], [args.snapshot, args.sosreport])
         values = site_values(catalogue, args.profile, args.set, args.root)
         data = write_tailoring(catalogue, args.profile, values, build_time())
         write_output(args.output, data.decode("utf-8"))
     return EXIT_OK
+
+
+def _with_source(data: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
+    """Results that name the sosreport scanned, what was rebuilt and what it lacked."""
+    if args.sos:
+        data["host"]["root"] = args.sos.path
+        data["source"] = args.sos.source()
+        data["problems"] = [*data["problems"], *(f"sosreport: {gap}" for gap in args.sos.gaps)]
+    return data
 
 
 def _fix_input(catalogue: Any, args: argparse.Namespace) -> Any:
@@ -435,8 +467,9 @@ def _fix_input(catalogue: Any, args: argparse.Namespace) -> Any:
         if args.from_json:
             result = read_result(args.from_json)
         else:
-            result = run_scan(catalogue, args.profile or "default", args.set, args.root or "/",
-                              args.role).to_dict()
+            result = _with_source(run_scan(
+                catalogue, args.profile or "default", args.set, args.root or "/", args.role,
+                reframe=args.sos.reframe if args.sos else None).to_dict(), args)
         return fix_input_from_result(
             catalogue, result, profile=args.profile, assignments=args.set, role=args.role,
             everything=args.all, only=args.rule)
@@ -448,7 +481,7 @@ def _fix(args: argparse.Namespace) -> int:
     from .remediations.generate import generate
 
     with _user_errors():
-        check_destinations([args.output], [args.from_json, args.snapshot])
+        check_destinations([args.output], [args.from_json, args.snapshot, args.sosreport])
     catalogue = _catalogue()
     fix_input = _fix_input(catalogue, args)
     with _user_errors():

@@ -10,6 +10,7 @@ from ..rules.host_layout import SAS_ROLE_VALUES
 from .engine import ScanResult, evaluate
 from .facts import Facts, collect
 from .hostroot import FactError, HostRoot
+from .results import RuleResult
 from .sasdirs import discover
 
 
@@ -65,9 +66,11 @@ def collect_snapshot(catalogue: Catalogue, output: IO[bytes], profile_name: str 
 
 def run_scan(catalogue: Catalogue, profile_name: str = "default",
              assignments: Sequence[str] = (), root: str = "/", role: str = "auto",
-             measure: Callable[[Facts, Mapping[str, Any]], None] | None = None) -> ScanResult:
+             measure: Callable[[Facts, Mapping[str, Any]], None] | None = None,
+             reframe: Callable[[RuleResult], RuleResult] | None = None) -> ScanResult:
     """Raises KeyError (unknown profile), rules.SiteValueError (bad --set) or FactError (bad root).
-    ``measure`` adds measurements to the facts before the rules are judged (sascheck iotest)."""
+    ``measure`` adds measurements to the facts before the rules are judged (sascheck iotest);
+    ``reframe`` restates a result in the light of where the root came from (a sosreport)."""
     profile = catalogue.profile(profile_name)
     values, origins = _values(catalogue, profile_name, assignments)
     rules = catalogue.rules_of(profile)
@@ -76,4 +79,7 @@ def run_scan(catalogue: Catalogue, profile_name: str = "default",
     facts = collect(HostRoot(root), values, origins, role, sysctl_keys)
     if measure:
         measure(facts, values)
-    return evaluate(catalogue, profile, facts, values)
+    result = evaluate(catalogue, profile, facts, values)
+    if reframe:
+        result.results = [reframe(item) for item in result.results]
+    return result

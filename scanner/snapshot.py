@@ -17,7 +17,7 @@ import stat
 import tarfile
 import tempfile
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import IO, Any
 
@@ -192,8 +192,43 @@ def _safe_link(path: str, target: str) -> str:
 
 def extract(archive_path: str, destination: str) -> dict[str, Any]:
     """Extract into ``destination``/root; on any problem remove everything and raise."""
-    root = os.path.join(destination, ROOT_PREFIX)
     manifest: dict[str, Any] = {}
+
+    def place(archive: tarfile.TarFile, member: tarfile.TarInfo) -> str | None:
+        if member.name == MANIFEST and member.isfile():
+            manifest.update(_read_manifest(archive, member))
+            return None
+        return _inside(member.name.rstrip("/"))
+
+    extract_members(archive_path, os.path.join(destination, ROOT_PREFIX), place)
+    if manifest.get("schema") != SNAPSHOT_SCHEMA:
+        shutil.rmtree(destination, ignore_errors=True)
+        raise SnapshotError(f"{archive_path}: no {SNAPSHOT_SCHEMA} manifest")
+    return manifest
+
+
+def _read_manifest(archive: tarfile.TarFile, member: tarfile.TarInfo) -> dict[str, Any]:
+    if member.size > 1 << 20:
+        raise SnapshotError("manifest larger than 1 MiB")
+    handle = archive.extractfile(member)
+    try:
+        manifest = json.loads(handle.read()) if handle else {}
+    except ValueError as exc:
+        raise SnapshotError(f"manifest is not JSON ({exc})") from exc
+    except RecursionError:
+        raise SnapshotError("manifest is nested too deeply") from None
+    if not isinstance(manifest, dict):
+        raise SnapshotError("manifest is not a JSON object")
+    return manifest
+
+
+Placement = Callable[[tarfile.TarFile, tarfile.TarInfo], "str | None"]
+
+
+def extract_members(archive_path: str, root: str, place: Placement) -> None:
+    """Extract the members ``place`` maps to an in-root path (None: skip it) into ``root``,
+    within the limits; on any problem remove ``root``'s parent and raise SnapshotError."""
+    destination = os.path.dirname(root)
     try:
         try:
             archive = tarfile.open(archive_path, "r:*")  # noqa: SIM115 - closed by the with below
@@ -206,46 +241,22 @@ def extract(archive_path: str, destination: str) -> dict[str, Any]:
                 count += 1
                 if count > MAX_MEMBERS:
                     raise SnapshotError(f"more than {MAX_MEMBERS} members")
-                if member.name == MANIFEST and member.isfile():
-                    if member.size > 1 << 20:
-                        raise SnapshotError("manifest larger than 1 MiB")
-                    handle = archive.extractfile(member)
-                    try:
-                        manifest = json.loads(handle.read()) if handle else {}
-                    except ValueError as exc:
-                        raise SnapshotError(f"manifest is not JSON ({exc})") from exc
-                    except RecursionError:
-                        raise SnapshotError("manifest is nested too deeply") from None
-                    if not isinstance(manifest, dict):
-                        raise SnapshotError("manifest is not a JSON object")
+                path = place(archive, member)
+                if path is None or path == "/":
                     continue
-                path = _inside(member.name.rstrip("/"))
-                target = os.path.join(root, path.lstrip("/"))
-                if path == "/":
-                    continue
-                _make_directories(root, posixpath.dirname(path))
+                make_directories(root, posixpath.dirname(path))
                 if member.isdir():
-                    _make_directories(root, path)
+                    make_directories(root, path)
                 elif member.isreg():
                     total += member.size
-                    if member.size > MAX_MEMBER_BYTES or total > MAX_TOTAL_BYTES:
-                        raise SnapshotError(f"member {member.name!r}: over the size limits "
-                                            f"({MAX_MEMBER_BYTES} per file, {MAX_TOTAL_BYTES} "
-                                            "in all)")
+                    _check_size(member.name, member.size, total)
                     source = archive.extractfile(member)
-                    with open(target, "xb") as output:
-                        if source:
-                            shutil.copyfileobj(source, output)
-                    # Only the owner's execute bit is kept (scripts run at boot or not).
-                    os.chmod(target, 0o755 if member.mode & stat.S_IXUSR else 0o644)
+                    _write_file(root, path, source, bool(member.mode & stat.S_IXUSR))
                 elif member.issym():
-                    os.symlink(_safe_link(path, member.linkname), target)
+                    add_link(root, path, member.linkname)
                 else:
                     kind = "hard link" if member.islnk() else "device or FIFO"
                     raise SnapshotError(f"member {member.name!r}: a {kind}, refused")
-        if manifest.get("schema") != SNAPSHOT_SCHEMA:
-            raise SnapshotError(f"{archive_path}: no {SNAPSHOT_SCHEMA} manifest")
-        return manifest
     except (SnapshotError, OSError, tarfile.TarError, EOFError) as exc:
         shutil.rmtree(destination, ignore_errors=True)
         if isinstance(exc, SnapshotError):
@@ -253,7 +264,56 @@ def extract(archive_path: str, destination: str) -> dict[str, Any]:
         raise SnapshotError(f"{archive_path}: {exc}") from exc
 
 
-def _make_directories(root: str, path: str) -> None:
+def _check_size(name: str, size: int, total: int) -> None:
+    if size > MAX_MEMBER_BYTES or total > MAX_TOTAL_BYTES:
+        raise SnapshotError(f"member {name!r}: over the size limits ({MAX_MEMBER_BYTES} per "
+                            f"file, {MAX_TOTAL_BYTES} in all)")
+
+
+def _write_file(root: str, path: str, source: IO[bytes] | None, executable: bool) -> None:
+    with open(os.path.join(root, path.lstrip("/")), "xb") as output:
+        if source:
+            shutil.copyfileobj(source, output)
+    # Only the owner's execute bit is kept (scripts run at boot or not).
+    os.chmod(os.path.join(root, path.lstrip("/")), 0o755 if executable else 0o644)
+
+
+def add_link(root: str, path: str, target: str) -> None:
+    """A link at in-root ``path``; an absolute or escaping target is made safe or refused."""
+    os.symlink(_safe_link(path, target), os.path.join(root, path.lstrip("/")))
+
+
+def copy_tree(source: str, root: str, place: Callable[[str], str | None]) -> None:
+    """Copy an unpacked tree into ``root`` with the archive's rules: ``place`` maps each
+    relative name to an in-root path or None; links are re-made safe, never followed;
+    anything but files, directories and links is left out."""
+    os.makedirs(root)
+    total = 0
+    for directory, subdirs, files in os.walk(source):
+        for name in sorted([*subdirs, *files]):
+            full = os.path.join(directory, name)
+            path = place(os.path.relpath(full, source).replace(os.sep, "/"))
+            if path is None:
+                if name in subdirs:
+                    subdirs.remove(name)  # a skipped directory is not walked
+                continue
+            mode = os.lstat(full).st_mode
+            make_directories(root, posixpath.dirname(path))
+            if stat.S_ISLNK(mode):
+                add_link(root, path, os.readlink(full))
+            elif stat.S_ISDIR(mode):
+                make_directories(root, path)
+            elif stat.S_ISREG(mode):
+                total += os.path.getsize(full)
+                _check_size(full, os.path.getsize(full), total)
+                try:
+                    with open(full, "rb") as handle:
+                        _write_file(root, path, handle, bool(mode & stat.S_IXUSR))
+                except PermissionError:
+                    continue  # an unreadable file is a missing one, as a scan would see it
+
+
+def make_directories(root: str, path: str) -> None:
     """Make the in-root directory ``path`` one component at a time, refusing to pass
     through any link: an earlier member's link, however it resolves (``a/b/c/y -> ../../..``
     then ``w -> a/b/c/y/../../..`` looks inside but lands outside), is never followed

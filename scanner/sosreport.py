@@ -1,0 +1,318 @@
+"""Scan a sosreport as support engineers receive it: a tar archive or an unpacked directory.
+
+sos keeps many files at their real paths (``proc/mounts``, ``proc/cmdline``, ``etc/...``,
+``sys/block/*/queue/``, ``sys/kernel/mm/transparent_hugepage/``), so they are copied into a
+private root and scanned like any other. It does not keep what sysfs says of the storage
+stack (``dev``, ``slaves/``, ``dm/``, partitions), /proc/sys or programs, so those are
+rebuilt from what its plugins ran, each said in the results' ``source.notes``:
+
+- block plugin ``lsblk -O -P`` (sos 4.1+): devices, partitions, parents, numbers;
+- devicemapper plugin ``dmsetup info -c``: device-mapper UUIDs (mpath-, LVM-);
+- kernel plugin ``sysctl -a``: /proc/sys/kernel and /proc/sys/vm;
+- rpm plugin ``installed-rpms``: whether tuned is installed.
+
+Nothing of the sosreport is changed; the copy is removed afterwards. A rule that errs
+because the sosreport lacks a file it reads is ``notchecked``, naming the file.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+import shutil
+import tarfile
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+
+from ..rules.errors import UserInputError
+from ..rules.host_layout import TUNED02_PROFILES, TUNED_BINARIES
+from .hostroot import FactError, HostRoot
+from .parsers.sos_commands import (
+    LsblkEntry,
+    installed_packages,
+    parse_dmsetup_info,
+    parse_lsblk_pairs,
+    parse_sysctl_a,
+)
+from .results import RuleResult, Verdict
+from .snapshot import SnapshotError, add_link, copy_tree, extract_members, make_directories
+
+LSBLK = "/sos_commands/block/lsblk_-O_-P"
+DMSETUP = "/sos_commands/devicemapper/dmsetup_info_-c"
+SYSCTL = "/sos_commands/kernel/sysctl_-a"
+RPMS = "/installed-rpms"
+TUNED_PLUGIN = "/sos_commands/tuned"
+HOSTNAME = "/hostname"  # the host plugin's `hostname` output, linked at the top
+UNAME = "/uname"
+# Only what a scan reads, or what rebuilds it, is copied: logs and the journal can be GBs.
+_KEPT_COMMANDS = ("block", "devicemapper", "kernel", "tuned", "host")
+_SKIPPED = re.compile(
+    r"(var/log|var/cache|var/spool|usr/share|sos_logs|sos_reports|sos_strings)(/|$)"
+    rf"|sos_commands/(?!({'|'.join(_KEPT_COMMANDS)})(/|$))")
+_SYSCTL_KEPT = ("kernel.", "vm.")
+_SYSCTL_PART = re.compile(r"[A-Za-z0-9_-]+")
+# A kernel device name as lsblk prints it; anything else is not made into a path.
+_KNAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:+-]{0,63}")
+_TRAILING_NUMBER = re.compile(r"(\d+)$")
+_PATH_IN_TEXT = re.compile(r"(/(?:[A-Za-z0-9_.@:+-]+/?)+)")
+
+
+class SosreportError(UserInputError):
+    """A sosreport that cannot be used, with the reason; nothing is left behind."""
+
+
+@dataclass
+class Sosreport:
+    path: str  # as the user named it
+    root: str  # the private copy the scan reads
+    notes: list[str] = field(default_factory=list)  # what was rebuilt, and from what
+    gaps: list[str] = field(default_factory=list)  # what sos did not record
+
+    def source(self) -> dict[str, object]:
+        return {"kind": "sosreport", "path": self.path, "notes": list(self.notes)}
+
+    def reframe(self, result: RuleResult) -> RuleResult:
+        """An error caused by a file the sosreport lacks becomes notchecked, naming it."""
+        if result.result is not Verdict.ERROR:
+            return result
+        texts = [result.message, *(f"{e.source} {e.note}" for e in result.evidence)]
+        root = HostRoot(self.root)
+        mentioned = {path.rstrip("/:.,") for text in texts
+                     for path in _PATH_IN_TEXT.findall(text)}
+        missing = sorted(path for path in mentioned if not _present(root, path))
+        if not missing:
+            return result
+        why = f"not in the sosreport: {', '.join(missing[:4])} (sos did not record it)"
+        if any(p.startswith(("/dev/", "/sys/block/")) for p in missing) and any(
+                LSBLK in gap for gap in self.gaps):
+            why += f"; {LSBLK} is missing too, so the device stack is unknown"
+        return replace(result, result=Verdict.NOTCHECKED, message=why,
+                       actual=result.actual or "not recorded")
+
+
+def _present(root: HostRoot, path: str) -> bool:
+    try:
+        return os.path.lexists(root.host_path(root.resolve(path)))
+    except FactError:
+        return True  # a link loop is the sosreport's own problem, not a gap
+
+
+@contextmanager
+def opened(path: str) -> Iterator[Sosreport]:
+    """The sosreport at ``path`` copied into a private root and rebuilt; removed after."""
+    destination = tempfile.mkdtemp(prefix="sascheck-sosreport-")
+    try:
+        root = os.path.join(destination, "root")
+        try:
+            materialize(path, root)
+        except SnapshotError as exc:
+            raise SosreportError(str(exc)) from exc
+        report = Sosreport(path=path, root=root)
+        rebuild(report)
+        yield report
+    finally:
+        shutil.rmtree(destination, ignore_errors=True)
+
+
+def _place(relative: str) -> str | None:
+    relative = relative.strip("/")
+    if not relative or _SKIPPED.match(relative):
+        return None
+    return "/" + relative
+
+
+def materialize(path: str, root: str) -> None:
+    """Copy the parts of the sosreport a scan reads into ``root`` (which must not exist)."""
+    if os.path.isdir(path):
+        top = _sos_top(path)
+        copy_tree(top, root, _place)
+    elif os.path.isfile(path):
+        tops: set[str] = set()
+
+        def place(_archive: tarfile.TarFile, member: tarfile.TarInfo) -> str | None:
+            parts = member.name.strip("/").split("/", 1)
+            if parts[0] in ("", ".", "..") or member.name.startswith("/"):
+                raise SnapshotError(f"member {member.name!r}: not under one sosreport "
+                                    "directory")
+            tops.add(parts[0])
+            if len(tops) > 1:
+                raise SnapshotError(f"{path}: more than one top directory "
+                                    f"({', '.join(sorted(tops))}); not a sosreport")
+            if ".." in parts[-1].split("/"):
+                raise SnapshotError(f"member {member.name!r}: climbs out with '..'")
+            return _place(parts[1]) if len(parts) > 1 else None
+
+        extract_members(path, root, place)
+    else:
+        raise SosreportError(f"{path}: no such file or directory")
+    if not os.path.isdir(os.path.join(root, "sos_commands")):
+        shutil.rmtree(os.path.dirname(root), ignore_errors=True)
+        raise SosreportError(f"{path}: not a sosreport (no sos_commands/ directory)")
+
+
+def _sos_top(path: str) -> str:
+    """The directory holding sos_commands/: ``path`` or its only sosreport-* entry."""
+    if os.path.isdir(os.path.join(path, "sos_commands")):
+        return path
+    inner = [e for e in os.listdir(path) if e.startswith("sosreport")
+             and os.path.isdir(os.path.join(path, e, "sos_commands"))]
+    if len(inner) == 1:
+        return os.path.join(path, inner[0])
+    raise SosreportError(f"{path}: not a sosreport (no sos_commands/ directory)")
+
+
+# -- rebuilding what sos does not keep ------------------------------------------------------
+class _Writer:
+    """Adds files to the private root: never through a link, never over what sos kept."""
+
+    def __init__(self, root: str) -> None:
+        self.host = HostRoot(root)
+
+    def text(self, path: str) -> str | None:
+        try:
+            return self.host.read_optional(path, 16 * 1024 * 1024)
+        except FactError:
+            return None
+
+    def resolved(self, path: str) -> str:
+        return self.host.resolve(path)
+
+    def exists(self, path: str) -> bool:
+        return _present(self.host, path)
+
+    def directory(self, path: str) -> str:
+        resolved = self.host.resolve(path)
+        make_directories(self.host.root, resolved)
+        return resolved
+
+    def put(self, path: str, content: str) -> bool:
+        resolved = self.host.resolve(path)
+        if os.path.lexists(self.host.host_path(resolved)):
+            return False
+        make_directories(self.host.root, posixpath.dirname(resolved))
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+        with os.fdopen(os.open(self.host.host_path(resolved), flags, 0o644), "w") as handle:
+            handle.write(content)
+        return True
+
+    def link(self, path: str, target_path: str) -> None:
+        """A link at ``path`` to the in-root ``target_path``, relative as sysfs makes them."""
+        resolved = posixpath.join(self.directory(posixpath.dirname(path)),
+                                  posixpath.basename(path))
+        if os.path.lexists(self.host.host_path(resolved)):
+            return
+        target = posixpath.relpath(self.host.resolve(target_path), posixpath.dirname(resolved))
+        add_link(self.host.root, resolved, target)
+
+
+def rebuild(report: Sosreport) -> None:
+    writer = _Writer(report.root)
+    try:
+        _rebuild_block(writer, report)
+        _rebuild_proc_sys(writer, report)
+        _rebuild_programs(writer, report)
+    except (FactError, SnapshotError, OSError) as exc:
+        raise SosreportError(f"{report.path}: cannot rebuild its facts: {exc}") from exc
+    # sos has no plugin for SAS: its configuration chain, and what it names, is never there.
+    report.gaps.append("SAS's configuration files are not in sosreports: name the SAS "
+                       "directories with --set sas_data_dirs=, sas_work_dirs=, "
+                       "sas_utilloc_dirs= and BUFSIZE with sas_bufsize_bytes=")
+    if writer.exists(TUNED02_PROFILES):
+        report.gaps.append("tuned 0.2's ktune files (/etc/sysconfig/ktune, /etc/ktune.d) are "
+                           "not in sosreports: verdicts that depend on ktune assume none")
+
+
+def _rebuild_block(writer: _Writer, report: Sosreport) -> None:
+    text = writer.text(LSBLK)
+    if text is None:
+        report.gaps.append(f"{LSBLK} is missing (sos before 4.1 does not run it): "
+                           "partitions and the devices below a device-mapper or md volume "
+                           "are unknown; whole disks are judged from /sys/block")
+        return
+    entries, problems = parse_lsblk_pairs(text)
+    report.gaps.extend(f"{LSBLK}: {problem}" for problem in problems)
+    dm_uuids: dict[str, str] = {}
+    dmsetup = writer.text(DMSETUP)
+    if dmsetup is not None:
+        dm_uuids = {info.number: info.uuid for info in parse_dmsetup_info(dmsetup)}
+    devices: dict[str, LsblkEntry] = {}
+    parents: dict[str, list[str]] = {}
+    for entry in entries:
+        names = [entry.kname, *([entry.parent] if entry.parent else [])]
+        if not all(_KNAME.fullmatch(name) and name not in (".", "..") for name in names):
+            report.gaps.append(f"{LSBLK}: device name {entry.kname!r} refused")
+            continue
+        devices.setdefault(entry.kname, entry)
+        if entry.parent and entry.parent not in parents.setdefault(entry.kname, []):
+            parents[entry.kname].append(entry.parent)
+    sysfs = {kname: _device_dir(writer, entry, devices) for kname, entry in devices.items()}
+    for kname, entry in devices.items():
+        base = sysfs[kname]
+        writer.put(f"{base}/dev", f"{entry.number}\n")
+        if entry.kind == "part":
+            number = _TRAILING_NUMBER.search(kname)
+            writer.put(f"{base}/partition", f"{number.group(1) if number else 1}\n")
+            continue
+        if kname.startswith("dm-"):
+            writer.put(f"{base}/dm/name", f"{entry.name}\n")
+            if entry.number in dm_uuids:
+                writer.put(f"{base}/dm/uuid", f"{dm_uuids[entry.number]}\n")
+        if entry.kind == "disk":
+            if entry.vendor:
+                writer.put(f"{base}/device/vendor", f"{entry.vendor}\n")
+            if entry.model:
+                writer.put(f"{base}/device/model", f"{entry.model}\n")
+            if entry.serial and kname.startswith("vd"):  # virtio-blk's sysfs serial
+                writer.put(f"{base}/serial", f"{entry.serial}\n")
+        writer.directory(f"{base}/slaves")
+        for parent in parents.get(kname, []):
+            if parent in sysfs:
+                writer.link(f"{base}/slaves/{parent}", sysfs[parent])
+    report.notes.append(f"devices, partitions and their parents from {LSBLK}")
+    if any(k.startswith("dm-") for k in devices):
+        if dmsetup is not None:
+            report.notes.append(f"device-mapper UUIDs from {DMSETUP}")
+        else:
+            report.gaps.append(f"{DMSETUP} is missing: without device-mapper UUIDs, "
+                               "multipath maps and LVM volumes are not told apart")
+
+
+def _device_dir(writer: _Writer, entry: LsblkEntry, devices: dict[str, LsblkEntry]) -> str:
+    """Where the device lives: /sys/block/NAME (sos kept its queue/ there, through the
+    kernel's link), or for a partition its disk's directory."""
+    if entry.kind == "part" and entry.parent in devices:
+        disk = writer.resolved(f"/sys/block/{entry.parent}")
+        return writer.directory(f"{disk}/{entry.kname}")
+    return writer.directory(f"/sys/block/{entry.kname}")
+
+
+def _rebuild_proc_sys(writer: _Writer, report: Sosreport) -> None:
+    text = writer.text(SYSCTL)
+    if text is not None:
+        written = 0
+        for key, value in parse_sysctl_a(text).items():
+            parts = key.split(".")
+            if key.startswith(_SYSCTL_KEPT) and all(_SYSCTL_PART.fullmatch(p) for p in parts):
+                written += writer.put("/proc/sys/" + "/".join(parts), value + "\n")
+        if written:
+            report.notes.append(f"/proc/sys/kernel and /proc/sys/vm from {SYSCTL}")
+    else:
+        report.gaps.append(f"{SYSCTL} is missing: kernel settings in /proc/sys are unknown")
+    hostname = (writer.text(HOSTNAME) or "").strip()
+    if hostname and writer.put("/proc/sys/kernel/hostname", hostname.splitlines()[0] + "\n"):
+        report.notes.append(f"host name from {HOSTNAME}")
+    uname = (writer.text(UNAME) or "").split()
+    if len(uname) > 2 and writer.put("/proc/sys/kernel/osrelease", uname[2] + "\n"):
+        report.notes.append(f"kernel release from {UNAME}")
+
+
+def _rebuild_programs(writer: _Writer, report: Sosreport) -> None:
+    rpms = writer.text(RPMS)
+    packages = installed_packages(rpms) if rpms is not None else set()
+    if "tuned" in packages or writer.exists(TUNED_PLUGIN):
+        source = RPMS if "tuned" in packages else f"{TUNED_PLUGIN}/ (sos runs it for tuned)"
+        if any([writer.put(binary, "") for binary in TUNED_BINARIES]):
+            report.notes.append(f"tuned installed: from {source}")
