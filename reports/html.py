@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -19,6 +19,7 @@ from markupsafe import Markup
 from .. import __version__
 from . import storage_svg, throughput_svg
 from .drift import Change
+from .fleet import FleetData
 from .model import HostView
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -62,30 +63,15 @@ def render_drift(changes: Sequence[Change], old: str, new: str) -> str:
         hosts=len({change.host for change in changes}), **_assets())
 
 
-def render_fleet(hosts: Sequence[HostView], snippets: Snippets,
-                 regressed: Mapping[str, set[str]] | None = None) -> str:
-    ordered = sorted(hosts, key=lambda h: (h.badness, h.name))
-    marks = regressed or {}  # host -> rules worse than the baseline
-    rule_ids: dict[str, object] = {}
-    for host in ordered:
-        for rule in host.rules:
-            rule_ids.setdefault(rule.id, rule)
-    rules = sorted(rule_ids.values(), key=lambda r: r.id)  # type: ignore[attr-defined]
-    counts = {rule.id: {"fail": 0, "error": 0, "pass": 0, "other": 0}  # type: ignore[attr-defined]
-              for rule in rules}
-    results = []
-    for host in ordered:
-        by_id = {rule.id: rule.result for rule in host.rules}
-        results.append(by_id)
-        for rule_id, result in by_id.items():
-            counts[rule_id][result if result in ("fail", "error", "pass") else "other"] += 1
+def render_fleet(hosts: Iterable[HostView], snippets: Snippets,
+                 regressed: Mapping[str, set[str]] | None = None) -> Iterator[str]:
+    """The fleet page, in pieces: summary, rule counts and the host x rule matrix at once;
+    each host's section built by the page's script when opened (reports/fleet.py)."""
+    data = FleetData(snippets, regressed or {})
+    for host in hosts:
+        data.add(host)
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    return _environment().get_template("fleet.html.j2").render(
-        title="sascheck: fleet report", subtitle=f"{len(ordered)} hosts, built {stamp}",
-        hosts=ordered, rules=rules, counts=counts, results=results, snippets=snippets,
-        high_failing=sum(1 for h in ordered if h.failed_by_severity()["high"]),
-        svgs=[_svgs(host) for host in ordered], charts=[_chart(host) for host in ordered],
-        measured=any(host.measurements for host in ordered),
-        baseline=regressed is not None, regressed=marks,
-        regressed_hosts=sum(1 for host in ordered if marks.get(host.name)),
-        **_assets())
+    page = data.page()
+    return _environment().get_template("fleet.html.j2").generate(
+        title="sascheck: fleet report", subtitle=f"{page['host_count']} hosts, built {stamp}",
+        baseline=regressed is not None, **page, **_assets())

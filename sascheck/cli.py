@@ -345,14 +345,22 @@ def for_terminal_lines(text: str) -> str:
 
 
 def _html(hosts: list[Any], catalogue: Any, fleet: bool,
-          regressed: dict[str, set[str]] | None = None) -> str:
+          regressed: dict[str, set[str]] | None = None) -> str | Iterator[str]:
     from .remediations.generate import rule_snippets
     from .reports.html import render_fleet, render_host
 
     snippets = rule_snippets(catalogue)
     if fleet or len(hosts) != 1 or regressed is not None:
-        return render_fleet(hosts, snippets, regressed)
+        return render_fleet(_drained(hosts), snippets, regressed)
     return render_host(hosts[0], snippets)
+
+
+def _drained(hosts: list[Any]) -> Iterator[Any]:
+    """Each host once, let go as soon as the fleet page has taken what it needs from it:
+    10,000 hosts' full results need not all be held while the page is built."""
+    hosts.reverse()
+    while hosts:
+        yield hosts.pop()
 
 
 RESULT_SUFFIXES = (".json", ".xml")  # sascheck JSON, oscap ARF
@@ -402,10 +410,10 @@ def _report(args: argparse.Namespace) -> int:
         from .reports import drift
         regressed = drift.regressed(drift.diff(_load_results(catalogue, args.baseline), hosts))
     with _user_errors():
-        write_output(args.output, _html(hosts, catalogue, args.fleet, regressed))
-        if args.junit:
+        if args.junit:  # first: the page takes the hosts (see _drained)
             from .reports.junit import render_junit
             write_output(args.junit, render_junit(hosts))
+        write_output(args.output, _html(hosts, catalogue, args.fleet, regressed))
     return EXIT_OK
 
 

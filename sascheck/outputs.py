@@ -89,11 +89,15 @@ def opened_output(path: str, binary: bool = False) -> Iterator[IO[Any]]:
         raise
 
 
-def write_output(path: str, text: str) -> None:
-    """Write ``text`` to ``path`` as described above; '-' is standard output."""
+def write_output(path: str, text: str | Iterable[str]) -> None:
+    """Write ``text`` (or its pieces, in order) to ``path`` as described above; '-' is
+    standard output."""
     try:
         with opened_output(path) as handle:
-            handle.write(text)
+            if isinstance(text, str):
+                handle.write(text)
+            else:
+                handle.writelines(text)
     except OSError as exc:
         raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from exc
 

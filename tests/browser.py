@@ -62,3 +62,14 @@ def screenshot(page: Any, name: str) -> Path:
     target = ARTIFACTS / name
     page.screenshot(path=str(target), full_page=False)
     return target
+
+
+def fleet_index(page_text: str) -> dict[str, Any]:
+    """The fleet page's host index (its JSON block), as the page's script reads it."""
+    import json
+    import re
+
+    found = re.search(r'<script type="application/json" id="fleet-index">(.*?)</script>',
+                      page_text, re.S)
+    assert found, "no fleet index in the page"
+    return json.loads(found.group(1))  # type: ignore[no-any-return]

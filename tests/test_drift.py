@@ -11,7 +11,7 @@ from lxml import html as lxml_html
 
 from sascheck.cli import main
 
-from .browser import browser_available, open_page
+from .browser import browser_available, fleet_index, open_page
 from .hosts import BASELINE_SETS, sas_host
 from .oscap import oscap_available, oscap_eval, tailor
 from .test_reports import _scan_json
@@ -130,10 +130,21 @@ def test_fleet_report_marks_what_regressed_since_the_baseline(tmp_path):
     page = tmp_path / "fleet.html"
     assert main(["report", str(now_a), str(now_b), "-o", str(page),
                  "--baseline", str(baseline)]) == 0
-    tree = lxml_html.fromstring(page.read_text())
-    marked = [(cell.getparent().xpath("string(td[1]/a)"), cell.get("title"))
-              for cell in tree.xpath("//td[contains(@class, 'regressed')]")]
-    assert marked == [("sasgrid01", "thp_disabled: fail (worse than the baseline)")]
+    text = page.read_text()
+    index = fleet_index(text)
+    marked = [(host["n"], index["rules"][column]["id"])
+              for host in index["hosts"] for column in host["w"]]
+    assert marked == [("sasgrid01", "thp_disabled")]
+    tree = lxml_html.fromstring(text)
     cards = tree.xpath("//div[@class='card'][div[contains(., 'worse than the baseline')]]"
                        "/div[contains(@class, 'big')]/text()")
     assert cards == ["1"]
+    if not browser_available():
+        return
+    with open_page(page) as (browser_page, log):  # the marks as the page's script draws them
+        cells = browser_page.locator("table.matrix td.regressed")
+        assert cells.count() == 1
+        assert cells.first.get_attribute("title") == "thp_disabled: fail (worse than the baseline)"
+        browser_page.locator("#only-regressed").check()
+        assert browser_page.locator("#matrix-rows tr").count() == 1
+    assert log.console_errors == []

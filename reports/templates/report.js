@@ -13,15 +13,240 @@
     var counter = document.getElementById("shown-count");
     if (counter) { counter.textContent = String(shown); }
   }
+  function applyAll() { document.querySelectorAll(".filters").forEach(apply); }
   document.querySelectorAll(".filters").forEach(function (scope) {
     scope.addEventListener("change", function () { apply(scope); });
     apply(scope);
   });
-  document.querySelectorAll("button.copy").forEach(function (button) {
-    button.addEventListener("click", function () {
-      var source = document.getElementById(button.dataset.target);
-      if (source && navigator.clipboard) { navigator.clipboard.writeText(source.textContent); }
-      button.textContent = "copied";
+  // Delegated, so that the buttons of a fleet host built later work too.
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest ? event.target.closest("button.copy") : null;
+    if (!button) { return; }
+    var source = document.getElementById(button.dataset.target);
+    if (source && navigator.clipboard) { navigator.clipboard.writeText(source.textContent); }
+    button.textContent = "copied";
+  });
+
+  // ---- the fleet page: everything below is built from inert JSON with textContent ----
+  var indexNode = document.getElementById("fleet-index");
+  if (!indexNode) { return; }
+  var index = JSON.parse(indexNode.textContent);
+  var details = null; // parsed when a host is first opened
+  var RESULTS = {p: "pass", f: "fail", e: "error", n: "notapplicable", c: "notchecked",
+                 u: "unknown", i: "informational", s: "notselected", x: "fixed", "-": ""};
+  var SYMBOLS = {pass: "\u2714", fail: "\u2718", error: "!", notapplicable: "\u2013",
+                 notchecked: "\u25cb"};
+  var PAGE = 200;
+  var body = document.getElementById("matrix-rows");
+  var more = document.getElementById("more-hosts");
+  var search = document.getElementById("host-search");
+  var onlyFailing = document.getElementById("only-failing");
+  var onlyRegressed = document.getElementById("only-regressed");
+  var sort = document.getElementById("host-sort");
+  var measured = body.dataset.measured === "1";
+  var names = index.hosts.map(function (host) { return host.n.toLowerCase(); });
+  var view = [], limit = PAGE;
+
+  function el(tag, text, cls) {
+    var node = document.createElement(tag);
+    if (text !== undefined && text !== null) { node.textContent = String(text); }
+    if (cls) { node.className = cls; }
+    return node;
+  }
+  function add(parent, child) { parent.appendChild(child); return child; }
+  function shownClass(result) {
+    return result === "fail" || result === "error" || result === "pass" ? "c-" + result : "c-other";
+  }
+  function byScore(sign) {
+    return function (a, b) {
+      var x = index.hosts[a].sc, y = index.hosts[b].sc;
+      if (x === y) { return a - b; }
+      if (x === null) { return 1; }
+      if (y === null) { return -1; }
+      return sign * (x - y);
+    };
+  }
+  function select() {
+    var query = search.value.trim().toLowerCase();
+    view = [];
+    for (var i = 0; i < index.hosts.length; i++) {
+      var host = index.hosts[i];
+      if (query && names[i].indexOf(query) < 0) { continue; }
+      if (onlyFailing.checked && !/[fe]/.test(host.r)) { continue; }
+      if (onlyRegressed && onlyRegressed.checked && !host.w.length) { continue; }
+      view.push(i);
+    }
+    if (sort.value === "name") {
+      view.sort(function (a, b) { return names[a] < names[b] ? -1 : names[a] > names[b] ? 1 : a - b; });
+    } else if (sort.value === "score-asc") {
+      view.sort(byScore(1));
+    } else if (sort.value === "score-desc") {
+      view.sort(byScore(-1));
+    }
+    limit = PAGE;
+    draw();
+  }
+  function row(i) {
+    var host = index.hosts[i];
+    var tr = el("tr");
+    var name = add(tr, el("td"));
+    var link = add(name, el("a", host.n));
+    link.href = "#h" + i;
+    name.appendChild(document.createTextNode(" "));
+    add(name, el("span", host.s, "muted"));
+    add(tr, el("td", host.sc === null ? "-" : host.sc));
+    if (measured) { add(tr, el("td", host.m === null ? "-" : host.m.toFixed(1), "mbcore")); }
+    for (var c = 0; c < index.rules.length; c++) {
+      var result = RESULTS[host.r.charAt(c)] || "unknown";
+      var worse = host.w.indexOf(c) >= 0;
+      var cell = add(tr, el("td", SYMBOLS[result] || "?", "cell " + shownClass(result) + (worse ? " regressed" : "")));
+      cell.title = index.rules[c].id + ": " + result + (worse ? " (worse than the baseline)" : "");
+    }
+    return tr;
+  }
+  function draw() {
+    var rows = document.createDocumentFragment();
+    view.slice(0, limit).forEach(function (i) { rows.appendChild(row(i)); });
+    body.textContent = "";
+    body.appendChild(rows);
+    document.getElementById("hosts-shown").textContent = String(view.length);
+    more.hidden = view.length <= limit;
+    more.textContent = "show " + Math.min(PAGE, view.length - limit) + " more (" + (view.length - limit) + " not shown)";
+  }
+
+  function badge(text) { return el("span", text, "badge b-" + text); }
+  function facts(section, host, data) {
+    var list = add(section, el("dl", null, "facts"));
+    [["System", data.os], ["Kernel", data.kernel],
+     ["Role", data.role ? data.role + (data.reasons.length ? " (" + data.reasons.join("; ") + ")" : "") : ""],
+     ["CPUs", data.cpus], ["Memory", data.mem ? (data.mem / 1048576).toFixed(1) + " GiB" : ""],
+     ["Root scanned", data.root && data.root !== "/" ? data.root : ""], ["Scanned", data.at],
+     ["Results from", data.path]].forEach(function (pair) {
+      if (pair[1] === "" || pair[1] === null || pair[1] === undefined) { return; }
+      add(list, el("dt", pair[0]));
+      add(list, el("dd", pair[1]));
     });
+  }
+  function table(parent, headings, rows, cls) {
+    var grid = add(parent, el("table", null, cls));
+    var head = add(grid, el("tr"));
+    headings.forEach(function (text) { add(head, el("th", text)); });
+    rows.forEach(function (cells) {
+      var tr = add(grid, el("tr"));
+      cells.forEach(function (text) { add(tr, el("td", text)); });
+    });
+    return grid;
+  }
+  function card(parent, label, value, cls, note) {
+    var box = add(parent, el("div", null, "card"));
+    add(box, el("div", label, "muted"));
+    add(box, el("div", value, "big " + (cls || "")));
+    if (note) { add(box, el("div", note, "muted")); }
+  }
+  function image(parent, number, caption) {
+    var address = details.images[number];
+    if (typeof address !== "string" || address.indexOf("data:image/svg+xml;base64,") !== 0) { return; }
+    var figure = add(parent, el("figure"));
+    var picture = add(figure, el("img"));
+    picture.src = address;
+    picture.alt = caption;
+    add(figure, el("figcaption", caption, "muted"));
+  }
+  function ruleArticle(anchor, id, result) {
+    var text = details.rules[id] || {rationale: "", refs: [], bash: "", ansible: ""};
+    var article = el("article", null, "rule r-" + result[0]);
+    article.dataset.result = result[0];
+    article.dataset.severity = result[1];
+    article.id = anchor + "-" + id;
+    var title = add(article, el("h3"));
+    add(title, badge(result[0]));
+    title.appendChild(document.createTextNode(" "));
+    add(title, badge(result[1]));
+    title.appendChild(document.createTextNode(" " + result[2] + " "));
+    add(title, el("span", id, "muted mono"));
+    if (result[3]) {
+      var values = add(article, el("p"));
+      add(values, el("b", "Expected:"));
+      values.appendChild(document.createTextNode(" " + result[3]));
+      add(values, el("br"));
+      add(values, el("b", "Actual:"));
+      values.appendChild(document.createTextNode(" " + result[4]));
+    }
+    if (result[5]) { add(article, el("p", result[5], "muted")); }
+    if (result[6].length) {
+      table(article, ["What", "Value", "Result", "Source"], result[6].map(function (e) {
+        return [e[0], e[1] + (e[2] ? " (" + e[2] + ")" : ""), e[3], e[4]];
+      }));
+    }
+    var more = add(article, el("details"));
+    add(more, el("summary", "Why, sources and remediation"));
+    add(more, el("p", text.rationale));
+    var refs = add(more, el("ul"));
+    text.refs.forEach(function (ref) { add(refs, el("li", ref)); });
+    [["bash", text.bash], ["Ansible", text.ansible]].forEach(function (pair) {
+      if (!pair[1]) { return; }
+      var label = add(more, el("p"));
+      add(label, el("b", pair[0]));
+      label.appendChild(document.createTextNode(" "));
+      var copy = add(label, el("button", "copy", "copy"));
+      copy.type = "button";
+      copy.dataset.target = anchor + "-" + id + "-" + pair[0].toLowerCase();
+      add(more, el("pre", pair[1])).id = copy.dataset.target;
+    });
+    return article;
+  }
+  function hostSection(i) {
+    if (details === null) { details = JSON.parse(document.getElementById("fleet-details").textContent); }
+    var host = index.hosts[i], data = details.hosts[i], anchor = "h" + i;
+    var section = el("section", null, "host");
+    section.id = anchor;
+    var heading = add(section, el("h2", host.n + " "));
+    add(heading, el("span", "(" + host.s + (data.profile ? ", profile " + data.profile : "") + ")", "muted"));
+    facts(section, host, data);
+    if (data.dirs.length) { table(section, ["SAS role", "Directory", "From"], data.dirs, "sasdirs"); }
+    var results = data.rules.map(function (pair) { return details.results[pair[1]]; });
+    var summary = add(section, el("div", null, "summary"));
+    card(summary, "Score", host.sc === null ? "-" : host.sc + "%",
+         host.sc === null ? "" : host.sc >= 90 ? "score-good" : host.sc >= 60 ? "score-mid" : "score-bad", "of judged rules pass");
+    ["high", "medium", "low"].forEach(function (severity, n) {
+      card(summary, "Failed, " + severity, host.f[n], host.f[n] ? "score-bad" : "score-good");
+    });
+    card(summary, "Not judged", results.filter(function (r) {
+      return r[0] === "notchecked" || r[0] === "notapplicable"; }).length, "", "notchecked / n/a");
+    if (data.storage.length) { add(section, el("h3", "Storage under the SAS file systems")); }
+    data.storage.forEach(function (pair) { image(section, pair[1], pair[0]); });
+    if (data.measured.length) {
+      add(section, el("h3", "Measured throughput (sascheck iotest)"));
+      if (data.chart !== null) { image(section, data.chart, "MB/s per core, divided by " + data.cores); }
+      table(section, ["File system", "On", "Roles", "Write MB/s", "Read MB/s", "IOPS (w/r)",
+                      "p99 latency \u00b5s (w/r)", "fio job"], data.measured, "measurements");
+    }
+    data.rules.forEach(function (pair, n) { section.appendChild(ruleArticle(anchor, pair[0], results[n])); });
+    return section;
+  }
+  function openFromAddress() {
+    var match = /^#h(\d+)/.exec(location.hash);
+    var i = match ? Number(match[1]) : -1;
+    if (i < 0 || i >= index.hosts.length) { return; }
+    var place = document.getElementById("host-view");
+    if (!document.getElementById("h" + i)) {
+      place.textContent = "";
+      place.appendChild(hostSection(i));
+      applyAll();
+    }
+    document.getElementById("h" + i).scrollIntoView();
+  }
+
+  search.addEventListener("input", select);
+  onlyFailing.addEventListener("change", select);
+  if (onlyRegressed) { onlyRegressed.addEventListener("change", select); }
+  sort.addEventListener("change", select);
+  more.addEventListener("click", function () { limit += PAGE; draw(); });
+  window.addEventListener("hashchange", openFromAddress);
+  select();
+  openFromAddress();
+  // When the first frame with the matrix is painted (scripts/bench-fleet reads this).
+  requestAnimationFrame(function () {
+    setTimeout(function () { document.documentElement.dataset.ready = String(Math.round(performance.now())); }, 0);
   });
 })();

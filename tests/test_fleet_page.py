@@ -1,0 +1,155 @@
+"""The fleet page in Chromium: host rows drawn from its index, paged, searched, filtered and
+sorted; each host's section built on demand; hostile host text inert in both."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sascheck.cli import main
+from tests.example_roots import EXAMPLE_VALUES, EXAMPLES
+
+from .browser import browser_available, fleet_index, open_page, screenshot
+
+needs_browser = pytest.mark.skipif(not browser_available(), reason="chromium/playwright missing")
+PAGE_ROWS = 200  # report.js draws this many rows, then more on request
+
+
+@pytest.fixture(scope="module")
+def samples(tmp_path_factory) -> list[dict[str, Any]]:
+    """A real scan of each example host."""
+    base = tmp_path_factory.mktemp("fleet-samples")
+    results = []
+    for name, build in EXAMPLES.items():
+        build(base / name)
+        output = base / f"{name}.json"
+        main(["scan", "--root", str(base / name), "--quiet", "--json", str(output),
+              *[f"--set={value}" for value in EXAMPLE_VALUES[name]]])
+        results.append(json.loads(output.read_text()))
+    return results
+
+
+def _fleet(tmp_path: Path, samples: list[dict[str, Any]], count: int,
+           edit: Any = None) -> Path:
+    """``count`` hosts named sas00000..., each a copy of a sample; ``edit`` may change each."""
+    results = tmp_path / "results"
+    results.mkdir()
+    for index in range(count):
+        data = copy.deepcopy(samples[index % len(samples)])
+        data["host"]["hostname"] = f"sas{index:05d}"
+        if edit:
+            edit(data, index)
+        (results / f"{index}.json").write_text(json.dumps(data))
+    page = tmp_path / "fleet.html"
+    assert main(["report", "--fleet", str(results), "-o", str(page)]) == 0
+    return page
+
+
+def _rows(page: Any) -> list[str]:
+    return page.locator("#matrix-rows tr td:first-child a").all_text_contents()
+
+
+@needs_browser
+def test_rows_page_search_filter_and_sort(tmp_path, samples):
+    page_path = _fleet(tmp_path, samples, PAGE_ROWS + 50)
+    index = fleet_index(page_path.read_text())
+    with open_page(page_path) as (page, log):
+        assert len(_rows(page)) == PAGE_ROWS
+        assert page.locator("#hosts-shown").text_content() == str(PAGE_ROWS + 50)
+        assert _rows(page)[0] == index["hosts"][0]["n"]  # worst first, as the index is
+        page.locator("#more-hosts").click()
+        assert len(_rows(page)) == PAGE_ROWS + 50 and page.locator("#more-hosts").is_hidden()
+
+        page.fill("#host-search", "SAS0012")  # any case, any part of the name
+        assert sorted(_rows(page)) == [f"sas0012{digit}" for digit in range(10)]
+        page.fill("#host-search", "")
+
+        page.locator("#only-failing").check()
+        failing = [host["n"] for host in index["hosts"] if set(host["r"]) & {"f", "e"}]
+        assert page.locator("#hosts-shown").text_content() == str(len(failing))
+        assert 0 < len(failing) < PAGE_ROWS + 50
+        assert set(_rows(page)) <= set(failing)
+        page.locator("#only-failing").uncheck()
+
+        page.select_option("#host-sort", "name")
+        assert _rows(page) == sorted(host["n"] for host in index["hosts"])[:PAGE_ROWS]
+        page.select_option("#host-sort", "score-asc")
+        scores = [int(text) for text in page.locator(
+            "#matrix-rows tr td:nth-child(2)").all_text_contents() if text != "-"]
+        assert scores == sorted(scores) and scores[0] < scores[-1]
+    assert log.console_errors == []
+
+
+@needs_browser
+def test_a_host_section_is_built_when_opened(tmp_path, samples):
+    page_path = _fleet(tmp_path, samples, len(samples))
+    index = fleet_index(page_path.read_text())
+    assert "article" not in page_path.read_text().split('id="fleet-index"')[0]
+    with open_page(page_path) as (page, log):
+        assert page.locator("section.host").count() == 0  # nothing built before it is asked
+        page.locator("#matrix-rows a").nth(1).click()
+        assert page.url.endswith("#h1")
+        section = page.locator("section#h1")
+        host = index["hosts"][1]
+        assert section.locator("h2").inner_text().startswith(host["n"])
+        judged = [code for code in host["r"] if code != "-"]
+        assert section.locator("article.rule").count() == len(judged)
+        sample = next(s for s in samples if s["host"]["os"] and section.locator(
+            "dl.facts").inner_text().find(s["host"]["os"]) >= 0)
+        assert section.locator("figure img").count() == len(sample["storage"])
+        for image in section.locator("figure img").all():
+            assert image.get_attribute("src").startswith("data:image/svg+xml;base64,")
+            assert image.evaluate("img => img.naturalWidth") > 0  # the diagram decodes
+        visible = section.locator("article.rule:visible").count()
+        page.locator("input[data-filter=result][value=pass]").uncheck()
+        assert section.locator("article.rule:visible").count() < visible
+        section.locator("details").first.evaluate("d => d.open = true")
+        button = section.locator("button.copy").first
+        button.click()
+        assert button.text_content() == "copied"
+        page.locator("#matrix-rows a").first.click()  # another host replaces it
+        assert page.locator("section.host").count() == 1 and page.locator("#h0").count() == 1
+        screenshot(page, "fleet-host-on-demand.png")
+    assert log.console_errors == [] and len(log.requests) == 1
+
+
+HOSTILE = ['</script><script>window.__pwned=1</script>', '<img src=x onerror="window.__pwned=2">',
+           "<!--", "]]><svg onload=window.__pwned=3>", "\u2028'\"&amp;"]
+
+
+@needs_browser
+def test_hostile_host_text_is_shown_not_run(tmp_path, samples):
+    def hostile(data: dict[str, Any], index: int) -> None:
+        text = HOSTILE[index % len(HOSTILE)]
+        data["host"]["hostname"] = f"{text} {index}"
+        data["host"]["os"] = text
+        data["sas_dirs"] = [{"role": "DATA", "path": text, "source": text}]
+        for rule in data["rules"]:
+            rule["message"] = text
+            for item in rule["evidence"]:
+                item["actual"], item["note"], item["source"] = text, text, text
+        for filesystem in data["storage"]:
+            filesystem["mountpoint"] = text
+
+    page_path = _fleet(tmp_path, samples, len(HOSTILE), hostile)
+    source = page_path.read_text()
+    assert "<script>window.__pwned" not in source and "<img src=x" not in source
+    assert source.count("</script>") == 3  # the two data blocks' and the page script's own
+    with open_page(page_path) as (page, log):
+        names = _rows(page)
+        assert sorted(names) == sorted(f"{text} {i}" for i, text in enumerate(HOSTILE))
+        for position in range(len(HOSTILE)):
+            page.locator("#matrix-rows a").nth(position).click()
+            section = page.locator(f"section#h{position}")
+            text = section.inner_text()
+            assert names[position] in text
+            assert section.locator("script, img:not(figure img), svg").count() == 0
+        page.fill("#host-search", "<img")
+        assert _rows(page) == [n for n in names if "<img" in n]
+        assert page.evaluate("typeof window.__pwned") == "undefined"
+    assert log.dialogs == [] and log.console_errors == []
+    assert [url for url in log.requests if not url.startswith("file://")] == []
