@@ -221,7 +221,7 @@ def ansible_playbook(catalogue: Catalogue, fix: FixInput) -> str:
     return env.get_template("ansible/playbook.yml.j2").render(
         host=fix.host, profile=fix.profile, role=fix.role, version=__version__,
         planner=bash_script(catalogue, fix, "env").rstrip("\n"), values=fix.values,
-        sas_dirs=fix.sas_dirs, env_values=ENV_VALUES,
+        sas_dirs=fix.sas_dirs, env_values=ENV_VALUES, revertable=True,
         rules=[catalogue.rules[rule_id] for rule_id in fix.rule_ids])
 
 
@@ -288,7 +288,7 @@ def xccdf_fixes(catalogue: Catalogue) -> dict[str, list[tuple[str, str]]]:
                        kernel="", values=defaults, rule_ids=(rule.id,))
         tasks = env.get_template("ansible/rule_tasks.yml.j2").render(
             rule=rule, planner=bash_script(catalogue, fix, "env").rstrip("\n"),
-            env_values=ENV_VALUES, sub=SUB)
+            env_values=ENV_VALUES, sub=SUB, revertable=False)
         fixes[rule.id] = [("urn:xccdf:fix:script:sh", bash_script(catalogue, fix, "xccdf")),
                           ("urn:xccdf:fix:script:ansible", tasks.rstrip("\n") + "\n")]
     return fixes

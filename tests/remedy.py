@@ -51,6 +51,9 @@ def run_playbook(playbook: Path, root: Path | None, *args: str) -> dict[str, int
             "-e", f"ansible_python_interpreter={sys.executable}", str(playbook), *args]
     if root is not None:
         argv += ["-e", f"sascheck_root={root}"]
+    if "SASCHECK_MANIFEST" in os.environ and not any("sascheck_manifest=" in a for a in args):
+        # The session's manifest (conftest), never the playbook's default in /var/lib.
+        argv += ["-e", f"sascheck_manifest={os.environ['SASCHECK_MANIFEST']}"]
     env = {**os.environ, "ANSIBLE_NOCOLOR": "1", "ANSIBLE_LOCALHOST_WARNING": "0",
            "ANSIBLE_HOST_KEY_CHECKING": "0", "PATH": f"{ANSIBLE_BIN}:{os.environ['PATH']}"}
     completed = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=600)

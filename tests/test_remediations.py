@@ -494,6 +494,15 @@ def test_nfs_read_ahead_is_found_on_its_bdi(tmp_path, read_ahead_kb, low):
     assert ("NFS sets read-ahead again at every mount" in done.stderr) == low, done.stderr
 
 
+def _persistence_failing(path: Path) -> Path:
+    """A host whose settings hold now but not after a reboot, and noatime missing."""
+    return sas_host(path, tuned_active="balanced", read_ahead_kb=128,
+                    bls_options="root=/dev/mapper/rhel-root ro", grub_cmdline="",
+                    dirty_ratio=20, defrag_tmpfiles=False,
+                    filesystems=[SasFs("sasdata", "/sasdata", options="rw,relatime"),
+                                 SasFs("saswork", "/saswork"), SasFs("sasutil", "/sasutil")])
+
+
 @pytest.mark.parametrize("case", ["every persistence rule failing", "RHEL 6 enterprise-storage"])
 def test_fix_then_revert_leaves_the_image_as_it_was(tmp_path, case):
     """fix, then --revert with the manifest the fix wrote: every file, link, mode and owner
@@ -502,11 +511,7 @@ def test_fix_then_revert_leaves_the_image_as_it_was(tmp_path, case):
     if case == "RHEL 6 enterprise-storage":
         root = _rhel6_tuned02(tmp_path / "root", "enterprise-storage")
     else:
-        root = sas_host(tmp_path / "root", tuned_active="balanced", read_ahead_kb=128,
-                        bls_options="root=/dev/mapper/rhel-root ro", grub_cmdline="",
-                        dirty_ratio=20, defrag_tmpfiles=False,
-                        filesystems=[SasFs("sasdata", "/sasdata", options="rw,relatime"),
-                                     SasFs("saswork", "/saswork"), SasFs("sasutil", "/sasutil")])
+        root = _persistence_failing(tmp_path / "root")
     before = verdicts(root, BASELINE_SETS)
     assert sum(before[rule] in BAD for rule in PERSISTENCE_RULES) >= 2, before
     digest = tree_digest(root, times=False)
@@ -525,6 +530,34 @@ def test_fix_then_revert_leaves_the_image_as_it_was(tmp_path, case):
     again = run_bash(script, root, "--revert", str(manifest), env=env)
     assert "nothing to revert" in again.stdout
     assert tree_digest(root, times=False) == digest
+
+
+@needs_ansible
+def test_playbook_then_its_revert_tag_leaves_the_image_as_it_was(tmp_path):
+    """The playbook records what its modules change (backups, new files, directories,
+    links) in the bash script's manifest; --tags revert undoes it, and again changes
+    nothing."""
+    root = _persistence_failing(tmp_path / "root")
+    before = verdicts(root, BASELINE_SETS)
+    digest = tree_digest(root, times=False)
+    manifest = tmp_path / "ansible.manifest"
+    playbook = generate("ansible", tmp_path / "fix.yml", root, BASELINE_SETS)
+    checked = run_playbook(playbook, root, "--check", "-e", f"sascheck_manifest={manifest}")
+    assert checked["changed"] > 0 and not manifest.exists()  # check mode records nothing
+    run_playbook(playbook, root, "-e", f"sascheck_manifest={manifest}")
+    assert tree_digest(root, times=False) != digest
+    assert verdicts(root, BASELINE_SETS) != before
+    kinds = {line.split("\t")[0] for line in manifest.read_text().splitlines()
+             if not line.startswith("#")}
+    assert {"file", "new", "dir"} <= kinds, kinds
+    undone = run_playbook(playbook, root, "--tags", "revert", "-e",
+                          f"sascheck_manifest={manifest}")
+    assert undone["changed"] == 1
+    assert tree_digest(root, times=False) == digest
+    assert verdicts(root, BASELINE_SETS) == before
+    again = run_playbook(playbook, root, "--tags", "revert", "-e",
+                         f"sascheck_manifest={manifest}")
+    assert again["changed"] == 0 and tree_digest(root, times=False) == digest
 
 
 def test_revert_refuses_a_manifest_that_points_outside_the_image(tmp_path):

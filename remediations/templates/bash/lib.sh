@@ -23,7 +23,10 @@ if [[ -n "$ROOT" ]]; then
 else
     MANIFEST="${SASCHECK_MANIFEST:-/var/lib/sascheck/fix-$STAMP.manifest}"
 fi
-REVERT=""
+# The playbook asks through the environment: revert a manifest (its revert tag), or record
+# one change it is about to make, or has just made, with its own modules.
+REVERT="${SASCHECK_REVERT:-}"
+RECORD_KIND="${SASCHECK_RECORD_KIND:-}"
 
 usage() {
     echo "usage: $0 [--dry-run | --revert MANIFEST]   (env: SASCHECK_ROOT=DIR, SASCHECK_ROLE=ROLE," \
@@ -89,17 +92,18 @@ act() {
 
 # Write a runtime value (sysfs, procfs) when it differs. Live only.
 set_runtime() {
-    local file="$1" value="$2" current
+    local file="$1" value="$2" current old
     live || return 0
     [[ -w "$file" ]] || { warn "cannot write $file"; return 0; }
     current="$(<"$file")"
     if [[ "$current" == *"[$value]"* || "$current" == "$value" ]]; then
         return 0
     fi
-    if act runtime "$file: $current -> $value" "\"path\":$(json "$file"),\"value\":$(json "$value")"; then
-        # A selection ("always madvise [never]") is restored by writing its selected word.
-        if [[ "$current" =~ \[([^]]+)\] ]]; then record runtime "$file" "${BASH_REMATCH[1]}"
-        else record runtime "$file" "$current"; fi
+    # A selection ("always madvise [never]") is restored by writing its selected word.
+    if [[ "$current" =~ \[([^]]+)\] ]]; then old="${BASH_REMATCH[1]}"; else old="$current"; fi
+    if act runtime "$file: $current -> $value" \
+            "\"path\":$(json "$file"),\"value\":$(json "$value"),\"old\":$(json "$old")"; then
+        record runtime "$file" "$old"
         printf '%s' "$value" > "$file"
     fi
 }
@@ -140,13 +144,20 @@ record() {
     fi
 }
 
-# mkdir -p, recording each directory it makes (revert removes them when empty).
-make_dirs() {
+# The directories mkdir -p would make for DIR, outermost first, one a line.
+missing_dirs() {
     local dir="$1" missing=()
     while [[ ! -e "$dir" && "$dir" != / && "$dir" != . ]]; do
         missing=("$dir" "${missing[@]}")
         dir="$(dirname -- "$dir")"
     done
+    (( ${#missing[@]} == 0 )) || printf '%s\n' "${missing[@]}"
+}
+
+# mkdir -p, recording each directory it makes (revert removes them when empty).
+make_dirs() {
+    local dir missing=()
+    mapfile -t missing < <(missing_dirs "$1")
     mkdir -p -- "$1"
     for dir in "${missing[@]}"; do record dir "$dir"; done
 }
@@ -997,5 +1008,20 @@ revert() {
 
 if [[ -n "$REVERT" ]]; then
     revert "$REVERT"
+    exit $?
+fi
+
+# SASCHECK_RECORD_KIND: the playbook records a change of its own (KIND PATH DATUM from
+# SASCHECK_RECORD_PATH and _DATUM) in the manifest, as a run of this script would; "dirs"
+# records the directories it is about to make for PATH.
+if [[ -n "$RECORD_KIND" ]]; then
+    case "$RECORD_KIND" in
+        dirs) mapfile -t RECORDED < <(missing_dirs "${SASCHECK_RECORD_PATH:-}")
+              for dir in "${RECORDED[@]}"; do record dir "$dir"; done ;;
+        runtime|file|new|link|command)
+              record "$RECORD_KIND" "${SASCHECK_RECORD_PATH:-}" "${SASCHECK_RECORD_DATUM:-}" ;;
+        *) warn "cannot record a change of kind $RECORD_KIND"; exit 1 ;;
+    esac
+    (( MANIFEST_FAILED == 0 ))
     exit $?
 fi
