@@ -6,7 +6,8 @@ private root and scanned like any other. It does not keep what sysfs says of the
 stack (``dev``, ``slaves/``, ``dm/``, partitions), /proc/sys or programs, so those are
 rebuilt from what its plugins ran, each said in the results' ``source.notes``:
 
-- block plugin ``lsblk -O -P`` (sos 4.1+): devices, partitions, parents, numbers;
+- block plugin ``lsblk -O -P`` (sos 4.1+), else its plain ``lsblk`` tree: devices,
+  partitions, parents, numbers;
 - devicemapper plugin ``dmsetup info -c``: device-mapper UUIDs (mpath-, LVM-);
 - kernel plugin ``sysctl -a``: /proc/sys/kernel and /proc/sys/vm;
 - rpm plugin ``installed-rpms``: whether tuned is installed.
@@ -35,20 +36,24 @@ from .parsers.sos_commands import (
     installed_packages,
     parse_dmsetup_info,
     parse_lsblk_pairs,
+    parse_lsblk_tree,
+    parse_multipath_ll,
     parse_sysctl_a,
 )
 from .results import RuleResult, Verdict
 from .snapshot import SnapshotError, add_link, copy_tree, extract_members, make_directories
 
 LSBLK = "/sos_commands/block/lsblk_-O_-P"
+LSBLK_TREE = "/sos_commands/block/lsblk"
 DMSETUP = "/sos_commands/devicemapper/dmsetup_info_-c"
 SYSCTL = "/sos_commands/kernel/sysctl_-a"
 RPMS = "/installed-rpms"
 TUNED_PLUGIN = "/sos_commands/tuned"
+MULTIPATH_LL = "/sos_commands/multipath/multipath_-ll"
 HOSTNAME = "/hostname"  # the host plugin's `hostname` output, linked at the top
 UNAME = "/uname"
 # Only what a scan reads, or what rebuilds it, is copied: logs and the journal can be GBs.
-_KEPT_COMMANDS = ("block", "devicemapper", "kernel", "tuned", "host")
+_KEPT_COMMANDS = ("block", "devicemapper", "kernel", "tuned", "host", "multipath")
 _SKIPPED = re.compile(
     r"(var/log|var/cache|var/spool|usr/share|sos_logs|sos_reports|sos_strings)(/|$)"
     rf"|sos_commands/(?!({'|'.join(_KEPT_COMMANDS)})(/|$))")
@@ -70,6 +75,7 @@ class Sosreport:
     root: str  # the private copy the scan reads
     notes: list[str] = field(default_factory=list)  # what was rebuilt, and from what
     gaps: list[str] = field(default_factory=list)  # what sos did not record
+    stack_unknown: bool = False  # no lsblk listing at all
 
     def source(self) -> dict[str, object]:
         return {"kind": "sosreport", "path": self.path, "notes": list(self.notes)}
@@ -86,9 +92,8 @@ class Sosreport:
         if not missing:
             return result
         why = f"not in the sosreport: {', '.join(missing[:4])} (sos did not record it)"
-        if any(p.startswith(("/dev/", "/sys/block/")) for p in missing) and any(
-                LSBLK in gap for gap in self.gaps):
-            why += f"; {LSBLK} is missing too, so the device stack is unknown"
+        if self.stack_unknown and any(p.startswith(("/dev/", "/sys/block/")) for p in missing):
+            why += "; lsblk's listings are missing too, so the device stack is unknown"
         return replace(result, result=Verdict.NOTCHECKED, message=why,
                        actual=result.actual or "not recorded")
 
@@ -226,14 +231,19 @@ def rebuild(report: Sosreport) -> None:
 
 
 def _rebuild_block(writer: _Writer, report: Sosreport) -> None:
-    text = writer.text(LSBLK)
-    if text is None:
-        report.gaps.append(f"{LSBLK} is missing (sos before 4.1 does not run it): "
-                           "partitions and the devices below a device-mapper or md volume "
-                           "are unknown; whole disks are judged from /sys/block")
-        return
-    entries, problems = parse_lsblk_pairs(text)
-    report.gaps.extend(f"{LSBLK}: {problem}" for problem in problems)
+    text, source = writer.text(LSBLK), LSBLK
+    if text is not None:
+        entries, problems = parse_lsblk_pairs(text)
+    else:  # sos before 4.1: only the tree, without vendor and model
+        text, source = writer.text(LSBLK_TREE), LSBLK_TREE
+        if text is None:
+            report.stack_unknown = True
+            report.gaps.append(f"{LSBLK} and {LSBLK_TREE} are missing: partitions and the "
+                               "devices below a device-mapper or md volume are unknown; whole "
+                               "disks are judged from /sys/block")
+            return
+        entries, problems = parse_lsblk_tree(text)
+    report.gaps.extend(f"{source}: {problem}" for problem in problems)
     dm_uuids: dict[str, str] = {}
     dmsetup = writer.text(DMSETUP)
     if dmsetup is not None:
@@ -243,7 +253,7 @@ def _rebuild_block(writer: _Writer, report: Sosreport) -> None:
     for entry in entries:
         names = [entry.kname, *([entry.parent] if entry.parent else [])]
         if not all(_KNAME.fullmatch(name) and name not in (".", "..") for name in names):
-            report.gaps.append(f"{LSBLK}: device name {entry.kname!r} refused")
+            report.gaps.append(f"{source}: device name {entry.kname!r} refused")
             continue
         devices.setdefault(entry.kname, entry)
         if entry.parent and entry.parent not in parents.setdefault(entry.kname, []):
@@ -271,13 +281,30 @@ def _rebuild_block(writer: _Writer, report: Sosreport) -> None:
         for parent in parents.get(kname, []):
             if parent in sysfs:
                 writer.link(f"{base}/slaves/{parent}", sysfs[parent])
-    report.notes.append(f"devices, partitions and their parents from {LSBLK}")
+    report.notes.append(f"devices, partitions and their parents from {source}")
+    _path_identities(writer, report, sysfs)
     if any(k.startswith("dm-") for k in devices):
         if dmsetup is not None:
             report.notes.append(f"device-mapper UUIDs from {DMSETUP}")
         else:
             report.gaps.append(f"{DMSETUP} is missing: without device-mapper UUIDs, "
                                "multipath maps and LVM volumes are not told apart")
+
+
+def _path_identities(writer: _Writer, report: Sosreport, sysfs: dict[str, str]) -> None:
+    """The SCSI vendor and product of multipath paths (what multipath.conf's device
+    sections match), from ``multipath -ll`` where lsblk did not give them."""
+    text = writer.text(MULTIPATH_LL)
+    if text is None:
+        return
+    written = False
+    for vendor, product, paths in parse_multipath_ll(text).values():
+        for path in paths:
+            if path in sysfs and _KNAME.fullmatch(path):
+                written |= writer.put(f"{sysfs[path]}/device/vendor", f"{vendor}\n")
+                written |= writer.put(f"{sysfs[path]}/device/model", f"{product}\n")
+    if written:
+        report.notes.append(f"the vendor and product of multipath paths from {MULTIPATH_LL}")
 
 
 def _device_dir(writer: _Writer, entry: LsblkEntry, devices: dict[str, LsblkEntry]) -> str:

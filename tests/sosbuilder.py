@@ -105,6 +105,67 @@ def lsblk_pairs(root: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
+def lsblk_tree(root: Path, rhel6: bool = False) -> str:
+    """Plain ``lsblk`` as sos 3.x records it (LC_ALL=C: ASCII branches; RHEL 7's columns).
+    A device is shown under each of its parents, as lsblk does; ``rhel6`` adds a
+    device-mapper device's kernel name in parentheses, as RHEL 6's lsblk does."""
+    devices = _sysfs_devices(root)
+    children: dict[str, list[tuple[str, Path, str | None]]] = {}
+    roots = []
+    for device in devices:
+        _name, directory, disk = device
+        slaves = (sorted(p.name for p in (directory / "slaves").iterdir())
+                  if (directory / "slaves").is_dir() else [])
+        for parent in ([disk] if disk else slaves):
+            children.setdefault(parent, []).append(device)
+        if not disk and not slaves:
+            roots.append(device)
+    mounts = {os.path.basename(line.split()[0]): line.split()[1]
+              for line in (root / "proc/mounts").read_text().splitlines()}
+    rows = [("NAME", "MAJ:MIN", "RM", "SIZE", "RO", "TYPE", "MOUNTPOINT")]
+
+    def walk(device: tuple[str, Path, str | None], prefix: str, branch: str) -> None:
+        name, directory, disk = device
+        shown = _attr(directory / "dm/name") or name
+        if rhel6 and name.startswith("dm-"):
+            shown += f" ({name})"
+        rows.append((prefix + branch + shown, _attr(directory / "dev"), "0", "100G", "0",
+                     _lsblk_type(name, directory, disk), mounts.get(shown.split()[0], "")))
+        below = children.get(name, [])
+        deeper = prefix + ("" if not branch else "  " if branch == "`-" else "| ")
+        for index, child in enumerate(below):
+            walk(child, deeper, "`-" if index == len(below) - 1 else "|-")
+
+    for device in roots:
+        walk(device, "", "")
+    width = max(len(row[0]) for row in rows)
+    return "\n".join(f"{row[0]:<{width}} {row[1]:>7} {row[2]:>2} {row[3]:>5} {row[4]:>2} "
+                     f"{row[5]:<5} {row[6]}".rstrip() for row in rows) + "\n"
+
+
+def multipath_ll(root: Path) -> str:
+    """``multipath -ll`` (RHEL 7/8 device-mapper-multipath): each map with its paths' SCSI
+    vendor and product, padded as the kernel reports them."""
+    lines = []
+    devices = {name: directory for name, directory, _disk in _sysfs_devices(root)}
+    for name, directory in devices.items():
+        uuid = _attr(directory / "dm/uuid")
+        if not uuid.startswith("mpath-"):
+            continue
+        paths = sorted(p.name for p in (directory / "slaves").iterdir())
+        first = devices[paths[0]]
+        vendor = (first / "device/vendor").read_text().rstrip("\n")
+        model = (first / "device/model").read_text().rstrip("\n")
+        lines += [f"{_attr(directory / 'dm/name')} ({uuid[len('mpath-'):]}) {name} "
+                  f"{vendor},{model}",
+                  "size=100G features='0' hwhandler='0' wp=rw",
+                  "`-+- policy='service-time 0' prio=1 status=active"]
+        lines += [f"  {'|' if i < len(paths) - 1 else '`'}- {i + 1}:0:0:1 {path} "
+                  f"{_attr(devices[path] / 'dev')} active ready running"
+                  for i, path in enumerate(paths)]
+    return "\n".join(lines) + "\n"
+
+
 def dmsetup_info(root: Path) -> str:
     rows = ["Name             Maj Min Stat Open Targ Event  UUID"]
     for name, directory, _disk in _sysfs_devices(root):
@@ -125,9 +186,10 @@ def sysctl_a(root: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
-def sosreport_tree(root: Path, destination: Path, lsblk: bool = True,
-                   dmsetup: bool = True) -> Path:
-    """The unpacked sosreport of ``root`` under ``destination``; its top directory."""
+def sosreport_tree(root: Path, destination: Path, lsblk: bool = True, tree: bool = True,
+                   dmsetup: bool = True, rhel6: bool = False) -> Path:
+    """The unpacked sosreport of ``root`` under ``destination``; its top directory.
+    ``lsblk``: sos 4.1+'s ``lsblk -O -P``; ``tree``: the plain ``lsblk`` every sos runs."""
     host = _attr(root / "proc/sys/kernel/hostname") or _attr(root / "etc/hostname") or "host"
     top = destination / NAME.format(host=host)
     for path in COPIED:
@@ -146,8 +208,11 @@ def sosreport_tree(root: Path, destination: Path, lsblk: bool = True,
                "host/hostname": host + "\n"}
     if lsblk:
         outputs["block/lsblk_-O_-P"] = lsblk_pairs(root)
+    if tree:
+        outputs["block/lsblk"] = lsblk_tree(root, rhel6)
     if dmsetup:
         outputs["devicemapper/dmsetup_info_-c"] = dmsetup_info(root)
+    outputs["multipath/multipath_-ll"] = multipath_ll(root)
     for name, text in outputs.items():
         (commands / name).parent.mkdir(parents=True, exist_ok=True)
         (commands / name).write_text(text)

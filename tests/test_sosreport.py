@@ -20,7 +20,7 @@ import pytest
 from sascheck.cli import main
 from sascheck.rules import Catalogue
 from sascheck.scanner.scan import run_scan
-from sascheck.scanner.sosreport import LSBLK, opened
+from sascheck.scanner.sosreport import LSBLK, LSBLK_TREE, opened
 
 from .hosts import SasFs, sas_host, tree_digest
 from .lab import make_fs, prerequisites_missing
@@ -59,16 +59,25 @@ HOSTS = {
 }
 
 
+# What the block plugin ran: sos 4.1+ both listings; sos 3.x (RHEL 7, early 8) only the
+# tree; RHEL 6's lsblk writes a device-mapper device's kernel name beside it.
+SOS_RELEASES = {"sos 4.1+": {}, "sos 3.x": {"lsblk": False},
+                "sos 3.x, RHEL 6 lsblk": {"lsblk": False, "rhel6": True}}
+
+
 @pytest.mark.parametrize("changes", HOSTS.values(), ids=HOSTS.keys())
+@pytest.mark.parametrize("release", SOS_RELEASES.values(), ids=SOS_RELEASES.keys())
 @pytest.mark.parametrize("packed", [True, False], ids=["tar.xz", "unpacked"])
-def test_sosreport_gives_the_hosts_own_verdicts(catalogue, tmp_path, changes, packed):
+def test_sosreport_gives_the_hosts_own_verdicts(catalogue, tmp_path, changes, release, packed):
     root = sas_host(tmp_path / "root", **changes)
-    sos = sosreport_archive(root, tmp_path) if packed else sosreport_tree(root, tmp_path)
+    sos = (sosreport_archive(root, tmp_path, **release) if packed
+           else sosreport_tree(root, tmp_path, **release))
     live = run_scan(catalogue, "default", SAS_SETS, str(root), "bare_metal").to_dict()
     scanned = _scan_sosreport(catalogue, sos, SAS_SETS)
     assert _verdicts(scanned) == _verdicts(live)
     assert scanned["storage"] == live["storage"]  # the same stacks, device by device
-    assert any(LSBLK in note for note in scanned["notes"])
+    listing = LSBLK if release.get("lsblk", True) else LSBLK_TREE
+    assert any(note.endswith(listing) for note in scanned["notes"])
 
 
 def test_an_unpacked_sosreport_is_found_inside_the_directory_holding_it(catalogue, tmp_path):
@@ -82,16 +91,16 @@ def test_an_unpacked_sosreport_is_found_inside_the_directory_holding_it(catalogu
 
 
 def test_without_lsblk_the_volumes_below_are_notchecked_naming_it(catalogue, tmp_path):
-    """sos before 4.1 ran no `lsblk -O -P`: a mount on an LVM volume cannot be followed to
-    its disks, and the rules say so instead of guessing."""
+    """A sosreport without either lsblk listing (its block plugin skipped): a mount on an
+    LVM volume cannot be followed to its disks, and the rules say so instead of guessing."""
     root = sas_host(tmp_path / "root")
-    sos = sosreport_archive(root, tmp_path, lsblk=False)
+    sos = sosreport_archive(root, tmp_path, lsblk=False, tree=False)
     scanned = _scan_sosreport(catalogue, sos, SAS_SETS)
     rules = {rule["id"]: rule for rule in scanned["rules"]}
     for rule_id in ("io_scheduler", "read_ahead"):
         assert rules[rule_id]["result"] == "notchecked", rules[rule_id]
         assert "/dev/mapper/sasvg-sasdata" in rules[rule_id]["message"]
-        assert LSBLK in rules[rule_id]["message"]
+        assert "lsblk's listings are missing" in rules[rule_id]["message"]
     assert any(LSBLK in gap for gap in scanned["gaps"])
     # What needs no device stack is still judged.
     assert rules["sas_fs_noatime"]["result"] == "pass"
@@ -234,3 +243,75 @@ def test_real_sos_report_gives_the_live_scans_verdicts(catalogue, lab, tmp_path)
             assert rules[rule_id]["message"].startswith("not in the sosreport: ")
     storage = {item["mountpoint"]: item for item in scanned["storage"]}
     assert str(lab["work"].mountpoint) in storage
+
+
+# -- the parsers, on samples in their tools' formats ----------------------------------------
+# RHEL 6's lsblk (util-linux-ng 2.17), as insights-core's LSBlock documents it.
+RHEL6_LSBLK = """NAME                            MAJ:MIN RM  SIZE RO TYPE  MOUNTPOINT
+sda                               8:0    0   80G  0 disk
+|-sda1                            8:1    0  256M  0 part  /boot
+`-sda2                            8:2    0 79.8G  0 part
+  |-volgrp01-root (dm-0)        253:0    0   15G  0 lvm   /
+  `-volgrp01-swap (dm-1)        253:1    0    8G  0 lvm   [SWAP]
+"""
+# util-linux 2.32+ under C.UTF-8 (sos 4.x): box-drawing branches, a kpartx partition.
+UTF8_LSBLK = """NAME            MAJ:MIN RM  SIZE RO TYPE  MOUNTPOINT
+sdb               8:16   0  500G  0 disk
+└─mpatha        253:2    0  500G  0 mpath
+  └─mpatha1     253:3    0  500G  0 part  /sasdata
+"""
+
+
+def test_lsblk_tree_rows_become_devices_with_parents():
+    from sascheck.scanner.parsers.sos_commands import parse_lsblk_tree
+
+    rows, problems = parse_lsblk_tree(RHEL6_LSBLK)
+    assert problems == []
+    assert [(r.kname, r.name, r.number, r.kind, r.parent) for r in rows] == [
+        ("sda", "sda", "8:0", "disk", ""), ("sda1", "sda1", "8:1", "part", "sda"),
+        ("sda2", "sda2", "8:2", "part", "sda"),
+        ("dm-0", "volgrp01-root", "253:0", "lvm", "sda2"),
+        ("dm-1", "volgrp01-swap", "253:1", "lvm", "sda2")]
+    rows, _ = parse_lsblk_tree(UTF8_LSBLK)
+    assert [(r.kname, r.parent) for r in rows] == [("sdb", ""), ("dm-2", "sdb"),
+                                                   ("dm-3", "dm-2")]
+    rows, problems = parse_lsblk_tree("NAME MAJ:MIN\nnot a row at all\n")
+    assert rows == [] and problems == ["line 2: not an lsblk row"]
+
+
+def test_lsblk_pairs_dmsetup_sysctl_rpms_and_multipath():
+    from sascheck.scanner.parsers.sos_commands import (
+        installed_packages,
+        parse_dmsetup_info,
+        parse_lsblk_pairs,
+        parse_multipath_ll,
+        parse_sysctl_a,
+    )
+
+    rows, problems = parse_lsblk_pairs(
+        'NAME="sasvg-saswork" KNAME="dm-3" MAJ_MIN="253:3" PKNAME="dm-0" TYPE="lvm" '
+        'MODEL="" VENDOR="" SERIAL=""\nNAME="a\\x22b" MODEL="x"\n')
+    assert [(r.kname, r.name, r.number, r.parent) for r in rows] == [
+        ("dm-3", "sasvg-saswork", "253:3", "dm-0")]
+    assert problems == ["line 2: no KNAME column"]
+    # dmsetup info -c as device-mapper 1.02 prints it (insights-core's DmsetupInfo sample).
+    info = parse_dmsetup_info(
+        "Name               Maj Min Stat Open Targ Event  UUID\n"
+        "VG00-tmp           253   8 L--w    1    1      0 LVM-gy9uAwD7LuTIApplr2sogbOx5iS0FTax\n"
+        "mpatha             253   2 L--w    1    1      1 mpath-3600508b400105e210000900000490000\n")
+    assert [(i.name, i.number, i.uuid) for i in info] == [
+        ("VG00-tmp", "253:8", "LVM-gy9uAwD7LuTIApplr2sogbOx5iS0FTax"),
+        ("mpatha", "253:2", "mpath-3600508b400105e210000900000490000")]
+    assert parse_sysctl_a("vm.dirty_ratio = 40\nsysctl: permission denied on key 'x'\n"
+                          "kernel.printk = 4\t4\t1\t7\n") == {
+        "vm.dirty_ratio": "40", "kernel.printk": "4\t4\t1\t7"}
+    assert installed_packages("tuned-2.21.0-1.el8_9.noarch   Tue 05 Dec 2023\n"
+                              "device-mapper-multipath-0.8.4-41.el8.x86_64  Tue\n") == {
+        "tuned", "device-mapper-multipath"}
+    maps = parse_multipath_ll(
+        "mpatha (3600508b400105e210000900000490000) dm-2 XtremIO ,XtremApp        \n"
+        "size=500G features='0' hwhandler='0' wp=rw\n"
+        "`-+- policy='service-time 0' prio=1 status=active\n"
+        "  |- 1:0:0:1 sdb 8:16 active ready running\n"
+        "  `- 2:0:0:1 sdc 8:32 active ready running\n")
+    assert maps == {"dm-2": ("XtremIO", "XtremApp", ["sdb", "sdc"])}

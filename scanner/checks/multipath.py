@@ -51,5 +51,7 @@ def multipath_all_paths_active(params: Mapping[str, Any], facts: Facts,
     result = combine(evidence, if_none=Verdict.PASS)
     if result == Verdict.PASS and any(e.verdict == Verdict.NOTCHECKED for e in evidence):
         result = Verdict.NOTCHECKED
-    return Outcome(result, expected,
-                   summarise(evidence) or "no SAS file system is on dm-multipath", evidence)
+    # Only undecided maps: say which, not that there are none.
+    actual = summarise(evidence) or "; ".join(f"{e.subject}: {e.actual}" for e in evidence)
+    return Outcome(result, expected, actual or "no SAS file system is on dm-multipath",
+                   evidence)

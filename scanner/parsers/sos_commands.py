@@ -5,7 +5,17 @@ as KEY="value" with odd bytes escaped as \\xNN::
 
     KNAME="dm-3" NAME="sasvg-saswork" MAJ:MIN="253:3" PKNAME="dm-0" TYPE="lvm" ...
 
-util-linux 2.37+ may spell MAJ:MIN as MAJ_MIN. ``dmsetup info -c`` (devicemapper plugin)::
+util-linux 2.37+ may spell MAJ:MIN as MAJ_MIN. Plain ``lsblk`` (block plugin, every sos
+release), a tree whose branches are ASCII under LC_ALL=C (sos 3.x) or box-drawing under
+C.UTF-8; RHEL 6's lsblk adds the kernel name of a device-mapper device (insights-core's
+``LSBlock`` samples)::
+
+    NAME                      MAJ:MIN RM  SIZE RO TYPE  MOUNTPOINT
+    sdb                         8:16   0  500G  0 disk
+    `-mpatha                  253:0    0  500G  0 mpath
+      `-sasvg-saswork (dm-3)  253:3    0  250G  0 lvm   /saswork
+
+``dmsetup info -c`` (devicemapper plugin)::
 
     Name             Maj Min Stat Open Targ Event  UUID
     sasvg-saswork    253   3 L--w    1    2      0 LVM-gy9uAwD7...
@@ -58,6 +68,70 @@ def parse_lsblk_pairs(text: str) -> tuple[list[LsblkEntry], list[str]]:
             vendor=fields.get("VENDOR", "").strip(), model=fields.get("MODEL", "").strip(),
             serial=fields.get("SERIAL", "").strip()))
     return entries, problems
+
+
+_TREE_ROW = re.compile(r"(?P<branch>[\s|`\u251c\u2514\u2500\u2502-]*)(?P<name>\S.*?)\s+"
+                       r"(?P<number>\d+:\d+)\s+\d+\s+\S+\s+\d+\s+(?P<kind>[a-z0-9]+)\b")
+_DM_KERNEL_NAME = re.compile(r"(.*\S)\s+\((dm-\d+)\)$")
+# lsblk TYPEs of device-mapper devices: their kernel name is dm-<minor>.
+DM_TYPES = frozenset({"lvm", "mpath", "dm", "crypt"})
+
+
+def parse_lsblk_tree(text: str) -> tuple[list[LsblkEntry], list[str]]:
+    """Entries of plain ``lsblk``: each row's parent is the row above it one branch level
+    up. A device-mapper device shows its dm name; its kernel name is dm-<minor> (or given
+    in parentheses by RHEL 6's lsblk)."""
+    entries: list[LsblkEntry] = []
+    problems: list[str] = []
+    ancestry: list[str] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if number == 1 or not line.strip():
+            continue  # the heading
+        row = _TREE_ROW.match(line)
+        if not row:
+            problems.append(f"line {number}: not an lsblk row")
+            continue
+        depth = len(row["branch"]) // 2
+        name, kind, device_number = row["name"], row["kind"], row["number"]
+        given = _DM_KERNEL_NAME.match(name)
+        del ancestry[depth:]
+        parent = ancestry[-1] if ancestry else ""
+        if given:
+            name, kname = given.group(1), given.group(2)
+        elif kind in DM_TYPES or (kind == "part" and parent.startswith("dm-")):  # kpartx
+            kname = f"dm-{device_number.split(':')[1]}"
+        else:
+            kname = name
+        ancestry.append(kname)
+        entries.append(LsblkEntry(kname=kname, name=name, number=device_number, kind=kind,
+                                  parent=parent, vendor="", model="", serial=""))
+    return entries, problems
+
+
+_MAP_HEAD = re.compile(r"^(?:\S+ \(\S+\)|\S+) (dm-\d+) ([^,]*),(.*)$")
+_MAP_PATH = re.compile(r"[\s|`+-]\d+:\d+:\d+:\d+ (\S+) \d+:\d+ ")
+
+
+def parse_multipath_ll(text: str) -> dict[str, tuple[str, str, list[str]]]:
+    """``multipath -ll`` (multipath plugin): map kernel name -> (vendor, product, paths)::
+
+        mpatha (3600508b400105e210000900000490000) dm-1 XtremIO ,XtremApp
+        size=100G features='0' hwhandler='0' wp=rw
+        `-+- policy='queue-length 0' prio=1 status=active
+          |- 1:0:0:1 sdb 8:16 active ready running
+    """
+    maps: dict[str, tuple[str, str, list[str]]] = {}
+    current: list[str] | None = None
+    for line in text.splitlines():
+        head = _MAP_HEAD.match(line)
+        if head:
+            current = []
+            maps[head.group(1)] = (head.group(2).strip(), head.group(3).strip(), current)
+            continue
+        path = _MAP_PATH.search(line)
+        if path and current is not None:
+            current.append(path.group(1))
+    return maps
 
 
 @dataclass(frozen=True)
