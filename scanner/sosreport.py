@@ -62,6 +62,8 @@ _SYSCTL_PART = re.compile(r"[A-Za-z0-9_-]+")
 # A kernel device name as lsblk prints it; anything else is not made into a path.
 _KNAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:+-]{0,63}")
 _TRAILING_NUMBER = re.compile(r"(\d+)$")
+_COLLECTED = ("/proc/", "/sys/", "/etc/", "/dev/", "/boot/", "/usr/", "/lib/", "/run/",
+              "/var/run/")
 _PATH_IN_TEXT = re.compile(r"(/(?:[A-Za-z0-9_.@:+-]+/?)+)")
 
 
@@ -86,8 +88,9 @@ class Sosreport:
             return result
         texts = [result.message, *(f"{e.source} {e.note}" for e in result.evidence)]
         root = HostRoot(self.root)
+        # Only where sos collects: a SAS mount point named in the message is no gap.
         mentioned = {path.rstrip("/:.,") for text in texts
-                     for path in _PATH_IN_TEXT.findall(text)}
+                     for path in _PATH_IN_TEXT.findall(text) if path.startswith(_COLLECTED)}
         missing = sorted(path for path in mentioned if not _present(root, path))
         if not missing:
             return result

@@ -99,7 +99,10 @@ def test_without_lsblk_the_volumes_below_are_notchecked_naming_it(catalogue, tmp
     rules = {rule["id"]: rule for rule in scanned["rules"]}
     for rule_id in ("io_scheduler", "read_ahead"):
         assert rules[rule_id]["result"] == "notchecked", rules[rule_id]
-        assert "/dev/mapper/sasvg-sasdata" in rules[rule_id]["message"]
+        listed = rules[rule_id]["message"].split(" (sos did not record it)")[0]
+        # The device nodes the stack would start from; a SAS mount point is no gap.
+        assert listed == ("not in the sosreport: /dev/mapper/sasvg-sasdata, "
+                          "/dev/mapper/sasvg-sasutil, /dev/mapper/sasvg-saswork")
         assert "lsblk's listings are missing" in rules[rule_id]["message"]
     assert any(LSBLK in gap for gap in scanned["gaps"])
     # What needs no device stack is still judged.
@@ -315,3 +318,26 @@ def test_lsblk_pairs_dmsetup_sysctl_rpms_and_multipath():
         "  |- 1:0:0:1 sdb 8:16 active ready running\n"
         "  `- 2:0:0:1 sdc 8:32 active ready running\n")
     assert maps == {"dm-2": ("XtremIO", "XtremApp", ["sdb", "sdc"])}
+
+
+def test_only_paths_sos_collects_count_as_gaps(tmp_path):
+    """An error naming a SAS mount point and a sysfs file sos did not keep: the file is the
+    gap, the mount point (never in a sosreport) is not; an error naming only files the
+    sosreport holds stays an error."""
+    from sascheck.scanner.results import Evidence, RuleResult, Verdict
+    from sascheck.scanner.sosreport import Sosreport
+
+    root = tmp_path / "root"
+    (root / "proc").mkdir(parents=True)
+    (root / "proc/mounts").write_text("")
+    report = Sosreport(path="sos.tar.xz", root=str(root))
+    missing = RuleResult("r", "t", "high", Verdict.ERROR, "", "", [Evidence(
+        "/sasdata", "/sys/block/sdq/queue/scheduler", "unreadable", Verdict.ERROR)],
+        "/sasdata: /sys/block/sdq/queue/scheduler: missing", [])
+    reframed = report.reframe(missing)
+    assert reframed.result is Verdict.NOTCHECKED
+    assert reframed.message == ("not in the sosreport: /sys/block/sdq/queue/scheduler "
+                                "(sos did not record it)")
+    held = RuleResult("r", "t", "high", Verdict.ERROR, "", "", [],
+                      "/sasdata: /proc/mounts: binary content", [])
+    assert report.reframe(held) is held
