@@ -12,6 +12,7 @@ markup.
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -32,10 +33,12 @@ class _Pool:
 
     def __init__(self) -> None:
         self.items: list[Any] = []
-        self._numbers: dict[str, int] = {}
+        self._numbers: dict[bytes, int] = {}
 
     def add(self, value: Any) -> int:
-        key = json.dumps(value, sort_keys=True, separators=(",", ":"))
+        # Keyed by digest, so that a diagram's text is not held twice.
+        key = hashlib.sha256(json.dumps(value, sort_keys=True, separators=(",", ":"))
+                             .encode("utf-8", "surrogatepass")).digest()
         number = self._numbers.get(key)
         if number is None:
             number = self._numbers[key] = len(self.items)
