@@ -157,17 +157,37 @@ def test_live_remediation_of_the_lab(lab, tmp_path, fmt):
     before = _lab_verdicts(sets)
     assert all(before[rule] == "fail" for rule in LAB_RULES), before
     fstab = Path("/etc/fstab").read_bytes() if Path("/etc/fstab").exists() else None
+    queues = {name: _queue_values(fs) for name, fs in lab.items()}
     fix = _lab_fix(fmt, sets, tmp_path / f"fix.{fmt}")
+    manifest = tmp_path / "lab.manifest"  # this test's own: a revert undoes only the lab
     if fmt == "bash":
-        first = run_bash(fix, None).stdout
+        env = {"SASCHECK_MANIFEST": str(manifest)}
+        first = run_bash(fix, None, env=env).stdout
         assert "changed:" in first
-        assert run_bash(fix, None).stdout.rstrip().endswith("no changes")
+        assert run_bash(fix, None, env=env).stdout.rstrip().endswith("no changes")
     else:
-        assert run_playbook(fix, None)["changed"] > 0
-        assert run_playbook(fix, None)["changed"] == 0
+        assert run_playbook(fix, None, "-e", f"sascheck_manifest={manifest}")["changed"] > 0
+        assert run_playbook(fix, None, "-e", f"sascheck_manifest={manifest}")["changed"] == 0
     after = _lab_verdicts(sets)
     assert {rule: after[rule] for rule in LAB_RULES} == dict.fromkeys(LAB_RULES, "pass")
     assert (lab["work"].queue / "read_ahead_kb").read_text().strip() == "2048"
     assert "[mq-deadline]" in (lab["work"].queue / "scheduler").read_text()
     # Nothing outside the lab: the host's fstab is as it was.
     assert (Path("/etc/fstab").read_bytes() if Path("/etc/fstab").exists() else None) == fstab
+
+    # Revert: the runtime values the fix overwrote come back (the remount is listed only).
+    if fmt == "bash":
+        assert "changes reverted" in run_bash(fix, None, "--revert", str(manifest)).stdout
+    else:
+        assert run_playbook(fix, None, "--tags", "revert", "-e",
+                            f"sascheck_manifest={manifest}")["changed"] == 1
+    assert {name: _queue_values(fs) for name, fs in lab.items()} == queues
+    reverted = _lab_verdicts(sets)
+    assert reverted["io_scheduler"] == reverted["read_ahead"] == "fail"
+
+
+def _queue_values(fs: LabFs) -> tuple[str, str]:
+    """The selected scheduler and the read-ahead of a lab device."""
+    scheduler = (fs.queue / "scheduler").read_text()
+    return scheduler[scheduler.find("[") + 1:scheduler.find("]")], (
+        fs.queue / "read_ahead_kb").read_text().strip()
