@@ -271,11 +271,12 @@ def _check_size(name: str, size: int, total: int) -> None:
 
 
 def _write_file(root: str, path: str, source: IO[bytes] | None, executable: bool) -> None:
-    with open(os.path.join(root, path.lstrip("/")), "xb") as output:
+    target = os.path.join(root, path.lstrip("/"))
+    with open(target, "xb") as output:
         if source:
             shutil.copyfileobj(source, output)
     # Only the owner's execute bit is kept (scripts run at boot or not).
-    os.chmod(os.path.join(root, path.lstrip("/")), 0o755 if executable else 0o644)
+    os.chmod(target, 0o755 if executable else 0o644)
 
 
 def add_link(root: str, path: str, target: str) -> None:
@@ -297,18 +298,18 @@ def copy_tree(source: str, root: str, place: Callable[[str], str | None]) -> Non
                 if name in subdirs:
                     subdirs.remove(name)  # a skipped directory is not walked
                 continue
-            mode = os.lstat(full).st_mode
+            info = os.lstat(full)
             make_directories(root, posixpath.dirname(path))
-            if stat.S_ISLNK(mode):
+            if stat.S_ISLNK(info.st_mode):
                 add_link(root, path, os.readlink(full))
-            elif stat.S_ISDIR(mode):
+            elif stat.S_ISDIR(info.st_mode):
                 make_directories(root, path)
-            elif stat.S_ISREG(mode):
-                total += os.path.getsize(full)
-                _check_size(full, os.path.getsize(full), total)
+            elif stat.S_ISREG(info.st_mode):
+                total += info.st_size
+                _check_size(full, info.st_size, total)
                 try:
                     with open(full, "rb") as handle:
-                        _write_file(root, path, handle, bool(mode & stat.S_IXUSR))
+                        _write_file(root, path, handle, bool(info.st_mode & stat.S_IXUSR))
                 except PermissionError:
                     continue  # an unreadable file is a missing one, as a scan would see it
 

@@ -255,7 +255,7 @@ def _rebuild_block(writer: _Writer, report: Sosreport) -> None:
     parents: dict[str, list[str]] = {}
     for entry in entries:
         names = [entry.kname, *([entry.parent] if entry.parent else [])]
-        if not all(_KNAME.fullmatch(name) and name not in (".", "..") for name in names):
+        if not all(_KNAME.fullmatch(name) for name in names):  # no ".", "..", "/"
             report.gaps.append(f"{source}: device name {entry.kname!r} refused")
             continue
         devices.setdefault(entry.kname, entry)
@@ -303,7 +303,7 @@ def _path_identities(writer: _Writer, report: Sosreport, sysfs: dict[str, str]) 
     written = False
     for vendor, product, paths in parse_multipath_ll(text).values():
         for path in paths:
-            if path in sysfs and _KNAME.fullmatch(path):
+            if path in sysfs:  # a name lsblk gave, already checked
                 written |= writer.put(f"{sysfs[path]}/device/vendor", f"{vendor}\n")
                 written |= writer.put(f"{sysfs[path]}/device/model", f"{product}\n")
     if written:
