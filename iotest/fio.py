@@ -38,8 +38,13 @@ class FioJob:
     direct: bool = True
     runtime_s: int | None = None  # stop early after this long (the default-size runs)
 
-    def argv(self, fio: str = "fio") -> list[str]:
-        argv = [fio, f"--name={JOB_NAME}", f"--directory={self.directory}", f"--rw={self.rw}",
+    def argv(self, fio: str = "fio", in_cwd: bool = False) -> list[str]:
+        """The command line; ``in_cwd``: without --directory, for a run whose working
+        directory is the test directory (fio splits --directory at ':', so a SAS directory
+        named "/P/v:/P/link" would send files to /P/v; and a name can be swapped by a racer,
+        a working directory cannot)."""
+        where = [] if in_cwd else [f"--directory={_fio_escaped(self.directory)}"]
+        argv = [fio, f"--name={JOB_NAME}", *where, f"--rw={self.rw}",
                 f"--bs={self.block_bytes}", f"--size={self.size_bytes}",
                 f"--numjobs={self.jobs}", f"--direct={int(self.direct)}", "--ioengine=psync",
                 "--output-format=json", "--status-interval=1"]
@@ -48,6 +53,13 @@ class FioJob:
         if self.runtime_s:
             argv.append(f"--runtime={self.runtime_s}")
         return argv
+
+
+def _fio_escaped(directory: str) -> str:
+    """A directory as fio's --directory reads it: ':' separates directories unless the
+    character before it is a backslash, which fio then drops (get_next_name in fio's
+    options.c; a backslash anywhere else is kept as it is)."""
+    return directory.replace(":", "\\:")
 
 
 @dataclass(frozen=True)
@@ -129,16 +141,21 @@ def phase_result(document: dict[str, Any], rw: str) -> PhaseResult:
 
 
 def run_phase(job: FioJob, fio: str, on_status: Callable[[int], None],
-              started: Callable[[subprocess.Popen[str]], None]) -> PhaseResult:
-    """Run one phase; ``on_status`` gets the bytes moved so far at every status; ``started``
-    gets the process (so an interrupt can stop it)."""
+              started: Callable[[subprocess.Popen[str]], None], directory_fd: int
+              ) -> PhaseResult:
+    """Run one phase in the directory open as ``directory_fd`` (fio's working directory:
+    whatever happens to the directory's name, fio writes in that very directory);
+    ``on_status`` gets the bytes moved so far at every status; ``started`` gets the process
+    (so an interrupt can stop it)."""
     # stderr goes to a file: a pipe nobody reads while stdout is followed could fill up.
     with tempfile.TemporaryFile(mode="w+") as errors:
         try:
             # A process group of its own: fio forks a process per job, and an interrupt
             # must reach them all (runner._stop signals the group).
-            process = subprocess.Popen(job.argv(fio), stdout=subprocess.PIPE, stderr=errors,
-                                       text=True, start_new_session=True)
+            process = subprocess.Popen(job.argv(fio, in_cwd=True), stdout=subprocess.PIPE,
+                                       stderr=errors, text=True, start_new_session=True,
+                                       pass_fds=(directory_fd,),
+                                       cwd=f"/proc/self/fd/{directory_fd}")
         except OSError as exc:
             raise FioError(f"cannot run {fio}: {exc.strerror}") from exc
         started(process)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -18,6 +19,12 @@ MAX_DEFAULT_JOBS = 16
 DEFAULT_SIZE_CAP = 4 * GIB
 MIN_SIZE = 16 * MIB
 PHASE_SECONDS = 15
+# Memory-backed and kernel file systems: a run there measures RAM or is meaningless
+# (iotest --dir /dev, /proc, /dev/shm).
+NOT_DISK_FILE_SYSTEMS = frozenset({
+    "proc", "sysfs", "devtmpfs", "devpts", "tmpfs", "ramfs", "hugetlbfs", "mqueue", "cgroup",
+    "cgroup2", "debugfs", "tracefs", "securityfs", "configfs", "pstore", "bpf", "efivarfs",
+    "fusectl", "binfmt_misc", "autofs", "rpc_pipefs", "nsfs", "selinuxfs"})
 _SIZE = re.compile(r"^([0-9]+)\s*([KMGT]?)(?:I?B)?$", re.IGNORECASE)
 
 
@@ -120,14 +127,23 @@ def free_bytes(directory: str) -> int:
 
 def refusal(target: Target) -> str | None:
     """Why the test may not write in this directory, or None."""
+    if target.fstype in NOT_DISK_FILE_SYSTEMS:
+        return (f"{target.directory}: on {target.fstype} ({target.mountpoint}), not a disk "
+                "file system: there is nothing to measure")
     try:
         status = os.statvfs(target.directory)
+        mode = os.stat(target.directory).st_mode
     except OSError as exc:
         return f"{target.directory}: {exc.strerror}"
     if status.f_flag & os.ST_RDONLY:
         return f"{target.directory}: on a read-only file system ({target.mountpoint})"
     if not os.access(target.directory, os.W_OK | os.X_OK):
         return f"{target.directory}: not writable by this user"
+    if mode & stat.S_IWOTH and not mode & stat.S_ISVTX:
+        # Anyone may rename what root makes there; SAS WORK areas shared by all users are
+        # 1777 (sticky), as /tmp is.
+        return (f"{target.directory}: writable by every user without the sticky bit; "
+                "chmod +t it or test a subdirectory")
     return None
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import signal
+import stat
 import subprocess
 import tempfile
 import time
@@ -78,15 +78,63 @@ def _group_alive(group: int) -> bool:
     return True
 
 
+class PrivateDirectory:
+    """The run's own directory, made with mkdir (mode 0700, never an existing name) and held
+    open: fio runs in it through the descriptor, its identity is checked after each phase,
+    and it is emptied and removed through descriptors, so a racer who renames it away and
+    plants a directory of its own under the name redirects nothing."""
+
+    def __init__(self, parent: str) -> None:
+        self.path = tempfile.mkdtemp(prefix=PRIVATE_PREFIX, dir=parent)
+        self.fd = os.open(self.path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        self.identity = self._identity(os.fstat(self.fd))
+        if self.identity[2:] != (os.geteuid(), 0o700):
+            self.close()
+            raise FioError(f"{self.path} was replaced or changed as it was made; nothing was "
+                           "measured")
+
+    @staticmethod
+    def _identity(status: os.stat_result) -> tuple[int, int, int, int]:
+        return status.st_dev, status.st_ino, status.st_uid, stat.S_IMODE(status.st_mode)
+
+    def verify(self) -> None:
+        """FioError when the directory changed or its name now points elsewhere."""
+        now = self._identity(os.fstat(self.fd))
+        try:
+            named = self._identity(os.lstat(self.path))
+        except OSError:
+            named = None
+        if now != self.identity or named != self.identity:
+            raise FioError(f"{self.path} was replaced or changed during the test; its "
+                           "figures are not reported")
+
+    def close(self) -> None:
+        """Remove the files fio made, then the directory if its name is still ours."""
+        with contextlib.suppress(OSError):
+            for name in os.listdir(self.fd):
+                with contextlib.suppress(OSError):
+                    os.unlink(name, dir_fd=self.fd)
+        parent, name = os.path.split(self.path)
+        with contextlib.suppress(OSError):
+            parent_fd = os.open(parent, os.O_RDONLY | os.O_DIRECTORY)
+            try:
+                if self._identity(os.lstat(name, dir_fd=parent_fd)) == self.identity:
+                    os.rmdir(name, dir_fd=parent_fd)
+            finally:
+                os.close(parent_fd)
+        with contextlib.suppress(OSError):
+            os.close(self.fd)
+
+
 def measure(plan: Plan, fio: str, progress: Progress) -> Measurement:
     running: list[subprocess.Popen[str]] = []
-    private = tempfile.mkdtemp(prefix=PRIVATE_PREFIX, dir=plan.target.directory)
+    private = PrivateDirectory(plan.target.directory)
     try:
         results: list[PhaseResult] = []
         commands: list[list[str]] = []
         size = plan.size_bytes
         for phase, rw in enumerate(("write", "read")):
-            job = FioJob(private, rw, plan.block_bytes, size, plan.jobs, plan.direct,
+            job = FioJob(private.path, rw, plan.block_bytes, size, plan.jobs, plan.direct,
                          plan.runtime_s)
             commands.append(job.argv("fio"))
             began = time.monotonic()
@@ -97,8 +145,9 @@ def measure(plan: Plan, fio: str, progress: Progress) -> Measurement:
                 if job.runtime_s:
                     done = max(done, (time.monotonic() - began) / job.runtime_s)
                 progress((phase + min(done, 1.0)) / 2)
-            results.append(run_phase(job, fio, status, running.append))
+            results.append(run_phase(job, fio, status, running.append, private.fd))
             running.clear()  # finished and reaped: its process group is gone
+            private.verify()
             # Read what every job wrote (a runtime limit may have cut the writes short):
             # past it lie only allocated blocks, which read as zeroes without touching disk.
             size = min(results[0].bytes_per_job) // plan.block_bytes * plan.block_bytes
@@ -109,4 +158,4 @@ def measure(plan: Plan, fio: str, progress: Progress) -> Measurement:
     finally:
         for process in running:
             _stop(process)
-        shutil.rmtree(private, ignore_errors=True)
+        private.close()

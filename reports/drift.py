@@ -4,14 +4,19 @@ matched by name, the most recently scanned first.
 
 A change is *worse* when a rule's verdict moves down this scale: pass (and the verdicts that
 judge nothing: notapplicable, informational, notselected), notchecked, error or unknown,
-fail. Hosts or rules present on one side only are listed, never counted as worse.
+fail. Hosts or rules present on one side only are listed, never counted as worse. Results
+that could hide a regression are listed as "suspect": a host with more than one result on a
+side (the latest is compared), and a scan time in the future or unreadable, which also
+counts as worse, so a forged future-dated all-pass file cannot turn a regression green.
 """
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from .model import HostView
@@ -26,7 +31,7 @@ class Change:
     host: str
     scanned_at: str  # the newer scan's time
     rule: str  # a rule id; "" for the host itself (profile, site values, presence)
-    field: str  # result | actual | profile | value NAME | rule | host
+    field: str  # result | actual | profile | value NAME | rule | host | suspect
     old: str
     new: str
     worse: bool = False
@@ -84,10 +89,40 @@ def newest_per_host(hosts: Iterable[HostView]) -> dict[str, HostView]:
     return chosen
 
 
+FUTURE_SLACK = timedelta(minutes=10)  # clocks of a fleet disagree by this much at most
+
+
+def suspect(hosts: Sequence[HostView], side: str, now: datetime | None = None) -> list[Change]:
+    """Results that could mask a regression: one host scanned more than once on a side
+    (listed; a results directory may keep older scans, but a forged file with a later time
+    would be the one compared), and a scan time in the future or not a time at all (counted
+    as worse: nothing but forgery or a broken clock makes one)."""
+    now = now or datetime.now(timezone.utc)
+    changes: list[Change] = []
+    counts = Counter(host.name for host in hosts)
+    for name, count in sorted(counts.items()):
+        if count > 1:
+            latest = max(h.scanned_at for h in hosts if h.name == name)
+            changes.append(Change(name, latest, "", "suspect", f"{count} results in {side}",
+                                  "the latest scanned_at is compared; check the others"))
+    for host in hosts:
+        try:
+            when = datetime.fromisoformat(host.scanned_at.replace("Z", "+00:00"))
+            if when.tzinfo is None:
+                when = when.replace(tzinfo=timezone.utc)
+            problem = "in the future" if when > now + FUTURE_SLACK else ""
+        except ValueError:
+            problem = "not a time"
+        if problem:
+            changes.append(Change(host.name, host.scanned_at, "", "suspect",
+                                  f"scanned_at in {side}", problem, True))
+    return changes
+
+
 def diff(old_hosts: Sequence[HostView], new_hosts: Sequence[HostView]) -> list[Change]:
     """Every change across the fleet, the most recently scanned host first."""
     old, new = newest_per_host(old_hosts), newest_per_host(new_hosts)
-    changes: list[Change] = []
+    changes = suspect(old_hosts, "the baseline") + suspect(new_hosts, "the new results")
     for name in sorted(old.keys() - new.keys()):
         changes.append(Change(name, old[name].scanned_at, "", "host", "scanned", "(missing)"))
     for name in sorted(new.keys() - old.keys()):
@@ -104,6 +139,6 @@ def regressed(changes: Iterable[Change]) -> dict[str, set[str]]:
     """host -> the rules whose verdict got worse."""
     found: dict[str, set[str]] = {}
     for change in changes:
-        if change.worse:
+        if change.worse and change.rule:  # a suspect file is diff's to show, not a rule's
             found.setdefault(change.host, set()).add(change.rule)
     return found

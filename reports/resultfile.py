@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,10 @@ from .escaping import deep, for_utf8
 SCHEMA_FILE = Path(__file__).resolve().parent / "result-schema.json"
 SCHEMA_NAME = "sascheck-result/1"
 MAX_RESULT_BYTES = 64 << 20
+# Lists and objects a results file may open: a real host's file has a few thousand. Counted
+# on the bytes before parsing, since 64 MiB of "[]," would parse to 22 million lists (1.6
+# GB) before the schema could refuse them; brackets inside strings count too, harmlessly.
+MAX_CONTAINERS = 250_000
 
 
 class ResultFileError(UserInputError):
@@ -54,9 +59,24 @@ def read_bytes_capped(path: str, limit: int = MAX_RESULT_BYTES) -> bytes:
     return data
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def _finite(text: str) -> float:
+    number = float(text)
+    if not math.isfinite(number):  # 1e999 parses to infinity
+        raise ValueError(f"{text[:40]} is out of range")
+    return number
+
+
 def decode_json(raw: bytes, path: str) -> Any:
-    try:
-        return json.loads(raw.decode("utf-8"))
+    if raw.count(b"[") + raw.count(b"{") > MAX_CONTAINERS:
+        raise ResultFileError(f"{path}: more than {MAX_CONTAINERS} lists and objects; "
+                              "not a sascheck result")
+    try:  # NaN and Infinity are Python's extension, not JSON: a measurement must be finite
+        return json.loads(raw.decode("utf-8"), parse_constant=_no_constant,
+                          parse_float=_finite)
     except (UnicodeDecodeError, ValueError) as exc:
         raise ResultFileError(f"{path}: not valid JSON ({exc})") from exc
     except RecursionError:

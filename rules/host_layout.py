@@ -78,8 +78,8 @@ KTUNE_NOBARRIER = r"^[ \t]*remount_partitions[ \t]+nobarrier\b"
 # 4 in tune-profiles/functions), after udev has set it.
 # ... and, in a site's own profile, holds CPU wake-up latency with tuned 0.2's PM QoS helper
 # (seed 003's "/usr/libexec/tuned/pmqos-static.py cpu_dma_latency=1"), tuned 2's force_latency.
-KTUNE_PMQOS_LATENCY = r"^[ \t]*\S*pmqos-static\.py[ \t]+cpu_dma_latency=([0-9]+)\b"
-KTUNE_READAHEAD_FACTOR = r"^[ \t]*multiply_disk_readahead[ \t]+([0-9]+(?:\.[0-9]+)?)[ \t]*$"
+KTUNE_PMQOS_LATENCY = r"^[ \t]*\S*pmqos-static\.py[ \t]+cpu_dma_latency=([0-9]{1,12})\b"
+KTUNE_READAHEAD_FACTOR = r"^[ \t]*multiply_disk_readahead[ \t]+([0-9]{1,12}(?:\.[0-9]{1,12})?)[ \t]*$"
 # The kernel's read-ahead for a disk nothing configures (VM_MAX_READAHEAD, KiB).
 KERNEL_DEFAULT_READAHEAD_KIB = 128
 SYSTEMD_WANTS_DIRS = ("/etc/systemd/system/multi-user.target.wants",

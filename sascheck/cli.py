@@ -485,7 +485,7 @@ def _fix_input(catalogue: Any, args: argparse.Namespace) -> Any:
 
 @_rooted
 def _fix(args: argparse.Namespace) -> int:
-    from .outputs import STDOUT, check_destinations, write_output
+    from .outputs import check_destinations, write_output
     from .remediations.generate import generate
 
     with _user_errors():
@@ -494,12 +494,9 @@ def _fix(args: argparse.Namespace) -> int:
     fix_input = _fix_input(catalogue, args)
     with _user_errors():
         text = generate(args.format, catalogue, fix_input)
-        write_output(args.output, text)
-    if args.format == "bash" and args.output != STDOUT and os.path.isfile(args.output):
-        try:
-            os.chmod(args.output, 0o755)
-        except OSError as exc:
-            raise UsageError(f"cannot make {args.output} executable: {exc.strerror}") from exc
+        # A script is executable from the moment it has its name (the mode is set on the
+        # descriptor before the rename, so no racer can redirect a chmod).
+        write_output(args.output, text, mode=0o755 if args.format == "bash" else None)
     if not fix_input.rule_ids:
         print("sascheck: nothing failed; the remediation changes nothing", file=sys.stderr)
     return EXIT_OK

@@ -5,17 +5,19 @@ An atomic write renames a temporary file over the target. That is right for a re
 ``--json /dev/null`` would replace the null device with a regular file. So:
 
 - a path that does not exist yet, or a regular file: a temporary file made with O_EXCL in the
-  same directory, then renamed over it;
-- a character device, FIFO or socket (``/dev/null``, ``/dev/stdout`` on a pipe): written in
-  place, as a shell redirection would;
-- a directory, or a symbolic link to anything else (a planted link at the report's name would
-  make us replace the file it points to): refused.
+  same directory, given its mode on the descriptor, then renamed over it;
+- ``/dev/null`` and the links to this process's own descriptors (``/dev/stdout``,
+  ``/dev/fd/N``: the caller's shell redirection) are written in place, opened without
+  blocking (a FIFO with no reader is an error, never a hang);
+- anything else is refused: a directory, a device, a FIFO or socket, a symbolic link (a link
+  planted at the report's name would make root write the block device or file it points to).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 import stat
 import sys
 import tempfile
@@ -25,8 +27,10 @@ from typing import IO, Any
 from .rules.errors import UserInputError
 
 STDOUT = "-"
-# Links the system itself provides for a process's own descriptors.
-_DESCRIPTOR_LINKS = ("/dev/stdout", "/dev/stderr", "/dev/fd/", "/proc/self/fd/")
+DEV_NULL = "/dev/null"
+# Links the system itself provides for a process's own descriptors (nothing may follow the
+# number: /dev/fd/../../etc/passwd resolves to a file).
+_DESCRIPTOR_LINK = re.compile(r"/dev/std(?:out|err)|/(?:dev|proc/self)/fd/[0-9]{1,6}")
 
 
 class OutputError(UserInputError):
@@ -34,53 +38,66 @@ class OutputError(UserInputError):
 
 
 def _in_place(path: str) -> bool:
-    """True for a device, FIFO or socket (or a descriptor link), False for a regular file or
+    """True for /dev/null and this process's descriptor links, False for a regular file or
     a new name; OutputError for what must not be written at all."""
+    if path == DEV_NULL or _DESCRIPTOR_LINK.fullmatch(path):
+        return True
     try:
         link = os.lstat(path)
     except FileNotFoundError:
         return False
     except OSError as exc:
         raise OutputError(f"cannot write {path}: {exc.strerror}") from exc
+    if stat.S_ISREG(link.st_mode):
+        return False
     if stat.S_ISDIR(link.st_mode):
         raise OutputError(f"cannot write {path}: it is a directory")
-    if not stat.S_ISLNK(link.st_mode):
-        return not stat.S_ISREG(link.st_mode)
+    if stat.S_ISLNK(link.st_mode):
+        raise OutputError(f"cannot write {path}: it is a symbolic link to "
+                          f"{os.path.realpath(path)}; name the file itself")
+    raise OutputError(f"cannot write {path}: not a regular file (a device, FIFO or socket); "
+                      f"only {DEV_NULL} and '-' are written in place")
+
+
+def _open_in_place(path: str, binary: bool) -> IO[Any]:
+    """Open without blocking (a FIFO nobody reads fails at once), then write normally."""
     try:
-        target = os.stat(path)
-    except OSError:
-        raise OutputError(f"cannot write {path}: a symbolic link to nothing; name the file "
-                          "itself") from None
-    if not stat.S_ISREG(target.st_mode) and not stat.S_ISDIR(target.st_mode):
-        return True
-    if path.startswith(_DESCRIPTOR_LINKS) and stat.S_ISREG(target.st_mode):
-        return True  # --json /dev/stdout > file: the shell's redirection, as it asked
-    raise OutputError(f"cannot write {path}: it is a symbolic link to "
-                      f"{os.path.realpath(path)}; name the file itself")
+        fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        raise OutputError(f"cannot write {path}: {exc.strerror}") from exc
+    os.set_blocking(fd, True)
+    if path == DEV_NULL and not stat.S_ISCHR(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OutputError(f"cannot write {path}: not the null device")
+    return os.fdopen(fd, "wb" if binary else "w", encoding=None if binary else "utf-8")
 
 
 @contextlib.contextmanager
-def opened_output(path: str, binary: bool = False) -> Iterator[IO[Any]]:
-    """A handle that becomes ``path`` when the block ends without an error."""
+def opened_output(path: str, binary: bool = False, mode: int | None = None
+                  ) -> Iterator[IO[Any]]:
+    """A handle that becomes ``path`` when the block ends without an error; a new file gets
+    ``mode`` (default: 0666 less the umask) before it takes the name."""
     if path == STDOUT:
         stream = sys.stdout.buffer if binary else sys.stdout
         yield stream
         stream.flush()
         return
-    mode = "wb" if binary else "w"
+    file_mode = "wb" if binary else "w"
     encoding = None if binary else "utf-8"
     if _in_place(path):
-        with open(path, mode, encoding=encoding) as handle:
+        with _open_in_place(path, binary) as handle:
             yield handle
         return
     directory = os.path.dirname(path) or "."
     name = os.path.basename(path)
     fd, temporary = tempfile.mkstemp(prefix=f".{name}.", dir=directory)  # O_EXCL, 0600
     try:
-        umask = os.umask(0)  # a report is meant to be shared: honour the umask, not 0600
-        os.umask(umask)
-        os.fchmod(fd, 0o666 & ~umask)
-        with os.fdopen(fd, mode, encoding=encoding) as handle:
+        if mode is None:
+            umask = os.umask(0)  # a report is meant to be shared: honour the umask, not 0600
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        os.fchmod(fd, mode)  # on the descriptor: nothing renamed in can be chmod'ed by name
+        with os.fdopen(fd, file_mode, encoding=encoding) as handle:
             yield handle
         os.replace(temporary, path)
     except BaseException:
@@ -89,11 +106,11 @@ def opened_output(path: str, binary: bool = False) -> Iterator[IO[Any]]:
         raise
 
 
-def write_output(path: str, text: str | Iterable[str]) -> None:
+def write_output(path: str, text: str | Iterable[str], mode: int | None = None) -> None:
     """Write ``text`` (or its pieces, in order) to ``path`` as described above; '-' is
     standard output."""
     try:
-        with opened_output(path) as handle:
+        with opened_output(path, mode=mode) as handle:
             if isinstance(text, str):
                 handle.write(text)
             else:

@@ -68,21 +68,23 @@ class BlockGraph:
 
     def stack(self, name: str) -> list[StackLayer]:
         """Every device that carries ``name``'s I/O, top first, each once."""
+        # Depth first with an explicit stack (children pushed in reverse, so the order is
+        # the recursive one): a doctored image may nest thousands of dm layers.
         layers: list[StackLayer] = []
         seen: set[str] = set()
-
-        def visit(device_name: str, depth: int, relation: str, above: str | None) -> None:
+        pending: list[tuple[str, int, str, str | None]] = [(name, 0, "mounted", None)]
+        while pending:
+            device_name, depth, relation, above = pending.pop()
             if device_name in seen or device_name not in self.devices:
-                return
+                continue
             seen.add(device_name)
             layers.append(StackLayer(device_name, depth, relation, above))
             device = self.devices[device_name]
+            children = [(slave, "below") for slave in device.slaves]
             if device.parent:
-                visit(device.parent, depth + 1, "disk of partition", device_name)
-            for slave in device.slaves:
-                visit(slave, depth + 1, "below", device_name)
-
-        visit(name, 0, "mounted", None)
+                children.insert(0, (device.parent, "disk of partition"))
+            for child, child_relation in reversed(children):
+                pending.append((child, depth + 1, child_relation, device_name))
         return layers
 
     def queue_device(self, name: str) -> str:

@@ -4,7 +4,6 @@ defaults, multipath-tools' own default)."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from ..rules.host_layout import (
@@ -13,6 +12,7 @@ from ..rules.host_layout import (
     MULTIPATH_DEFAULT_GROUPING,
     MULTIPATH_HWTABLE,
 )
+from . import host_regex
 from .hostroot import FactError, HostRoot
 from .parsers.multipath_conf import MultipathConf, MultipathConfError, parse_multipath_conf
 from .unavailable import Unavailable
@@ -46,8 +46,8 @@ def collect_multipath(root: HostRoot) -> MultipathConf | Unavailable | None:
 
 def _matches(pattern: str, value: str) -> bool:
     try:  # multipathd matches vendor and product as unanchored regular expressions
-        return re.search(pattern, value) is not None
-    except re.error:
+        return host_regex.search(pattern, value)
+    except host_regex.HostRegexError:
         return False
 
 

@@ -32,6 +32,9 @@ SNAPSHOT_SCHEMA = "sascheck-snapshot/1"
 MAX_MEMBERS = 200_000
 MAX_TOTAL_BYTES = 1 << 30
 MAX_MEMBER_BYTES = 64 << 20
+# Every member's declared size, extracted or skipped: a compressed archive is decompressed
+# to reach the next member, so a skipped 40 GB member costs as much as an extracted one.
+MAX_ARCHIVE_BYTES = 4 << 30
 SMALL_FILE = 64 * 1024
 ENVIRON = "/proc/1/environ"
 
@@ -235,12 +238,18 @@ def extract_members(archive_path: str, root: str, place: Placement) -> None:
         except (OSError, tarfile.TarError) as exc:
             raise SnapshotError(f"{archive_path}: not a readable tar archive ({exc})") from exc
         with archive:
-            total = count = 0
+            total = count = declared = 0
             os.makedirs(root)
             for member in archive:
                 count += 1
                 if count > MAX_MEMBERS:
                     raise SnapshotError(f"more than {MAX_MEMBERS} members")
+                declared += max(member.size, 0)
+                if declared > MAX_ARCHIVE_BYTES:
+                    raise SnapshotError(
+                        f"member {member.name!r}: the members declare more than "
+                        f"{MAX_ARCHIVE_BYTES >> 30} GiB in all; unpack the archive and give "
+                        "sascheck the directory, whose unneeded files are never read")
                 path = place(archive, member)
                 if path is None or path == "/":
                     continue
@@ -282,36 +291,6 @@ def _write_file(root: str, path: str, source: IO[bytes] | None, executable: bool
 def add_link(root: str, path: str, target: str) -> None:
     """A link at in-root ``path``; an absolute or escaping target is made safe or refused."""
     os.symlink(_safe_link(path, target), os.path.join(root, path.lstrip("/")))
-
-
-def copy_tree(source: str, root: str, place: Callable[[str], str | None]) -> None:
-    """Copy an unpacked tree into ``root`` with the archive's rules: ``place`` maps each
-    relative name to an in-root path or None; links are re-made safe, never followed;
-    anything but files, directories and links is left out."""
-    os.makedirs(root)
-    total = 0
-    for directory, subdirs, files in os.walk(source):
-        for name in sorted([*subdirs, *files]):
-            full = os.path.join(directory, name)
-            path = place(os.path.relpath(full, source).replace(os.sep, "/"))
-            if path is None:
-                if name in subdirs:
-                    subdirs.remove(name)  # a skipped directory is not walked
-                continue
-            info = os.lstat(full)
-            make_directories(root, posixpath.dirname(path))
-            if stat.S_ISLNK(info.st_mode):
-                add_link(root, path, os.readlink(full))
-            elif stat.S_ISDIR(info.st_mode):
-                make_directories(root, path)
-            elif stat.S_ISREG(info.st_mode):
-                total += info.st_size
-                _check_size(full, info.st_size, total)
-                try:
-                    with open(full, "rb") as handle:
-                        _write_file(root, path, handle, bool(info.st_mode & stat.S_IXUSR))
-                except PermissionError:
-                    continue  # an unreadable file is a missing one, as a scan would see it
 
 
 def make_directories(root: str, path: str) -> None:

@@ -41,7 +41,8 @@ from .parsers.sos_commands import (
     parse_sysctl_a,
 )
 from .results import RuleResult, Verdict
-from .snapshot import SnapshotError, add_link, copy_tree, extract_members, make_directories
+from .snapshot import SnapshotError, add_link, extract_members, make_directories
+from .tree_copy import copy_tree
 
 LSBLK = "/sos_commands/block/lsblk_-O_-P"
 LSBLK_TREE = "/sos_commands/block/lsblk"

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from .boot_samples import multipath_conf
 from .hosts import SasFs, sas_host
 
 HANG_GUARD = 120  # seconds: only there to turn a hang into a failure
@@ -124,18 +125,54 @@ def test_each_damage_is_seen(tmp_path):
     assert thp["result"] in ("error", "notapplicable")
 
 
-def test_a_tuned_unit_regex_that_backtracks_for_ever_is_not_run(tmp_path):
-    """A unit's cpuinfo_regex comes from the host: "(a+)+$" against 40 a's would take hours.
-    The scan ends at once, saying the unit was not evaluated (so it does not count)."""
-    profile = ("[main]\nsummary=hostile\n\n[vm.evil]\ntype=vm\ncpuinfo_regex=(a+)+$\n"
-               "transparent_hugepages=never\n")
-    root = sas_host(tmp_path / "root", tuned_active="evil", tuned_custom={"evil": profile},
-                    bls_options="root=/dev/sda ro", grub_cmdline="",
-                    extra_files={"/proc/cpuinfo": "a" * 40 + "!\n"})
+def _scan_json(root: Path) -> dict[str, dict]:
     completed = subprocess.run(
         [sys.executable, "-m", "sascheck", "scan", "--root", str(root), "--quiet", "--json", "-",
-         "--set", "sas_data_dirs=/sasdata"], capture_output=True, text=True, timeout=60)
-    rules = {r["id"]: r for r in json.loads(completed.stdout)["rules"]}
-    thp = rules["thp_disabled_at_boot"]
+         "--set", "sas_data_dirs=/sasdata"], capture_output=True, text=True, timeout=HANG_GUARD)
+    return {r["id"]: r for r in json.loads(completed.stdout)["rules"]}
+
+
+# Expressions that backtrack exponentially in Python's re against a subject that almost
+# matches; the last three passed the syntactic guard sascheck used before RE2.
+BACKTRACKING = {"(a+)+$": "a", "(x|x)*y": "x", "(?:a|a)*y": "a", ".*.*.*.*.*.*.*.*.*.*=y": "="}
+
+
+@pytest.mark.parametrize("pattern", sorted(BACKTRACKING))
+def test_a_tuned_unit_regex_that_would_backtrack_is_run_in_linear_time(tmp_path, pattern):
+    """A unit's cpuinfo_regex comes from the host. Against 30,000 near-matching characters
+    each of these runs for hours in Python's re (tuned's engine); RE2 answers at once: the
+    unit does not match this host, so its THP setting does not count."""
+    profile = ("[main]\nsummary=hostile\n\n[vm.evil]\ntype=vm\n"
+               f"cpuinfo_regex={pattern}\ntransparent_hugepages=never\n")
+    root = sas_host(tmp_path / "root", tuned_active="evil", tuned_custom={"evil": profile},
+                    bls_options="root=/dev/sda ro", grub_cmdline="",
+                    extra_files={"/proc/cpuinfo": BACKTRACKING[pattern] * 30000 + "!\n"})
+    thp = _scan_json(root)["thp_disabled_at_boot"]
     assert thp["result"] == "fail"
-    assert any("too complex to evaluate safely" in (e.get("note") or "") for e in thp["evidence"])
+    assert any("cpuinfo_regex does not match this host" in (e.get("note") or "")
+               for e in thp["evidence"])
+
+
+def test_a_tuned_unit_regex_re2_cannot_run_is_reported_not_run(tmp_path):
+    """A back-reference needs backtracking: the unit is reported as not evaluated."""
+    profile = ("[main]\nsummary=hostile\n\n[vm.evil]\ntype=vm\ncpuinfo_regex=(a*)*\\1b\n"
+               "transparent_hugepages=never\n")
+    root = sas_host(tmp_path / "root", tuned_active="evil", tuned_custom={"evil": profile},
+                    bls_options="root=/dev/sda ro", grub_cmdline="")
+    thp = _scan_json(root)["thp_disabled_at_boot"]
+    assert thp["result"] == "fail"
+    assert any("cannot be evaluated safely" in (e.get("note") or "") for e in thp["evidence"])
+
+
+def test_a_multipath_vendor_regex_that_would_backtrack_is_run_in_linear_time(tmp_path):
+    """multipath.conf's vendor is a regular expression the host wrote, matched against the
+    paths' SCSI vendor (a doctored image can make it 4,000 bytes, the most sascheck reads of an attribute)."""
+    conf = multipath_conf('devices {\n\tdevice {\n\t\tvendor "(a+)+$"\n\t\tproduct ".*"\n'
+                          "\t\tpath_grouping_policy failover\n\t}\n}\n")
+    near = sas_host(tmp_path / "near", path_vendor="a" * 4000 + "!",
+                    extra_files={"/etc/multipath.conf": conf})
+    # multipathd's built-in table does not know this vendor: not judged, and at once.
+    assert _scan_json(near)["multipath_all_paths_active"]["result"] == "notchecked"
+    matching = sas_host(tmp_path / "match", path_vendor="a" * 4000,
+                        extra_files={"/etc/multipath.conf": conf})
+    assert _scan_json(matching)["multipath_all_paths_active"]["result"] == "fail"

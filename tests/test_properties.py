@@ -46,7 +46,8 @@ def test_mount_parser_never_raises(text):
 
 @FAST
 @given(st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\0"),
-               min_size=1, max_size=40).map(lambda s: "/" + s))
+               min_size=1, max_size=40).map(lambda s: "/" + s)
+       .filter(lambda point: not point.endswith("/")))  # d_path never writes a trailing "/"
 def test_mount_points_round_trip_through_kernel_escapes(point):
     line = f"/dev/sdb {RootBuilder.escape(point)} xfs rw,noatime 0 0"
     entries, _ = parse_mounts(line)

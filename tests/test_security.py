@@ -12,7 +12,6 @@ import shutil
 import subprocess
 import sys
 import tarfile
-import threading
 from pathlib import Path
 
 import pytest
@@ -254,21 +253,28 @@ def _scan_to(root: Path, *outputs: str) -> int:
                  *outputs])
 
 
-def test_fifo_and_devices_are_written_in_place(tmp_path):
+def test_only_dev_null_and_descriptors_are_written_in_place(tmp_path, capfd):
+    """A FIFO at an output name is refused at once (it used to block the scan for ever), a
+    device node of our own making is refused; /dev/null and /dev/stdout are written."""
     root = sas_host(tmp_path / "root")
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
-    received: list[bytes] = []
-    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()))
-    reader.start()
-    assert _scan_to(root, "--json", str(fifo)) == 0
-    reader.join(10)
-    assert fifo.is_fifo() and json.loads(received[0])["schema"] == "sascheck-result/1"
-    if os.geteuid() == 0:  # a null device of our own, never the system's /dev/null
+    assert _scan_to(root, "--json", str(fifo)) == 1
+    assert fifo.is_fifo()
+    assert _scan_to(root, "--html", "/dev/null") == 0
+    assert Path("/dev/null").is_char_device()
+    refusals = capfd.readouterr().err
+    assert _scan_to(root, "--json", "/dev/stdout") == 0
+    assert json.loads(capfd.readouterr().out)["schema"] == "sascheck-result/1"
+    # /dev/fd/N is a descriptor; /dev/fd/../.. is the file system's root.
+    assert _scan_to(root, "--json", "/dev/fd/../../" + str(tmp_path / "x.json")) == 1
+    assert not (tmp_path / "x.json").exists()
+    if os.geteuid() == 0:
         null = tmp_path / "null"
         os.mknod(null, 0o666 | 0o020000, os.makedev(1, 3))
-        assert _scan_to(root, "--html", str(null)) == 0
+        assert _scan_to(root, "--html", str(null)) == 1
         assert null.is_char_device()
+    assert "not a regular file" in refusals
 
 
 def test_links_and_directories_are_refused(tmp_path, capsys):

@@ -30,7 +30,7 @@ from ..results import Evidence, Outcome, Verdict, combine
 from ..tuned import Ktune, TunedFacts
 from ..unavailable import Unavailable
 
-_SETRA = re.compile(r"^[^#\n]*blockdev\s+(?:[^\n]*\s)?--setra\s+(\d+)", re.MULTILINE)
+_SETRA = re.compile(r"^[^#\n]*blockdev\s+(?:[^\n]*\s)?--setra\s+([0-9]{1,12})\b", re.MULTILINE)
 TUNED_THP_KEYS = ("transparent_hugepages", "transparent_hugepage")
 
 

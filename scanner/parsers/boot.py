@@ -68,13 +68,17 @@ def bls_entry_field(text: str, name: str) -> str:
     return ""
 
 
-def rpm_version_key(version: str) -> list[tuple[int, int | str]]:
+def rpm_version_key(version: str) -> list[tuple[int, int, str]]:
     """A sort key that orders versions as rpmvercmp does (what GRUB's blscfg sorts BLS
     entries by, newest first): alternating digit and letter runs, a digit run newer than a
     letter run, digits compared as numbers; separators only split."""
-    key: list[tuple[int, int | str]] = []
+    key: list[tuple[int, int, str]] = []
     for run in re.findall(r"[0-9]+|[A-Za-z]+", version):
-        key.append((1, int(run)) if run.isdigit() else (0, run))
+        if run.isdigit():  # as rpmvercmp: leading zeros dropped, then the longer run is newer
+            digits = run.lstrip("0")
+            key.append((1, len(digits), digits))
+        else:
+            key.append((0, 0, run))
     return key
 
 
@@ -133,7 +137,7 @@ class Menu:
         wanted = wanted.strip()
         if wanted == "":
             return 0
-        if wanted.isascii() and wanted.isdigit():
+        if wanted.isascii() and wanted.isdigit() and len(wanted) <= 9:
             index = int(wanted)
             return index if index < len(self.entries) else None
         for index, (title, _) in enumerate(self.entries):

@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import re
 
+from .simple import ascii_int
+
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|#[^\n]*|[{}\[\]=,]|[^\s{}\[\]=,"#]+')
 
 
@@ -44,8 +46,8 @@ def lv_read_ahead(text: str) -> dict[str, int]:
             key = previous
         elif key:
             if key == "read_ahead" and len(path) == 3 and path[1] == "logical_volumes" \
-                    and token.isdigit():
-                found[path[2]] = int(token)
+                    and (number := ascii_int(token)) is not None:
+                found[path[2]] = number
             key = "" if token != "[" else key
         previous = token
     return found

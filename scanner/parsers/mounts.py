@@ -14,13 +14,23 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_OCTAL = re.compile(r"\\([0-7]{3})")
+_OCTAL = re.compile(r"\\([01][0-7]{2})")
 _FIELDS = re.compile(r"[ \t]+")
 
 
 def unescape(field: str) -> str:
-    """Decode the kernel's octal escapes; leave anything else as it is."""
-    return _OCTAL.sub(lambda match: chr(int(match.group(1), 8)), field)
+    """Decode the kernel's octal escapes: it writes only ASCII ones (space, tab, newline,
+    backslash), so \\001 to \\177 are decoded and anything else (``\\000``, ``\\351``,
+    ``\\777``) stays as written. The bash fix's ``unescape`` decodes exactly the same, so
+    both find the same mount for a SAS directory."""
+    return _OCTAL.sub(lambda match: chr(int(match.group(1), 8)) if match.group(1) != "000"
+                      else match.group(0), field)
+
+
+def mount_point(field: str) -> str:
+    """A mount point as sascheck compares it: decoded, without trailing slashes (the kernel
+    never writes one; a doctored file may, and the bash fix strips them alike)."""
+    return unescape(field).rstrip("/") or "/"
 
 
 @dataclass(frozen=True)
@@ -70,7 +80,7 @@ def parse_mounts(text: str) -> tuple[list[MountEntry], list[str]]:
         if len(fields) < 4:
             problems.append(f"line {number}: expected at least 4 fields, got {len(fields)}")
             continue
-        mountpoint = unescape(fields[1])
+        mountpoint = mount_point(fields[1]) if fields[1].startswith("/") else unescape(fields[1])
         if not mountpoint.startswith("/") and mountpoint not in ("none", "swap"):
             problems.append(f"line {number}: mount point {mountpoint!r} is not absolute")
             continue
@@ -89,5 +99,5 @@ def parse_mountinfo(text: str) -> dict[str, str]:
     for line in text.split("\n"):
         fields = line.split(" ")
         if len(fields) >= 10 and re.fullmatch(r"[0-9]+:[0-9]+", fields[2]):
-            found[unescape(fields[4])] = fields[2]
+            found[mount_point(fields[4])] = fields[2]
     return found

@@ -73,7 +73,9 @@ def shell_assignments(text: str) -> dict[str, str]:
     return values
 
 
-_ASCII_DIGITS = re.compile("[0-9]+")
+# At most 20 digits (2**64 has 20): a longer number is no value a kernel file holds, and
+# int() refuses strings past 4,300 digits.
+_ASCII_DIGITS = re.compile("[0-9]{1,20}")
 
 
 def ascii_int(text: str) -> int | None:

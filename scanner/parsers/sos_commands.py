@@ -70,11 +70,26 @@ def parse_lsblk_pairs(text: str) -> tuple[list[LsblkEntry], list[str]]:
     return entries, problems
 
 
-_TREE_ROW = re.compile(r"(?P<branch>[\s|`\u251c\u2514\u2500\u2502-]*)(?P<name>\S.*?)\s+"
-                       r"(?P<number>\d+:\d+)\s+\d+\s+\S+\s+\d+\s+(?P<kind>[a-z0-9]+)\b")
+_TREE_BRANCH = " \t|`\u251c\u2514\u2500\u2502-"
+_TREE_COLUMNS = re.compile(r"\s(?P<number>\d+:\d+)\s+\d+\s+\S+\s+\d+\s+(?P<kind>[a-z0-9]+)\b")
+MAX_TREE_LINE = 4096
 _DM_KERNEL_NAME = re.compile(r"(.*\S)\s+\((dm-\d+)\)$")
 # lsblk TYPEs of device-mapper devices: their kernel name is dm-<minor>.
 DM_TYPES = frozenset({"lvm", "mpath", "dm", "crypt"})
+
+
+def _tree_row(line: str) -> tuple[str, str, str, str] | None:
+    """(branch, name, MAJ:MIN, TYPE) of one row, or None. The branch drawing is cut by a
+    plain scan and the columns found by one left-to-right search: a single regular
+    expression over both backtracks quadratically on a long run of "|-"."""
+    if len(line) > MAX_TREE_LINE:
+        return None
+    rest = line.lstrip(_TREE_BRANCH)
+    branch = line[:len(line) - len(rest)]
+    columns = _TREE_COLUMNS.search(rest)
+    if columns is None or not rest[:columns.start()].strip():
+        return None
+    return branch, rest[:columns.start()].strip(), columns["number"], columns["kind"]
 
 
 def parse_lsblk_tree(text: str) -> tuple[list[LsblkEntry], list[str]]:
@@ -87,12 +102,12 @@ def parse_lsblk_tree(text: str) -> tuple[list[LsblkEntry], list[str]]:
     for number, line in enumerate(text.splitlines(), 1):
         if number == 1 or not line.strip():
             continue  # the heading
-        row = _TREE_ROW.match(line)
-        if not row:
+        row = _tree_row(line)
+        if row is None:
             problems.append(f"line {number}: not an lsblk row")
             continue
-        depth = len(row["branch"]) // 2
-        name, kind, device_number = row["name"], row["kind"], row["number"]
+        branch, name, device_number, kind = row
+        depth = len(branch) // 2
         given = _DM_KERNEL_NAME.match(name)
         del ancestry[depth:]
         parent = ancestry[-1] if ancestry else ""

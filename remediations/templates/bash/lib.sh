@@ -18,10 +18,14 @@ declare -A BACKED_UP=()
 # Every change a run makes is recorded here, so that --revert can undo it (see revert()):
 # on this host in /var/lib/sascheck; for an offline image in the current directory, outside
 # the image, where nothing the image holds (a planted link) can redirect the writes.
+# Its name is made new (mktemp, O_EXCL, a random part) when the first change is recorded, so
+# that a link planted at a predictable name cannot redirect it; SASCHECK_MANIFEST names one
+# to append to (the playbook's), which must be a regular file or not exist.
+MANIFEST="${SASCHECK_MANIFEST:-}"
 if [[ -n "$ROOT" ]]; then
-    MANIFEST="${SASCHECK_MANIFEST:-$PWD/sascheck-fix-$STAMP.manifest}"
+    MANIFEST_TEMPLATE="$PWD/sascheck-fix-$STAMP.XXXXXXXX"
 else
-    MANIFEST="${SASCHECK_MANIFEST:-/var/lib/sascheck/fix-$STAMP.manifest}"
+    MANIFEST_TEMPLATE="/var/lib/sascheck/fix-$STAMP.XXXXXXXX"
 fi
 # The playbook asks through the environment: revert a manifest (its revert tag), or record
 # one change it is about to make, or has just made, with its own modules.
@@ -130,16 +134,28 @@ unhex() {
     printf '%b' "$escaped"
 }
 MANIFEST_FAILED=0
+# The manifest, created on first use: a new name of its own, or the named one created with
+# noclobber (O_EXCL) or appended to only when it is a regular file and no link.
+open_manifest() {
+    if [[ -z "$MANIFEST" ]]; then
+        mkdir -p -- "$(dirname -- "$MANIFEST_TEMPLATE")" || return 1
+        MANIFEST="$(mktemp --suffix=.manifest -- "$MANIFEST_TEMPLATE")" || { MANIFEST=""; return 1; }
+    elif [[ -L "$MANIFEST" || ( -e "$MANIFEST" && ! -f "$MANIFEST" ) ]]; then
+        return 1
+    elif [[ ! -e "$MANIFEST" ]]; then
+        mkdir -p -- "$(dirname -- "$MANIFEST")" && (set -C; : > "$MANIFEST") || return 1
+    else
+        return 0
+    fi
+    printf '# sascheck fix manifest: undo with: %s --revert %s\n' "$0" "$MANIFEST" >> "$MANIFEST"
+}
 record() {
     local kind="$1" path="$2" datum="${3:-}"
     # A manifest that cannot be written must not stop a run halfway through its changes.
-    if ! { if [[ ! -e "$MANIFEST" ]]; then
-               mkdir -p -- "$(dirname -- "$MANIFEST")" &&
-               printf '# sascheck fix manifest: undo with: %s --revert %s\n' "$0" "$MANIFEST" > "$MANIFEST"
-           fi &&
+    if ! { open_manifest &&
            printf '%s\t%s\t%s\n' "$kind" "$(hex "$path")" "$(hex "$datum")" >> "$MANIFEST"
          } 2>/dev/null; then
-        (( MANIFEST_FAILED )) || warn "cannot write $MANIFEST: --revert will not know this run's changes"
+        (( MANIFEST_FAILED )) || warn "cannot write ${MANIFEST:-a manifest in ${MANIFEST_TEMPLATE%/*}}: --revert will not know this run's changes"
         MANIFEST_FAILED=1
     fi
 }
@@ -333,14 +349,39 @@ detect_role() {
 }
 
 # ---- SAS storage: file systems and the block devices below them ------------------------
-# /proc/mounts escapes space, tab, newline and backslash as \NNN octal.
-unescape() { printf '%b' "${1//\\/\\0}"; }
+# /proc/mounts escapes space, tab, newline and backslash as \NNN octal. Decoded exactly as
+# the scanner decodes (scanner/parsers/mounts.py): \001 to \177, anything else as written.
+unescape() {
+    local text="$1" out="" before char
+    while [[ "$text" == *\\* ]]; do
+        before="${text%%\\*}"
+        text="${text:${#before}+1}"
+        if [[ "$text" =~ ^[01][0-7][0-7] && "${text:0:3}" != 000 ]]; then
+            # shellcheck disable=SC2059  # the format is one checked octal escape
+            printf -v char "\\${text:0:3}"
+            out+="$before$char"
+            text="${text:3}"
+        else
+            out+="$before\\"
+        fi
+    done
+    printf '%s' "$out$text"
+}
+
+# A mount point as the scanner compares it: decoded, without trailing slashes.
+mount_point() {
+    local point
+    point="$(unescape "$1"; printf x)"
+    point="${point%x}"
+    while [[ "$point" == */ && "$point" != / ]]; do point="${point%/}"; done
+    printf '%s' "$point"
+}
 
 # The mount point holding a directory: the longest prefix; the last such mount wins.
 mount_of() {
     local dir="$1" best="" device point rest decoded
     while read -r device point rest; do
-        decoded="$(unescape "$point")"
+        decoded="$(mount_point "$point")"
         if [[ "$decoded" == / || "$dir" == "$decoded" || "$dir" == "$decoded"/* ]]; then
             if (( ${#decoded} >= ${#best} )); then best="$decoded"; fi
         fi
@@ -352,7 +393,7 @@ mount_of() {
 device_of() {
     local wanted="$1" found="" device point rest
     while read -r device point rest; do
-        if [[ "$(unescape "$point")" == "$wanted" ]]; then found="$(unescape "$device")"; fi
+        if [[ "$(mount_point "$point")" == "$wanted" ]]; then found="$(unescape "$device")"; fi
     done < "$ROOT/proc/mounts"
     printf '%s' "$found"
 }
@@ -381,16 +422,29 @@ sys_dir() {
     done
 }
 
-# Every device carrying a device's I/O: itself, a partition's disk, slaves, recursively.
+# Every device carrying a device's I/O: itself, a partition's disk, slaves, depth first in
+# the order of sascheck's BlockGraph.stack. Each device once, at most 4096 steps: an image's
+# slaves/ may loop (dm-0 -> dm-1 -> dm-0) or nest deeply, so an explicit stack (children
+# pushed in reverse) replaces recursion.
 stack_of() {
-    local name="$1" dir slave
-    [[ -n "$name" ]] || return 0
-    printf '%s\n' "$name"
-    dir="$(sys_dir "$name")"
-    [[ -n "$dir" ]] || return 0
-    if [[ -e "$dir/partition" ]]; then stack_of "$(basename -- "$(dirname -- "$dir")")"; fi
-    for slave in "$dir"/slaves/*; do
-        if [[ -e "$slave" || -L "$slave" ]]; then stack_of "$(basename -- "$slave")"; fi
+    local stack=("$1") seen=" " name dir slave children index steps=0
+    while (( ${#stack[@]} > 0 && steps < 4096 )); do
+        steps=$((steps + 1))
+        name="${stack[${#stack[@]}-1]}"
+        unset 'stack[${#stack[@]}-1]'
+        [[ -n "$name" && "$seen" != *" $name "* ]] || continue
+        seen+="$name "
+        printf '%s\n' "$name"
+        dir="$(sys_dir "$name")"
+        [[ -n "$dir" ]] || continue
+        children=()
+        if [[ -e "$dir/partition" ]]; then children+=("$(basename -- "$(dirname -- "$dir")")"); fi
+        for slave in "$dir"/slaves/*; do
+            if [[ -e "$slave" || -L "$slave" ]]; then children+=("$(basename -- "$slave")"); fi
+        done
+        for (( index = ${#children[@]} - 1; index >= 0; index-- )); do
+            stack+=("${children[index]}")
+        done
     done
 }
 
@@ -426,7 +480,7 @@ sas_network_bdis() {
         type="$(mount_type "$point")"
         [[ " $LAYOUT_NETWORK_FS_TYPES " == *" $type "* ]] || continue
         while read -r _id _parent number _root mounted rest; do
-            if [[ "$(unescape "$mounted")" == "$point" && "$number" =~ ^[0-9]+:[0-9]+$ ]]; then
+            if [[ "$(mount_point "$mounted")" == "$point" && "$number" =~ ^[0-9]+:[0-9]+$ ]]; then
                 printf '%s\n' "$number"
             fi
         done < "$ROOT/proc/self/mountinfo"
@@ -783,7 +837,7 @@ finish() {
 mount_has_option() {
     local wanted="$1" option="$2" found=1 device point type options rest
     while read -r device point type options rest; do
-        if [[ "$(unescape "$point")" == "$wanted" ]]; then
+        if [[ "$(mount_point "$point")" == "$wanted" ]]; then
             found=1
             if [[ ",$options," == *",$option,"* ]]; then found=0; fi
         fi
@@ -794,7 +848,7 @@ mount_has_option() {
 mount_type() {
     local wanted="$1" found="" device point type rest
     while read -r device point type rest; do
-        if [[ "$(unescape "$point")" == "$wanted" ]]; then found="$type"; fi
+        if [[ "$(mount_point "$point")" == "$wanted" ]]; then found="$type"; fi
     done < "$ROOT/proc/mounts"
     printf '%s' "$found"
 }
@@ -966,38 +1020,95 @@ apply_tuned_profile() {
 # mode and owner), files and links the run made are removed, replaced links point where they
 # did, runtime values get their old value; commands (grubby, tuned-adm, a remount) cannot be
 # undone blindly and are listed. Running it again changes nothing more. Offline, nothing
-# outside the image is touched whatever the manifest says.
+# outside the image is touched whatever the manifest says, even by an image that changes
+# while it runs: each change is made from inside its directory (cd -P, checked once there),
+# by base name, so a directory swapped for a link after the check redirects nothing.
+
+# Run a command in PATH's directory, confined; the command gets the base name.
+in_directory() {
+    local path="$1" directory here top
+    shift
+    directory="$(dirname -- "$path")"
+    case "${path##*/}" in ""|.|..) warn "refused: $path names no file"; return 3 ;; esac
+    (
+        cd -P -- "$directory" 2>/dev/null || exit 1
+        here="$(pwd -P)"
+        if ! live; then
+            top="$(readlink -m -- "$ROOT")"
+            if [[ "$here" != "$top" && "$here" != "$top"/* ]]; then
+                warn "refused: ${directory#"$ROOT"} is $here once entered, outside the image $ROOT"
+                exit 3
+            fi
+        fi
+        "$@" "./${path##*/}"
+    )
+}
+
+# A manifest line's three tab-separated fields (an empty path field kept: IFS=$'\t' would
+# collapse it, tab being IFS white space, and shift the datum into the path).
+split_line() {
+    local line="$1" rest
+    LINE_KIND="${line%%$'\t'*}"
+    rest="${line#*$'\t'}"
+    LINE_PATH="${rest%%$'\t'*}"
+    LINE_DATUM="${rest#*$'\t'}"
+    [[ "$line" == *$'\t'*$'\t'* ]]
+}
+
+# Runtime values are restored only under /proc/sys and /sys, whatever the manifest names.
+runtime_path() {
+    local real
+    [[ "$1" =~ ^/(proc/sys|sys)/ && "$1" != *..* ]] || return 1
+    real="$(readlink -e -- "$1")" || return 1
+    [[ "$real" =~ ^/(proc/sys|sys)/ ]]
+}
+
+restore_backup() { [[ -f "$1" && ! -L "$1" ]] && mv -fT -- "$1" "$2"; }  # -T: never into a directory
+remove_new() { if [[ -e "$1" || -L "$1" ]]; then rm -f -- "$1"; else return 1; fi; }
+remove_empty_dir() { [[ -d "$1" && ! -L "$1" ]] && rmdir -- "$1" 2>/dev/null; }
+remove_link() { [[ -L "$1" ]] && rm -f -- "$1"; }
+relink() { [[ "$(readlink -- "$2" 2>/dev/null)" != "$1" ]] && ln -sfnT -- "$1" "$2"; }
+
 revert() {
-    local manifest="$1" kind path datum lines=() index undone=0
+    local manifest="$1" kind path datum lines=() line index undone=0
     [[ -f "$manifest" ]] || { warn "no manifest $manifest"; return 1; }
-    while IFS=$'\t' read -r kind path datum; do
-        [[ "$kind" == \#* || -z "$kind" ]] && continue
-        [[ "$path" =~ ^[0-9a-f]*$ && "$datum" =~ ^[0-9a-f]*$ ]] || { warn "skipped a malformed line"; continue; }
-        lines+=("$kind"$'\t'"$path"$'\t'"$datum")
+    while IFS= read -r line; do
+        [[ "$line" == \#* || -z "$line" ]] && continue
+        if ! split_line "$line" || [[ ! "$LINE_PATH" =~ ^[0-9a-f]*$ || ! "$LINE_DATUM" =~ ^[0-9a-f]*$ ]]; then
+            warn "skipped a malformed line"; continue
+        fi
+        lines+=("$line")
     done < "$manifest"
     for (( index = ${#lines[@]} - 1; index >= 0; index-- )); do
-        IFS=$'\t' read -r kind path datum <<< "${lines[index]}"
-        path="$(unhex "$path")" datum="$(unhex "$datum")"
+        split_line "${lines[index]}"
+        kind="$LINE_KIND"
+        path="$(unhex "$LINE_PATH"; printf x)" datum="$(unhex "$LINE_DATUM"; printf x)"
+        path="${path%x}" datum="${datum%x}"
         # A link is judged by where it stands, not where it points (an absolute target is
         # the image's own path, which resolves outside it from here).
         if [[ "$kind" == link ]]; then
             confined "$(dirname -- "$path")" || continue
-        elif [[ -n "$path" ]] && ! confined "$path"; then
+        elif [[ -n "$path" && "$kind" != runtime ]] && ! confined "$path"; then
             continue
         fi
         case "$kind" in
-            file) if [[ -e "$datum" ]] && confined "$datum"; then
-                      mv -f -- "$datum" "$path"; say "restored $path"; undone=$((undone + 1)); fi ;;
-            new) if [[ -e "$path" || -L "$path" ]]; then
-                     rm -f -- "$path"; say "removed $path"; undone=$((undone + 1)); fi ;;
-            dir) if [[ -d "$path" ]] && rmdir -- "$path" 2>/dev/null; then
+            file) # The backup is made beside the file: same directory, both by base name.
+                  if [[ "$(dirname -- "$datum")" != "$(dirname -- "$path")" ]]; then
+                      warn "skipped a backup that is not beside its file: $datum"
+                  elif [[ -e "$datum" ]] && in_directory "$path" restore_backup "./${datum##*/}"; then
+                      say "restored $path"; undone=$((undone + 1)); fi ;;
+            new) if in_directory "$path" remove_new; then
+                     say "removed $path"; undone=$((undone + 1)); fi ;;
+            dir) if in_directory "$path" remove_empty_dir; then
                      say "removed $path/"; undone=$((undone + 1)); fi ;;
             link) if [[ -z "$datum" ]]; then
-                      if [[ -L "$path" ]]; then rm -f -- "$path"; say "removed $path"; undone=$((undone + 1)); fi
-                  elif [[ "$(readlink -- "$path" 2>/dev/null)" != "$datum" ]]; then
-                      ln -sfn -- "$datum" "$path"; say "relinked $path -> $datum"; undone=$((undone + 1))
+                      if in_directory "$path" remove_link; then say "removed $path"; undone=$((undone + 1)); fi
+                  elif in_directory "$path" relink "$datum"; then
+                      say "relinked $path -> $datum"; undone=$((undone + 1))
                   fi ;;
-            runtime) if live && [[ -w "$path" && "$(<"$path")" != *"[$datum]"* && "$(<"$path")" != "$datum" ]]; then
+            runtime) if ! runtime_path "$path"; then
+                         warn "skipped a runtime value outside /proc/sys and /sys: $path"
+                     elif live && [[ -w "$path" && "$(<"$path")" != *"[$datum]"* && "$(<"$path")" != "$datum" ]]; then
                          printf '%s' "$datum" > "$path"; say "restored $path: $datum"; undone=$((undone + 1)); fi ;;
             command) warn "manual: undo by hand if needed: $datum" ;;
             *) warn "skipped an unknown change: $kind" ;;

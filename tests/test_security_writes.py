@@ -1,0 +1,333 @@
+"""Host data is never code, round 2 (issue 21): writes as root where they must not go.
+
+Each test performs the attack against the real consumer (the kernel's link semantics on a
+real block device, bash running the fix, fio) and shows it inert; races run a racer thread
+for a bounded time."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+from contextlib import ExitStack
+from pathlib import Path
+
+import pytest
+
+from sascheck.cli import main
+from sascheck.iotest.fio import FioJob
+
+from .hosts import BASELINE_SETS, SasFs, sas_host
+from .lab import make_fs, prerequisites_missing
+from .remedy import generate
+from .test_remediations import verdicts
+
+
+def _scan_to(root: Path, *outputs: str) -> int:
+    return main(["scan", "--root", str(root), "--set", "sas_data_dirs=/sasdata", "--quiet",
+                 *outputs])
+
+
+@pytest.mark.skipif(prerequisites_missing() is not None, reason="needs root and losetup")
+@pytest.mark.parametrize("option", ["--json", "--html", "--junit", "--prometheus"])
+def test_a_link_to_a_block_device_is_not_written(tmp_path, option, capsys):
+    """A link at an output's name pointing to a block device: the device's bytes stay."""
+    backing = tmp_path / "disk.img"
+    backing.write_bytes(b"\x5a" * (1024 * 1024))
+    root = sas_host(tmp_path / "root")
+    with ExitStack() as stack:
+        device = subprocess.run(["losetup", "--find", "--show", str(backing)], check=True,
+                                capture_output=True, text=True).stdout.strip()
+        stack.callback(subprocess.run, ["losetup", "-d", device], check=False)
+        link = tmp_path / "out"
+        link.symlink_to(device)
+        assert _scan_to(root, option, str(link)) == 1
+        with open(device, "rb") as disk:
+            assert disk.read(4096) == b"\x5a" * 4096
+    assert "symbolic link" in capsys.readouterr().err
+
+
+def test_fix_output_never_has_its_mode_set_by_name(tmp_path, monkeypatch):
+    """`fix -o` used to chmod the name after the rename: a racer in the output directory who
+    renamed a root-only file over the name in between got it made 0755. The racer here wins
+    at the worst moment every time (right after sascheck's rename); the file keeps 0600."""
+    root = sas_host(tmp_path / "root", thp_enabled="always")
+    output = tmp_path / "fix.sh"
+    secret = tmp_path / "secret"
+    real_replace = os.replace
+
+    def replace_then_race(source, destination, *args, **kwargs):
+        real_replace(source, destination, *args, **kwargs)
+        if str(destination) == str(output):
+            secret.write_text("root only\n")
+            secret.chmod(0o600)
+            real_replace(secret, output)
+
+    monkeypatch.setattr(os, "replace", replace_then_race)
+    assert main(["fix", "--root", str(root), "--set", "sas_data_dirs=/sasdata",
+                 "--format", "bash", "-o", str(output)]) == 0
+    assert output.read_text() == "root only\n"
+    assert output.stat().st_mode & 0o777 == 0o600
+
+
+def test_the_fix_script_is_executable_from_its_first_moment(tmp_path):
+    root = sas_host(tmp_path / "root", thp_enabled="always")
+    output = tmp_path / "fix.sh"
+    assert main(["fix", "--root", str(root), "--set", "sas_data_dirs=/sasdata",
+                 "--format", "bash", "-o", str(output)]) == 0
+    assert output.stat().st_mode & 0o777 == 0o755
+    assert output.read_text().startswith("#!/usr/bin/env bash")
+
+
+# -- iotest: fio runs as root in directories others may write --------------------------------
+lab_only = pytest.mark.skipif(prerequisites_missing() is not None and not os.environ.get("CI"),
+                              reason=prerequisites_missing() or "")
+SASCHECK = [sys.executable, "-m", "sascheck"]
+
+
+def _iotest(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*SASCHECK, "iotest", "--quiet", *args], capture_output=True,
+                          text=True, timeout=600)
+
+
+def _secret(base: Path) -> Path:
+    secret = base / "root-only"
+    secret.write_text("root's own\n")
+    secret.chmod(0o600)
+    return secret
+
+
+@lab_only
+@pytest.mark.live
+def test_iotest_writes_nothing_through_a_colon_in_the_directory(tmp_path):
+    """fio splits --directory at ':'; a SAS directory "<fs>/v:<fs>/link" made the old run
+    write <fs>/v/sascheck.0.0, a planted link to a root-only file."""
+    with ExitStack() as stack:
+        fs = make_fs(stack, tmp_path, "sasdata", "xfs", "noatime", 300)
+        secret = _secret(tmp_path)
+        (fs.mountpoint / "v").mkdir()
+        (fs.mountpoint / "v" / "sascheck.0.0").symlink_to(secret)
+        hostile = Path(f"{fs.mountpoint}/v:{fs.mountpoint}/link")
+        hostile.mkdir(parents=True)
+        done = _iotest("--dir", str(hostile), "--size", "4M", "--jobs", "1")
+        assert done.returncode in (0, 2), done.stderr
+        assert secret.read_text() == "root's own\n"
+        assert sorted(os.listdir(hostile)) == []  # the test's own files are gone too
+        # The command recorded for reproduction escapes the colon as fio reads it: a bare
+        # fio run of it writes inside the hostile directory, not through the link.
+        job = FioJob(str(hostile), "write", 65536, 65536, 1)
+        subprocess.run(job.argv(), check=True, capture_output=True)
+        assert secret.read_text() == "root's own\n"
+        assert [p.stat().st_size for p in hostile.iterdir()] == [65536]
+
+
+@lab_only
+@pytest.mark.live
+def test_iotest_private_directory_cannot_be_swapped(tmp_path):
+    """A racer renames the private directory away and plants one of its own whose
+    sascheck.0.0 links to a root-only file (the directory is group-writable, as shared SAS
+    areas are). fio runs in the directory sascheck made, by descriptor: the secret stays,
+    and the run says its directory was replaced instead of reporting figures."""
+    with ExitStack() as stack:
+        fs = make_fs(stack, tmp_path, "saswork", "xfs", "noatime", 300)
+        fs.mountpoint.chmod(0o775)
+        secret = _secret(tmp_path)
+        stop = threading.Event()
+        swaps = []
+
+        def racer() -> None:
+            deadline = time.monotonic() + 120
+            while not stop.is_set() and time.monotonic() < deadline:
+                for entry in fs.mountpoint.glob(".sascheck-iotest-*"):
+                    if (entry / "planted").exists():
+                        continue
+                    try:
+                        entry.rename(fs.mountpoint / f"moved-{len(swaps)}")
+                        entry.mkdir()
+                        (entry / "planted").touch()
+                        (entry / "sascheck.0.0").symlink_to(secret)
+                        swaps.append(entry.name)
+                    except OSError:
+                        pass
+
+        thread = threading.Thread(target=racer)
+        thread.start()
+        try:
+            done = _iotest("--dir", str(fs.mountpoint), "--size", "8M", "--jobs", "1")
+        finally:
+            stop.set()
+            thread.join()
+        assert swaps, "the racer never saw the private directory"
+        assert secret.read_text() == "root's own\n"
+        assert done.returncode == 1 and "was replaced or changed" in done.stderr, done.stderr
+        # The racer's directory is left as it was; sascheck removed only its own files.
+        assert all(not list((fs.mountpoint / f"moved-{n}").iterdir()) for n in range(len(swaps)))
+
+
+@lab_only
+@pytest.mark.live
+def test_iotest_refuses_shared_directories_and_memory(tmp_path):
+    with ExitStack() as stack:
+        fs = make_fs(stack, tmp_path, "open", "ext4", "noatime", 64)
+        fs.mountpoint.chmod(0o777)
+        done = _iotest("--dir", str(fs.mountpoint), "--size", "1M")
+        assert done.returncode == 1 and "without the sticky bit" in done.stderr, done.stderr
+        fs.mountpoint.chmod(0o1777)
+        assert _iotest("--dir", str(fs.mountpoint), "--size", "1M", "--dry-run").returncode == 0
+    link = tmp_path / "devlink"
+    link.symlink_to("/dev")
+    done = _iotest("--dir", str(link), "--size", "1M", "--dry-run")
+    assert done.returncode == 1 and "devtmpfs" in done.stderr and "not a disk" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+# --- offline fixes and their revert -------------------------------------------------------
+
+def _hex(text: str) -> str:
+    return text.encode().hex()
+
+
+def _fix_script(tmp_path: Path, root: Path) -> Path:
+    return generate("bash", tmp_path / "fix.sh", root, BASELINE_SETS)
+
+
+def _bash(script: Path, root: Path | None, *args: str, cwd: Path,
+          env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    environment = {k: v for k, v in os.environ.items() if k != "SASCHECK_MANIFEST"}
+    environment.update(env or {})
+    if root is not None:
+        environment["SASCHECK_ROOT"] = str(root)
+    return subprocess.run(["bash", str(script), *args], cwd=cwd, env=environment,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_an_offline_fix_creates_its_manifest_under_a_name_no_one_could_plant(tmp_path):
+    """Links planted at every name the manifest could have had by its time stamp (this
+    second and the next five minutes, with and without an extension) point to a file
+    outside the image: the fix creates a new, randomly named manifest instead, and the
+    outside file is untouched; that manifest reverts the fix."""
+    root = sas_host(tmp_path / "root", dirty_ratio=20, defrag_tmpfiles=False)
+    script = _fix_script(tmp_path, root)
+    work = tmp_path / "work"
+    work.mkdir()
+    victim = tmp_path / "victim"
+    victim.write_text("keep me\n")
+    now = time.time()
+    for offset in range(0, 300):
+        stamp = time.strftime("%Y%m%d%H%M%S", time.localtime(now + offset))
+        for name in (f"sascheck-fix-{stamp}.manifest", f"sascheck-fix-{stamp[:12]}.manifest"):
+            if not (work / name).is_symlink():
+                (work / name).symlink_to(victim)
+    ran = _bash(script, root, cwd=work)
+    assert ran.returncode == 0, ran.stderr
+    assert victim.read_text() == "keep me\n"
+    made = [path for path in work.iterdir() if not path.is_symlink()]
+    assert len(made) == 1 and made[0].is_file(), made
+    assert made[0].name.startswith("sascheck-fix-") and made[0].name.endswith(".manifest")
+    assert made[0].stat().st_mode & 0o077 == 0  # mktemp: the owner's alone
+    undone = _bash(script, root, "--revert", str(made[0]), cwd=work)
+    assert "changes reverted" in undone.stdout, undone.stdout + undone.stderr
+
+
+def test_a_named_manifest_that_is_a_link_is_not_written_through(tmp_path):
+    root = sas_host(tmp_path / "root", dirty_ratio=20, defrag_tmpfiles=False)
+    script = _fix_script(tmp_path, root)
+    victim = tmp_path / "victim"
+    victim.write_text("keep me\n")
+    (tmp_path / "named.manifest").symlink_to(victim)
+    ran = _bash(script, root, cwd=tmp_path,
+                env={"SASCHECK_MANIFEST": str(tmp_path / "named.manifest")})
+    assert victim.read_text() == "keep me\n"
+    assert "--revert will not know this run's changes" in ran.stderr
+
+
+def test_a_revert_raced_by_the_image_removes_nothing_outside_it(tmp_path):
+    """The manifest lists 200 files the fix made in /etc/sas; while --revert runs, the image
+    flips that directory to a link to an outside directory holding 200 files of the same
+    names, as fast as it can. Every outside file survives."""
+    root = sas_host(tmp_path / "root")
+    script = _fix_script(tmp_path, root)
+    inside = root / "etc/sas"
+    outside = tmp_path / "outside"
+    inside.mkdir()
+    outside.mkdir()
+    names = [f"f{i}" for i in range(200)]
+    for name in names:
+        (inside / name).write_text("made by the fix\n")
+        (outside / name).write_text("precious\n")
+    manifest = tmp_path / "fix.manifest"
+    manifest.write_text("".join(f"new\t{_hex(str(inside / name))}\t\n" for name in names))
+    parked = root / "etc/sas.parked"
+    stop = threading.Event()
+
+    def flip() -> None:
+        while not stop.is_set():
+            os.rename(inside, parked)
+            inside.symlink_to(outside)
+            inside.unlink()
+            os.rename(parked, inside)
+
+    racer = threading.Thread(target=flip, daemon=True)
+    racer.start()
+    try:
+        _bash(script, root, "--revert", str(manifest), cwd=tmp_path)
+    finally:
+        stop.set()
+        racer.join()
+    assert sorted(path.name for path in outside.iterdir()) == sorted(names)
+    assert all((outside / name).read_text() == "precious\n" for name in names)
+
+
+def test_revert_lists_recorded_commands_and_restores_runtime_only_under_proc_sys(tmp_path):
+    """A `command` line has an empty path field; it must reach the list of what to undo by
+    hand. A `runtime` line naming a file elsewhere is refused even live (ROOT unset)."""
+    root = sas_host(tmp_path / "root")
+    script = _fix_script(tmp_path, root)
+    victim = tmp_path / "victim"
+    victim.write_text("keep me\n")
+    manifest = tmp_path / "fix.manifest"
+    manifest.write_text(f"command\t\t{_hex('grubby --update-kernel=ALL --args=x')}\n"
+                        f"runtime\t{_hex(str(victim))}\t{_hex('owned')}\n")
+    ran = _bash(script, None, "--revert", str(manifest), cwd=tmp_path)
+    assert "manual: undo by hand if needed: grubby --update-kernel=ALL --args=x" in ran.stderr
+    assert "outside /proc/sys and /sys" in ran.stderr
+    assert victim.read_text() == "keep me\n"
+
+
+def test_the_bash_fix_reads_mount_points_as_the_scanner_does(tmp_path):
+    """SAS DATA given as /sasdata/ and a mount point the kernel escaped as \\400 (not an
+    octal byte; the kernel escapes only space, tab, newline and backslash): the fix adds
+    noatime to /sasdata's fstab line and leaves / alone, and the scanner then agrees."""
+    root = sas_host(tmp_path / "root",
+                    filesystems=[SasFs("sasdata", "/sasdata", options="rw,relatime"),
+                                 SasFs("saswork", "/saswork"), SasFs("sasutil", "/sasutil")])
+    mounts = root / "proc/mounts"
+    mounts.write_text(mounts.read_text() + "/dev/sdz /sasdata\\400 xfs rw,noatime 0 0\n")
+    fstab = root / "etc/fstab"
+    root_line = next(line for line in fstab.read_text().splitlines() if line.split()[1:2] == ["/"])
+    sets = ["sas_data_dirs=/sasdata/"]
+    script = generate("bash", tmp_path / "fix.sh", root, sets)
+    ran = _bash(script, root, cwd=tmp_path, env={"SASCHECK_MANIFEST": str(tmp_path / "m")})
+    assert ran.returncode == 0, ran.stderr
+    lines = fstab.read_text().splitlines()
+    assert root_line in lines
+    data = next(line for line in lines if line.split()[1:2] == ["/sasdata"])
+    assert "noatime" in data.split()[3]
+    assert verdicts(root, sets)["mount_options_at_boot"] == "pass"
+
+
+def test_a_slaves_cycle_in_an_image_does_not_hang_the_fix(tmp_path):
+    """dm-1 (the multipath map below the SAS LV dm-2) lists itself and dm-2 among its
+    slaves: the scanner cuts the loop, and so does the bash fix (it used to recurse for
+    ever)."""
+    root = sas_host(tmp_path / "root", tuned_active="balanced", read_ahead_kb=128)
+    slaves = root / "sys/devices/virtual/block/dm-1/slaves"
+    (slaves / "self").symlink_to("../../dm-1")
+    (slaves / "dm-2").symlink_to("../../dm-2")
+    script = _fix_script(tmp_path, root)
+    ran = _bash(script, root, cwd=tmp_path, env={"SASCHECK_MANIFEST": str(tmp_path / "m")})
+    assert ran.returncode == 0, ran.stderr
+    rules = (root / "etc/udev/rules.d/99-sascheck-io.rules").read_text()
+    assert "read_ahead_kb" in rules
