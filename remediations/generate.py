@@ -21,18 +21,26 @@ from ..reports.escaping import for_terminal
 from ..rules import Catalogue, Rule, parse_assignment, resolve_values
 from ..rules.errors import UserInputError
 from ..rules.host_layout import (
-    LEGACY_SCHEDULERS,
     SAS_ROLE_VALUES,
     TUNED02_NOBARRIER_PROFILES,
     TUNED02_THROUGHPUT_PROFILES,
+    TUNED_PROFILES_SUBDIR,
+    TUNED_ROLE_PROFILES,
     TUNED_STOCK_READAHEAD_KIB,
-    legacy_kernel,
     shell_layout,
 )
 from . import udev
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 FORMATS = ("bash", "ansible", "tuned", "udev")
+# The bash library, one file per concern, assembled in this order into every script
+# (top-level statements run in it: core sets up the run, revert dispatches last).
+BASH_LIBRARY = ("core", "files", "host", "mounts", "storage", "boot", "tuned", "revert")
+
+
+def bash_library() -> str:
+    return "\n".join((TEMPLATES / "bash" / "lib" / f"{part}.sh").read_text(encoding="utf-8")
+                     .rstrip("\n") for part in BASH_LIBRARY)
 
 
 class FixError(UserInputError):
@@ -81,6 +89,13 @@ class FixInput:
     rule_ids: tuple[str, ...]
     storage: tuple[Mapping[str, Any], ...] = ()
     forced_role: str = ""  # --role given to sascheck fix
+    # The tuned profiles the host has (results' host.tuned_profiles); None: not recorded.
+    tuned_profiles: tuple[str, ...] | None = None
+    tuned_new_layout: bool = False  # tuned >= 2.24: profiles under .../tuned/profiles
+
+    @property
+    def tuned_user_dir(self) -> str:
+        return f"/etc/tuned/{TUNED_PROFILES_SUBDIR}" if self.tuned_new_layout else "/etc/tuned"
 
     @property
     def sas_dirs(self) -> list[str]:
@@ -101,22 +116,28 @@ def select_rules(result: Mapping[str, Any], catalogue: Catalogue, everything: bo
     return tuple(r for r in chosen if not wanted or r in wanted)
 
 
-def elevator(fix: FixInput) -> str:
-    """The scheduler to ask tuned for: an allowed one in the kernel's own vocabulary."""
-    legacy = legacy_kernel(fix.kernel)
-    allowed = [str(name) for name in fix.values["allowed_schedulers"]]
-    for name in allowed:
-        if (name in LEGACY_SCHEDULERS) == legacy:
-            return name
-    return allowed[0]
+def tuned_include_candidates(role: str, allowed: Iterable[object]) -> list[str]:
+    """The profiles sas-performance may include, best first: tuned's own for the role (a
+    guest, a KVM host), then the site's allowed ones."""
+    return list(dict.fromkeys([*([TUNED_ROLE_PROFILES[role]] if role in TUNED_ROLE_PROFILES
+                                  else []), *(str(name) for name in allowed)]))
 
 
 def included_profile(fix: FixInput) -> str:
-    """The allowed profile sas-performance includes: the first that tuned ships (a site's own
-    may not exist on the host, and tuned refuses a profile whose include is missing), else
-    the first allowed."""
-    allowed = [str(name) for name in fix.values["allowed_tuned_profiles"]]
-    return next((name for name in allowed if name in TUNED_STOCK_READAHEAD_KIB), allowed[0])
+    """The profile sas-performance includes: the first candidate the host has. A scan records
+    the host's profiles; a results file from before that is assumed to have
+    throughput-performance, which every tuned 2 package ships (tuned.spec: the other
+    candidates may live in subpackages such as tuned-profiles-compat)."""
+    candidates = tuned_include_candidates(fix.role, fix.values["allowed_tuned_profiles"])
+    if fix.tuned_profiles is None:
+        return next((name for name in candidates if name == "throughput-performance"),
+                    candidates[0])
+    found = next((name for name in candidates if name in fix.tuned_profiles), None)
+    if found is None:
+        raise FixError("the host has none of the tuned profiles sas-performance could include "
+                       f"({', '.join(candidates)}): tuned refuses a profile whose include is "
+                       "missing; install one (throughput-performance comes with tuned)")
+    return found
 
 
 def sysv_profile(fix: FixInput) -> str:
@@ -131,21 +152,21 @@ def sysv_profile(fix: FixInput) -> str:
 
 
 def tuned_profile(fix: FixInput, env: jinja2.Environment | None = None, *,
-                  role: str | None = None, elevator_name: str | None = None,
+                  role: str | None = None, include: str | None = None,
                   values: Mapping[str, str] | None = None) -> str:
-    """The sas-performance profile: it includes the first allowed tuned profile and never
-    asks for less read-ahead than that profile's own floor. ``values`` may hold placeholders
-    (XCCDF subs, the bash script's run-time values)."""
+    """The sas-performance profile: it includes a profile the host has and never asks for
+    less read-ahead than that profile's own floor. ``values`` may hold placeholders (XCCDF
+    subs, the bash script's run-time values)."""
     env = env or environment()
-    include = included_profile(fix)
-    floor = TUNED_STOCK_READAHEAD_KIB.get(include, 0)
+    include = include or included_profile(fix)
     shown = dict(values or {name: str(fix.values[name]) for name in ("read_ahead_min_kb",
                                                                        "dirty_ratio")})
     if not values:
+        floor = TUNED_STOCK_READAHEAD_KIB.get(include, 0)
         shown["read_ahead_min_kb"] = str(max(int(shown["read_ahead_min_kb"]), floor))
     return env.get_template("tuned/tuned.conf.j2").render(
         name="sas-performance", version=__version__, profile=fix.profile, include=include,
-        role=role or fix.role, elevator=elevator_name or elevator(fix),
+        role=role or fix.role, user_dir=fix.tuned_user_dir,
         force_cpu_latency=bool(fix.values.get("force_cpu_latency")), **shown)
 
 
@@ -156,6 +177,7 @@ ENV_VALUES = {"read_ahead_min_kb": "SASCHECK_READ_AHEAD_MIN_KB",
               "dirty_ratio": "SASCHECK_DIRTY_RATIO",
               "storage_cache_protected": "SASCHECK_STORAGE_CACHE_PROTECTED",
               "allowed_schedulers": "SASCHECK_ALLOWED_SCHEDULERS",
+              "allowed_tuned_profiles": "SASCHECK_ALLOWED_TUNED_PROFILES",
               "sas_dirs": "SASCHECK_SAS_DIRS"}
 
 
@@ -168,18 +190,21 @@ def _value_lines(fix: FixInput, mode: str) -> list[str]:
         dirs = ",".join(sub(n) for n in ("sas_data_dirs", "sas_work_dirs", "sas_utilloc_dirs"))
         return [f"IFS=, read -r -a SAS_DIRS <<< '{dirs}'",
                 f"IFS=, read -r -a ALLOWED_SCHEDULERS <<< '{sub('allowed_schedulers')}'",
+                f"IFS=, read -r -a ALLOWED_TUNED_PROFILES <<< '{sub('allowed_tuned_profiles')}'",
                 f"READ_AHEAD_MIN_KB='{sub('read_ahead_min_kb')}'",
                 f"DIRTY_RATIO='{sub('dirty_ratio')}'",
                 f"STORAGE_CACHE_PROTECTED='{sub('storage_cache_protected')}'"]
     if mode == "env":
         return [f'IFS=, read -r -a SAS_DIRS <<< "${{{ENV_VALUES["sas_dirs"]}:-}}"',
                 f'IFS=, read -r -a ALLOWED_SCHEDULERS <<< "${ENV_VALUES["allowed_schedulers"]}"',
+                f'IFS=, read -r -a ALLOWED_TUNED_PROFILES <<< "${{{ENV_VALUES["allowed_tuned_profiles"]}:-}}"',
                 f'READ_AHEAD_MIN_KB="${ENV_VALUES["read_ahead_min_kb"]}"',
                 f'DIRTY_RATIO="${ENV_VALUES["dirty_ratio"]}"',
                 f'STORAGE_CACHE_PROTECTED="${ENV_VALUES["storage_cache_protected"]}"']
     values = fix.values
     return [f"SAS_DIRS=({' '.join(_sh(p) for p in fix.sas_dirs)})",
             f"ALLOWED_SCHEDULERS=({' '.join(_sh(n) for n in values['allowed_schedulers'])})",
+            f"ALLOWED_TUNED_PROFILES=({' '.join(_sh(n) for n in values['allowed_tuned_profiles'])})",
             f"READ_AHEAD_MIN_KB={int(values['read_ahead_min_kb'])}",
             f"DIRTY_RATIO={int(values['dirty_ratio'])}",
             f"STORAGE_CACHE_PROTECTED={'true' if values['storage_cache_protected'] else 'false'}"]
@@ -203,16 +228,14 @@ def bash_script(catalogue: Catalogue, fix: FixInput, mode: str = "bash") -> str:
         rule = catalogue.rules[rule_id]
         body = env.get_template(_template_for(rule, "bash")).render(**_rule_context(rule))
         blocks.append({"rule": rule, "body": body.rstrip("\n")})
-    library = (TEMPLATES / "bash" / "lib.sh").read_text(encoding="utf-8")  # plain bash
     return env.get_template("bash/script.sh.j2").render(
         host=fix.host, profile=fix.profile, role=fix.role, version=__version__,
         forced_role=fix.forced_role, value_lines=_value_lines(fix, mode), blocks=blocks,
-        library=library.rstrip("\n"), udev_safe=udev.SAFE_VALUE, layout=shell_layout(),
-        tuned_thp_off=tuned_profile(fix, env, role="bare_metal", elevator_name="@ELEVATOR@",
+        library=bash_library(), udev_safe=udev.SAFE_VALUE, layout=shell_layout(),
+        tuned_thp_off=tuned_profile(fix, env, role="bare_metal", include="@INCLUDE@",
                                     values=shown),
-        tuned_kvm_host=tuned_profile(fix, env, role="kvm_host", elevator_name="@ELEVATOR@",
+        tuned_kvm_host=tuned_profile(fix, env, role="kvm_host", include="@INCLUDE@",
                                      values=shown),
-        tuned_read_ahead_floor=TUNED_STOCK_READAHEAD_KIB.get(included_profile(fix), 0),
         tuned_sysv_profile=sysv_profile(fix))
 
 
@@ -223,6 +246,16 @@ def ansible_playbook(catalogue: Catalogue, fix: FixInput) -> str:
         planner=bash_script(catalogue, fix, "env").rstrip("\n"), values=fix.values,
         sas_dirs=fix.sas_dirs, env_values=ENV_VALUES, revertable=True,
         rules=[catalogue.rules[rule_id] for rule_id in fix.rule_ids])
+
+
+def _scheduler_to_keep(scheduler: Mapping[str, Any], allowed: list[str]) -> str | None:
+    """The scheduler a udev rule sets for a device: none when its scheduler is allowed and
+    the kernel's default at boot is too (it is left as it is); the one it has where it is
+    allowed but the boot default is not (cfq on RHEL 5 and 6); else the first allowed one it
+    offers (bash's persist_sas_io_tuning decides alike)."""
+    if scheduler["selected"] in allowed:
+        return None if scheduler.get("boot_default") in allowed else scheduler["selected"]
+    return next((name for name in allowed if name in scheduler["options"]), None)
 
 
 def udev_rules(fix: FixInput) -> str:
@@ -243,7 +276,7 @@ def udev_rules(fix: FixInput) -> str:
                 continue
             scheduler = layer.get("scheduler")
             if scheduler and scheduler.get("selected"):
-                wanted = next((n for n in allowed if n in scheduler["options"]), None)
+                wanted = _scheduler_to_keep(scheduler, allowed)
                 if wanted:
                     scheduler_rules.setdefault(match.keys, wanted)
             if layer["device"] == filesystem.get("queue_device"):
@@ -324,4 +357,7 @@ def fix_input_from_result(catalogue: Catalogue, result: Mapping[str, Any], *,
                     profile=profile_name, kernel=result["host"].get("kernel", ""),
                     values=values, rule_ids=select_rules(result, catalogue, everything, only),
                     storage=tuple(result.get("storage", [])),
-                    forced_role="" if role == "auto" else role)
+                    forced_role="" if role == "auto" else role,
+                    tuned_profiles=(tuple(result["host"]["tuned_profiles"])
+                                    if "tuned_profiles" in result["host"] else None),
+                    tuned_new_layout=bool(result["host"].get("tuned_new_layout")))

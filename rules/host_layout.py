@@ -42,16 +42,29 @@ LIBVIRT_SYSV = "libvirtd"  # RHEL 6: /etc/rc.d/rc3.d/S97libvirtd
 
 # -- tuned ----------------------------------------------------------------------------
 TUNED_SHIPPED_PROFILES = "/usr/lib/tuned"  # the package's profiles: tuned is installed
-TUNED_PROFILE_DIRS = ("/etc/tuned", TUNED_SHIPPED_PROFILES)  # /etc overrides, as in tuned
+# tuned 2.24 moved profiles one level down (consts.py SYSTEM_PROFILE_DIR, CFG_DEF_PROFILE_DIRS
+# = /usr/lib/tuned/profiles, /etc/tuned/profiles; its spec's %post moves the site's
+# /etc/tuned/NAME there). Earlier releases load /usr/lib/tuned and /etc/tuned (LOAD_DIRECTORIES).
+TUNED_PROFILES_SUBDIR = "profiles"
+TUNED_NEW_LAYOUT = f"{TUNED_SHIPPED_PROFILES}/{TUNED_PROFILES_SUBDIR}"  # exists: tuned >= 2.24
+# Searched first to last, /etc before /usr/lib as tuned's Locator does (a site's profile
+# hides a namesake the package ships); both layouts, since only one exists on a host.
+TUNED_PROFILE_DIRS = (f"/etc/tuned/{TUNED_PROFILES_SUBDIR}", "/etc/tuned", TUNED_NEW_LAYOUT,
+                      TUNED_SHIPPED_PROFILES)
+# The profile sascheck's fix includes, by role, where the host has it: tuned's own profile
+# for a guest or a KVM host (both include throughput-performance, and keep what that role
+# needs, e.g. virtual-host's dirty_background_ratio = 5), else the site's allowed ones.
+TUNED_ROLE_PROFILES = {"kvm_guest": "virtual-guest", "kvm_host": "virtual-host"}
 TUNED02_PROFILES = "/etc/tune-profiles"  # RHEL 5/6's tuned 0.2
 TUNED02_ACTIVE = f"{TUNED02_PROFILES}/active-profile"
 # tuned 2.x, then RHEL 6's tuned 0.2 (tune-profiles); the first that exists is in force.
 TUNED_ACTIVE_FILES = ("/etc/tuned/active_profile", TUNED02_ACTIVE)
 TUNED_BINARIES = ("/usr/sbin/tuned", "/usr/bin/tuned-adm")
 # The read-ahead floor (KiB, readahead=>N) of tuned's shipped throughput profiles
-# (profiles/throughput-performance/tuned.conf; enterprise-storage includes it since 2.0): a
-# profile including one of them must not ask for less.
-TUNED_STOCK_READAHEAD_KIB = {"throughput-performance": 4096, "enterprise-storage": 4096}
+# (profiles/throughput-performance/tuned.conf; enterprise-storage, virtual-guest and virtual-host
+# include it since 2.0): a profile including one of them must not ask for less.
+TUNED_STOCK_READAHEAD_KIB = {"throughput-performance": 4096, "enterprise-storage": 4096,
+                             "virtual-guest": 4096, "virtual-host": 4096}
 # RHEL 5/6 ktune (tuned 0.2): `tuned-adm profile` links the profile's ktune.sh into
 # /etc/ktune.d and enables the ktune service, which runs those scripts at every boot
 # (S27ktune), after the kernel command line took effect.
@@ -264,6 +277,9 @@ def shell_layout() -> str:
                                  ("KTUNE_NOBARRIER", KTUNE_NOBARRIER))},
         "TUNED_PROFILE_DIRS": TUNED_PROFILE_DIRS, "TUNED_ACTIVE_FILES": TUNED_ACTIVE_FILES,
         "TUNED_BINARIES": TUNED_BINARIES, "TUNED_SHIPPED_PROFILES": (TUNED_SHIPPED_PROFILES,),
+        "TUNED_NEW_LAYOUT": (TUNED_NEW_LAYOUT,), "TUNED_PROFILES_SUBDIR": (TUNED_PROFILES_SUBDIR,),
+        "TUNED_ROLE_PROFILES": tuple(f"{role}:{name}" for role, name in TUNED_ROLE_PROFILES.items()),
+        "TUNED_STOCK_READAHEAD": tuple(f"{name}:{kib}" for name, kib in TUNED_STOCK_READAHEAD_KIB.items()),
         "SYSTEMD_WANTS_DIRS": SYSTEMD_WANTS_DIRS, "SYSTEMD_UNIT_DIRS": SYSTEMD_UNIT_DIRS,
         "TMPFILES_DIRS": TMPFILES_DIRS, "SYSCTL_DIRS": SYSCTL_DIRS,
         "SYSCTL_CONF": (SYSCTL_CONF,), "TUNED_MAIN_CONF": (TUNED_MAIN_CONF,),
@@ -271,6 +287,9 @@ def shell_layout() -> str:
         "LVM_BACKUP": (LVM_BACKUP,),
         "KTUNE_SYSCTL": (KTUNE_SYSCTL_DEFAULTS["SYSCTL"],),
         "SYSV_RUNLEVEL_DIRS": SYSV_RUNLEVEL_DIRS, "LEGACY_SCHEDULERS": LEGACY_SCHEDULERS,
+        "LEGACY_DEFAULT_SCHEDULERS": tuple(f"{prefix}:{name}"
+                                           for prefix, name in LEGACY_DEFAULT_SCHEDULERS),
+        "SATA_VENDOR": (SATA_VENDOR,),
         "PROC_CMDLINE": (PROC_CMDLINE,), "PROC_CPUINFO": (PROC_CPUINFO,),
         "NETWORK_FS_TYPES": NETWORK_FS_TYPES, "BDI_CLASS": (BDI_CLASS,),
         "MOUNTINFO": (MOUNTINFO,), "MULTIPATH_CONF": (MULTIPATH_CONF,),

@@ -10,11 +10,12 @@ from typing import Any
 
 from ..rules import Catalogue, Profile, Rule
 from ..rules.host_layout import RHEL5_KERNEL_PREFIX
-from .blockdev import StackLayer
+from .blockdev import StackLayer, default_scheduler
 from .checks import CHECKS
 from .facts import Facts, SasFilesystem
 from .parsers.selection import Selection
 from .results import Outcome, RuleResult, Verdict
+from .unavailable import Unavailable
 
 RESULT_SCHEMA = "sascheck-result/1"
 HOW_TO_NAME_SAS_DIRS = ("no SAS directory is known: name them with --set sas_data_dirs=..., "
@@ -55,6 +56,7 @@ class ScanResult:
                 "os": host.os,
                 "cpus": host.cpus,
                 "memory_kib": host.memory_kib,
+                **_tuned_host(facts),
             },
             "role": {"name": facts.role.name, "source": facts.role.source,
                      "reasons": list(facts.role.reasons) + [
@@ -72,6 +74,15 @@ class ScanResult:
         }
 
 
+def _tuned_host(facts: Facts) -> dict[str, Any]:
+    """What a fix needs to write a tuned profile the host will load: its profiles, and
+    where they live."""
+    tuned = facts.tuned
+    if isinstance(tuned, Unavailable) or tuned.available is None:
+        return {}
+    return {"tuned_profiles": list(tuned.available), "tuned_new_layout": tuned.new_layout}
+
+
 def _layer(facts: Facts, layer: StackLayer) -> dict[str, Any]:
     device = facts.block.devices[layer.device]
     scheduler = device.scheduler
@@ -80,7 +91,9 @@ def _layer(facts: Facts, layer: StackLayer) -> dict[str, Any]:
         "device": device.name, "kind": device.kind, "dm_name": device.dm_name,
         "dm_uuid": device.dm_uuid, "wwid": device.wwid, "serial": device.serial,
         "depth": layer.depth, "relation": layer.relation, "parent": layer.parent,
-        "scheduler": ({"options": list(scheduler.options), "selected": scheduler.selected}
+        "scheduler": ({"options": list(scheduler.options), "selected": scheduler.selected,
+                       "boot_default": (default[0] if (default := default_scheduler(
+                           facts.host.kernel, device)) else None)}
                       if isinstance(scheduler, Selection) else None),
         "read_ahead_kb": read_ahead if isinstance(read_ahead, int) else None,
         "io_min": device.io_min, "io_opt": device.io_opt,

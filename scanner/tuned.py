@@ -26,6 +26,7 @@ from ..rules.host_layout import (
     SYSTEMD_WANTS_DIRS,
     TUNED_ACTIVE_FILES,
     TUNED_BINARIES,
+    TUNED_NEW_LAYOUT,
     TUNED_PROFILE_DIRS,
     TUNED_SHIPPED_PROFILES,
 )
@@ -146,6 +147,37 @@ class TunedFacts:
     active_source: str
     chain: TunedChain
     ktune: Ktune = Ktune("", ())
+    # Every profile tuned can load on this host; None where the package's directory is not
+    # there to list (tuned missing, or a sosreport, which does not copy it).
+    available: tuple[str, ...] | None = None
+    new_layout: bool = False  # tuned >= 2.24 (profiles under .../tuned/profiles)
+
+
+# tuned's Loader.safe_name; more profiles than this on one host is not a real host.
+_PROFILE_NAME = re.compile(r"[a-zA-Z0-9_.-]{1,128}")
+MAX_AVAILABLE = 4096
+
+
+def available_profiles(root: HostRoot) -> tuple[str, ...]:
+    """The profiles tuned could load here: a directory holding tuned.conf in one of its
+    profile directories, named as tuned's loader accepts. Unreadable directories are
+    passed over (the chain reports what it cannot read)."""
+    names: set[str] = set()
+    for directory in TUNED_PROFILE_DIRS:
+        try:
+            entries = root.listdir(directory)
+        except FactError:
+            continue
+        for name in entries:
+            if len(names) >= MAX_AVAILABLE:
+                break
+            if _PROFILE_NAME.fullmatch(name) and name not in (".", "..") and name not in names:
+                try:
+                    if root.probe(f"{directory}/{name}/tuned.conf"):
+                        names.add(name)
+                except FactError:
+                    continue
+    return tuple(sorted(names))
 
 
 def _profile_file(root: HostRoot, name: str) -> str | None:
@@ -272,7 +304,9 @@ def collect_tuned(root: HostRoot) -> TunedFacts:
     chain = resolve_chain(root, active, host_match(root)) if isinstance(active, list) \
         else TunedChain()
     return TunedFacts(installed, installed_evidence, bool(enabled), enabled_evidence,
-                      active, active_source, chain, collect_ktune(root))
+                      active, active_source, chain, collect_ktune(root),
+                      available_profiles(root) if root.is_dir(TUNED_SHIPPED_PROFILES) else None,
+                      root.is_dir(TUNED_NEW_LAYOUT))
 
 
 def _start_function(script: str) -> str:

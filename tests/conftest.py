@@ -52,3 +52,16 @@ def host(tmp_path: Path) -> Callable[..., Path]:
         return sas_host(tmp_path / f"root{next(counter)}", **changes)
 
     return build
+
+
+# Tests that share the machine's devices or measure throughput run in one worker, one after
+# another (pytest-xdist's loadgroup): loop devices, mounts and fio timings are not shared.
+SERIAL_MODULES = {"test_live", "test_iotest", "test_iotest_reports", "test_security_writes",
+                  "test_sosreport"}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        module = getattr(item, "module", None)
+        if module is not None and module.__name__.rsplit(".", 1)[-1] in SERIAL_MODULES:
+            item.add_marker(pytest.mark.xdist_group("machine"))

@@ -72,6 +72,8 @@ class HostSpec:
     tuned_enabled: bool = True
     tuned_active: str | None = "sas-performance"
     tuned_custom: dict[str, str] = field(default_factory=lambda: {"sas-performance": SAS_PROFILE})
+    tuned_shipped: dict[str, str] | None = None  # None: every stock profile (STOCK_TUNED)
+    tuned_new_layout: bool = False  # tuned 2.24+: .../tuned/profiles/NAME
     bls_options: str | None = "root=/dev/mapper/rhel-root ro transparent_hugepage=never"
     grub_cmdline: str | None = "crashkernel=auto transparent_hugepage=never"
     sas_local_cfg: str | None = "-WORK /saswork\n-UTILLOC /sasutil\n-BUFSIZE 64K\n"
@@ -180,7 +182,8 @@ def build_host(path: Path, spec: HostSpec) -> RootBuilder:
     if spec.tuned_installed:
         # RHEL 5 and 6 (2.6 kernels) boot with SysV init: no systemd directories.
         root.tuned(spec.tuned_active, enabled=spec.tuned_enabled, custom=spec.tuned_custom,
-                   sysv=spec.kernel.startswith("2."))
+                   sysv=spec.kernel.startswith("2."), shipped=spec.tuned_shipped,
+                   new_layout=spec.tuned_new_layout)
     if spec.grub_cmdline is not None:
         root.grub_defaults(spec.grub_cmdline)
     if spec.bls_options is not None:

@@ -342,15 +342,19 @@ class RootBuilder:
 
     def tuned(self, active: str | None, enabled: bool = True,
               custom: dict[str, str] | None = None, stock: bool = True,
-              sysv: bool = False) -> RootBuilder:
-        """tuned 2.x (RHEL 7+) with the stock profiles; ``sysv`` for a RHEL 6 host, whose
-        tuned 0.2 keeps its profiles in /etc/tune-profiles (written by the caller)."""
+              sysv: bool = False, shipped: dict[str, str] | None = None,
+              new_layout: bool = False) -> RootBuilder:
+        """tuned 2.x (RHEL 7+) with the stock profiles (or ``shipped``: name -> tuned.conf);
+        ``new_layout``: tuned 2.24+, profiles under /usr/lib/tuned/profiles and
+        /etc/tuned/profiles; ``sysv`` for a RHEL 6 host, whose tuned 0.2 keeps its profiles
+        in /etc/tune-profiles (written by the caller)."""
         self.file("/usr/sbin/tuned", "#!/usr/bin/python3\n", mode=0o755)
+        below = "/profiles" if new_layout else ""
         if stock and not sysv:
-            for name, text in STOCK_TUNED.items():
-                self.file(f"/usr/lib/tuned/{name}/tuned.conf", text)
+            for name, text in (STOCK_TUNED if shipped is None else shipped).items():
+                self.file(f"/usr/lib/tuned{below}/{name}/tuned.conf", text)
         for name, text in (custom or {}).items():
-            self.file(f"/etc/tuned/{name}/tuned.conf", text)
+            self.file(f"/etc/tuned{below}/{name}/tuned.conf", text)
         if active is not None:
             self.file("/etc/tuned/active_profile", active + "\n")
         if enabled:

@@ -44,7 +44,7 @@ def test_no_engine_restates_a_host_fact():
             for literal in _string_literals(path):
                 restated += [f"{path.relative_to(REPO)}: {fact}" for fact in FACTS
                              if fact in literal]
-    shell = [REPO / "remediations/templates/bash/lib.sh", SCRIPT_FILE]
+    shell = [*sorted((REPO / "remediations/templates/bash/lib").glob("*.sh")), SCRIPT_FILE]
     for path in shell:
         text = path.read_text(encoding="utf-8")
         if LAYOUT_BEGIN in text:  # the generated block is the layout itself

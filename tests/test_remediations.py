@@ -16,6 +16,7 @@ from sascheck.rules import load_catalogue
 from sascheck.scanner.scan import run_scan
 from tests.example_roots import EXAMPLE_VALUES, EXAMPLES
 
+from . import tuned_loader
 from .boot_samples import tuned02_installed
 from .hosts import BASELINE_SETS, SasFs, sas_host, tree_digest
 from .oscap import DATASTREAM, oscap_available
@@ -37,7 +38,17 @@ def verdicts(root: Path, sets: list[str]) -> dict[str, str]:
     return {rule["id"]: rule["result"] for rule in result["rules"]}
 
 
-def _fixable(rule_id: str, root: Path) -> bool:
+def _offers_an_allowed_scheduler(root: Path, sets: list[str]) -> bool:
+    allowed = next((s.split("=", 1)[1].split(",") for s in sets
+                    if s.startswith("allowed_schedulers=")), None)
+    if allowed is None:
+        return True
+    offered = {word.strip("[]") for path in root.glob("sys/block/*/queue/scheduler")
+               for word in path.read_text().split()}
+    return bool(offered & set(allowed))
+
+
+def _fixable(rule_id: str, root: Path, sets: list[str]) -> bool:
     """Offline, tuned cannot be installed: its rule stays failing without it. A RHEL 6 ktune
     script that remounts nobarrier or lowers read-ahead is not rewritten (the fix says what
     to do), and without tuned 0.2's throughput-performance there is no profile to switch to."""
@@ -52,18 +63,36 @@ def _fixable(rule_id: str, root: Path) -> bool:
     if rule_id == "io_tuning_at_boot" and ktune.exists() and re.search(
             r"^start\(\) \{[^}]*multiply_disk_readahead 0\.", ktune.read_text(), re.MULTILINE):
         return False  # a ktune script that lowers read-ahead is left to the administrator
+    if rule_id == "io_tuning_at_boot" and not _offers_an_allowed_scheduler(root, sets):
+        return False  # no device offers what the site allows: nothing a fix can set
     if rule_id == "tuned_profile" and not (root / "usr/lib/systemd/system").is_dir():
         return False  # SysV (RHEL 5, 6): tuned-adm 0.2 is only run live
     return not (rule_id == "tuned_profile" and not (root / "usr/sbin/tuned").exists())
 
 
-def _assert_fixed(before: dict[str, str], after: dict[str, str], root: Path) -> None:
+def _assert_fixed(before: dict[str, str], after: dict[str, str], root: Path,
+                  sets: list[str]) -> None:
     for rule_id in PERSISTENCE_RULES:
-        if before[rule_id] in BAD and _fixable(rule_id, root):
+        if before[rule_id] in BAD and _fixable(rule_id, root, sets):
             assert after[rule_id] == "pass", (rule_id, before[rule_id], after[rule_id])
     worse = {r: (before[r], after[r]) for r in before
              if after[r] in BAD and before[r] not in BAD}
     assert worse == {}
+
+
+def _tuned_profiles(root: Path) -> dict[Path, str]:
+    return {path: path.read_text() for path in [
+        *root.glob("etc/tuned/sas-performance/tuned.conf"),
+        *root.glob("etc/tuned/profiles/sas-performance/tuned.conf")]}
+
+
+def _assert_tuned_loads(root: Path, before: dict[Path, str]) -> None:
+    """Whatever profile the fix wrote, tuned's own loader loads it against the image's
+    profile directories (a missing include would make tuned start with no tuning)."""
+    written = [path for path, text in _tuned_profiles(root).items() if before.get(path) != text]
+    if written and tuned_loader.available():
+        loaded = tuned_loader.load(root, "sas-performance")
+        assert "error" not in loaded, loaded
 
 
 ROOTS = [(case[0], case[2], case[3]) for case in CASES] + \
@@ -89,11 +118,13 @@ def test_bash_fixes_offline_and_is_idempotent(tmp_path, name, changes, sets):
     assert subprocess.run(["bash", "-n", str(script)]).returncode == 0
     before = verdicts(root, sets)
     untouched = tree_digest(root)
+    profiles = _tuned_profiles(root)
     dry = run_bash(script, root, "--dry-run")
     assert tree_digest(root) == untouched, "--dry-run changed the root"
     first = run_bash(script, root)
     assert first.stdout.count("changed:") == dry.stdout.count("would:")
-    _assert_fixed(before, verdicts(root, sets), root)
+    _assert_fixed(before, verdicts(root, sets), root, sets)
+    _assert_tuned_loads(root, profiles)
     second = run_bash(script, root)
     assert second.stdout.rstrip().endswith("no changes"), second.stdout
 
@@ -119,7 +150,7 @@ def test_playbook_fixes_offline_and_is_idempotent(tmp_path, name, changes, sets)
     # (a runtime rule's fstab or sysctl.d line and its *_at_boot companion) counts for each
     # there, once in the real run, where the second rule finds it done.
     assert first["failed"] == 0 and first["changed"] <= check["changed"]
-    _assert_fixed(before, verdicts(root, sets), root)
+    _assert_fixed(before, verdicts(root, sets), root, sets)
     assert run_playbook(playbook, root)["changed"] == 0
 
 
@@ -213,13 +244,16 @@ def test_tuned_format_keeps_thp_on_a_kvm_host(tmp_path):
     EXAMPLES["kvm-host"](tmp_path / "kvm")
     text = generate("tuned", tmp_path / "kvm.conf", tmp_path / "kvm", [], ["--all"]).read_text()
     assert "transparent_hugepages=always" in text and "=never" not in text
+    assert "include=virtual-host\n" in text  # tuned's own profile for the role, shipped there
     EXAMPLES["rhel6-defaults"](tmp_path / "rhel6")
     text = generate("tuned", tmp_path / "r6.conf", tmp_path / "rhel6",
                     EXAMPLE_VALUES["rhel6-defaults"], ["--all"]).read_text()
     assert "transparent_hugepages=never" in text
-    assert "elevator=deadline" in text  # a RHEL 6 kernel has no mq-deadline
-    # It includes the first allowed profile and never asks for less than its readahead=>4096.
-    assert "include=enterprise-storage" in text
+    # No elevator: tuned would give it to every disk, allowed ones included.
+    assert not re.search(r"^\s*elevator", text, re.MULTILINE)
+    # tuned 0.2 keeps no /usr/lib/tuned to list: the profile every tuned 2 package ships,
+    # and never less read-ahead than its readahead=>4096.
+    assert "include=throughput-performance\n" in text
     assert "readahead=>4096" in text and "vm.dirty_ratio=40" in text
 
 
@@ -242,8 +276,14 @@ def test_tuned_profile_follows_the_site_values(tmp_path, sets, include, read_ahe
     assert verdicts(root, sets)["tuned_profile"] == "pass"
 
 
+# Every multipath map and path runs bfq, which the site does not allow: each gets a rule.
+NOT_ALLOWED_SCHEDULERS = {"mpath_scheduler": "mq-deadline kyber [bfq] none",
+                          "path_scheduler": "mq-deadline kyber [bfq] none"}
+
+
 def test_udev_format_matches_what_the_script_writes(tmp_path):
-    root = sas_host(tmp_path / "root", read_ahead_kb=128, tuned_active="balanced")
+    root = sas_host(tmp_path / "root", read_ahead_kb=128, tuned_active="balanced",
+                    **NOT_ALLOWED_SCHEDULERS)
     rules = generate("udev", tmp_path / "99.rules", root, BASELINE_SETS).read_text()
     script = generate("bash", tmp_path / "fix.sh", root, BASELINE_SETS)
     run_bash(script, root)
@@ -435,7 +475,8 @@ def test_udev_matches_by_serial_where_there_is_no_wwid(tmp_path):
     """A disk without a SCSI wwid but with a serial (virtio-blk: udev's ID_SERIAL comes from
     it) is matched by ENV{ID_SERIAL}, in the udev format and in the script alike; a serial a
     rule cannot carry falls back to the kernel name, with a note."""
-    root = sas_host(tmp_path / "root", read_ahead_kb=128, tuned_active="balanced")
+    root = sas_host(tmp_path / "root", read_ahead_kb=128, tuned_active="balanced",
+                    **NOT_ALLOWED_SCHEDULERS)
     (root / "sys/block/sdb/serial").write_text("QM00005-sas-01\n")
     (root / "sys/block/sdc/serial").write_text('x", RUN+="/bin/sh\n')
     rules = generate("udev", tmp_path / "99.rules", root, BASELINE_SETS).read_text()

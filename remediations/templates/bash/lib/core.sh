@@ -1,0 +1,154 @@
+# ---- core.sh: the run: settings, arguments, site values, messages, accounting of changes, runtime
+#      writes, the summary
+# ROOT: where the system lives ("" = this host, live). An offline image gets only its
+# persistent configuration changed; runtime writes to /proc and /sys are skipped there.
+ROOT="${SASCHECK_ROOT:-}"
+ROOT="${ROOT%/}"
+DRY_RUN=0
+# Plan mode (SASCHECK_PLAN=1): change nothing, print the changes as JSON for a caller
+# (the Ansible playbook) that carries them out with its own modules.
+PLAN="${SASCHECK_PLAN:-0}"
+INSTALL_TUNED="${SASCHECK_INSTALL_TUNED:-no}"
+CHANGES=0
+REFUSED=0
+CURRENT_RULE=""
+PLAN_ITEMS=()
+STAMP="$(date +%Y%m%d%H%M%S)"
+BACKED_UP=$'\n'  # the files backed up this run, one a line
+
+# Every change a run makes is recorded here, so that --revert can undo it (see revert()):
+# on this host in /var/lib/sascheck; for an offline image in the current directory, outside
+# the image, where nothing the image holds (a planted link) can redirect the writes.
+# Its name is made new (mktemp, O_EXCL, a random part) when the first change is recorded, so
+# that a link planted at a predictable name cannot redirect it; SASCHECK_MANIFEST names one
+# to append to (the playbook's), which must be a regular file or not exist.
+MANIFEST="${SASCHECK_MANIFEST:-}"
+if [[ -n "$ROOT" ]]; then
+    MANIFEST_TEMPLATE="$PWD/sascheck-fix-$STAMP.XXXXXXXX"
+else
+    MANIFEST_TEMPLATE="/var/lib/sascheck/fix-$STAMP.XXXXXXXX"
+fi
+# The playbook asks through the environment: revert a manifest (its revert tag), or record
+# one change it is about to make, or has just made, with its own modules.
+REVERT="${SASCHECK_REVERT:-}"
+RECORD_KIND="${SASCHECK_RECORD_KIND:-}"
+
+usage() {
+    echo "usage: $0 [--dry-run | --revert MANIFEST]   (env: SASCHECK_ROOT=DIR, SASCHECK_ROLE=ROLE," \
+         "SASCHECK_INSTALL_TUNED=yes, SASCHECK_MANIFEST=FILE)"
+}
+
+while (( $# > 0 )); do
+    case "$1" in
+        --dry-run) DRY_RUN=1 ;;
+        --revert) [[ $# -ge 2 ]] || { usage >&2; exit 1; }; REVERT="$2"; shift ;;
+        -h|--help) usage; exit 0 ;;
+        *) usage >&2; exit 1 ;;
+    esac
+    shift
+done
+
+live() { [[ -z "$ROOT" ]]; }
+
+# Site values may come from the environment (the playbook) or a tailoring file (oscap
+# generate fix): refuse any that is not of its type before using it.
+check_values() {
+    local name
+    [[ "$READ_AHEAD_MIN_KB" =~ ^[0-9]{1,9}$ ]] || { echo "sascheck-fix: read-ahead minimum '$READ_AHEAD_MIN_KB' is not a number" >&2; exit 1; }
+    [[ "$DIRTY_RATIO" =~ ^[0-9]{1,3}$ ]] || { echo "sascheck-fix: dirty ratio '$DIRTY_RATIO' is not a number" >&2; exit 1; }
+    [[ "$STORAGE_CACHE_PROTECTED" =~ ^(true|false)$ ]] || { echo "sascheck-fix: storage_cache_protected must be true or false" >&2; exit 1; }
+    (( ${#ALLOWED_SCHEDULERS[@]} > 0 )) || { echo "sascheck-fix: no allowed scheduler" >&2; exit 1; }
+    for name in "${ALLOWED_SCHEDULERS[@]}"; do
+        [[ "$name" =~ ^[a-z][a-z0-9_-]{0,31}$ ]] || { echo "sascheck-fix: '$name' is not a scheduler name" >&2; exit 1; }
+    done
+    for name in ${ALLOWED_TUNED_PROFILES[@]+"${ALLOWED_TUNED_PROFILES[@]}"}; do
+        [[ "$name" =~ ^[A-Za-z0-9_.-]{1,128}$ ]] || { echo "sascheck-fix: '$name' is not a tuned profile name" >&2; exit 1; }
+    done
+}
+check_values
+say() { if (( PLAN )); then printf '%s\n' "$*" >&2; else printf '%s\n' "$*"; fi; }
+warn() { printf 'sascheck-fix: %s\n' "$*" >&2; }
+
+# A JSON string (control characters other than tab and newline are dropped).
+json() {
+    local text
+    text="$(printf '%s' "$1" | tr -d '\000-\010\013\014\016-\037')"
+    text="${text//\\/\\\\}"
+    text="${text//\"/\\\"}"
+    text="${text//$'\n'/\\n}"
+    text="${text//$'\t'/\\t}"
+    printf '"%s"' "$text"
+}
+
+# Account for a change. Returns 0 when the caller should make it now; in dry-run mode
+# it only says what would happen, in plan mode it records it (KIND, then JSON fields).
+act() {
+    local kind="$1" description="$2" fields="$3" item
+    CHANGES=$((CHANGES + 1))
+    if (( PLAN )); then
+        item="{\"rule\":$(json "$CURRENT_RULE"),\"kind\":$(json "$kind")"
+        item+=",\"description\":$(json "$description")${fields:+,$fields}}"
+        PLAN_ITEMS+=("$item")
+        return 1
+    fi
+    if (( DRY_RUN )); then
+        say "would: $description"
+        return 1
+    fi
+    say "changed: $description"
+}
+
+# Write a runtime value (sysfs, procfs) when it differs. Live only.
+set_runtime() {
+    local file="$1" value="$2" current old
+    live || return 0
+    [[ -w "$file" ]] || { warn "cannot write $file"; return 0; }
+    current="$(<"$file")"
+    if [[ "$current" == *"[$value]"* || "$current" == "$value" ]]; then
+        return 0
+    fi
+    # A selection ("always madvise [never]") is restored by writing its selected word.
+    if [[ "$current" =~ \[([^]]+)\] ]]; then old="${BASH_REMATCH[1]}"; else old="$current"; fi
+    if act runtime "$file: $current -> $value" \
+            "\"path\":$(json "$file"),\"value\":$(json "$value"),\"old\":$(json "$old")"; then
+        record runtime "$file" "$old"
+        printf '%s' "$value" > "$file"
+    fi
+}
+
+in_list() {
+    local needle="$1" item
+    shift
+    for item in "$@"; do
+        if [[ "$item" == "$needle" ]]; then return 0; fi
+    done
+    return 1
+}
+
+# The end of a run: a summary, or in plan mode the plan as JSON.
+finish() {
+    local item rule entry body="" index
+    if (( PLAN )); then
+        for (( index = 0; index < ${#PENDING_FILES[@]}; index++ )); do
+            item="${PENDING_FILES[index]}"
+            for rule in ${PENDING_RULES[index]}; do
+                entry="{\"rule\":$(json "$rule"),\"kind\":\"file\",\"path\":$(json "$item"),"
+                entry+="\"mode\":$(json "${PENDING_MODES[index]}"),"
+                entry+="\"description\":$(json "write $item"),\"content\":$(json "${PENDING_CONTENT[index]}")}"
+                PLAN_ITEMS+=("$entry")
+            done
+        done
+        for item in ${PLAN_ITEMS[@]+"${PLAN_ITEMS[@]}"}; do body+="${body:+,}$item"; done
+        printf '{"role":%s,"actions":[%s]}\n' "$(json "$ROLE")" "$body"
+    elif (( REFUSED > 0 )); then
+        say "$CHANGES changes, $REFUSED refused (see above)"
+        exit 1
+    elif (( CHANGES == 0 )); then
+        say "no changes"
+    elif (( DRY_RUN )); then
+        say "$CHANGES changes would be made"
+    else
+        say "$CHANGES changes made"
+        if [[ -e "$MANIFEST" ]]; then say "recorded in $MANIFEST: undo with $0 --revert $MANIFEST"; fi
+    fi
+}

@@ -1,0 +1,145 @@
+# ---- mounts.sh: SAS file systems: /proc/mounts and /etc/fstab as the scanner reads them, remounts
+# /proc/mounts escapes space, tab, newline and backslash as \NNN octal. Decoded exactly as
+# the scanner decodes (scanner/parsers/mounts.py): \001 to \177, anything else as written.
+unescape() {
+    local text="$1" out="" before char
+    while [[ "$text" == *\\* ]]; do
+        before="${text%%\\*}"
+        text="${text:${#before}+1}"
+        if [[ "$text" =~ ^[01][0-7][0-7] && "${text:0:3}" != 000 ]]; then
+            # shellcheck disable=SC2059  # the format is one checked octal escape
+            printf -v char "\\${text:0:3}"
+            out+="$before$char"
+            text="${text:3}"
+        else
+            out+="$before\\"
+        fi
+    done
+    printf '%s' "$out$text"
+}
+
+# A mount point as the scanner compares it: decoded, without trailing slashes.
+mount_point() {
+    local point
+    point="$(unescape "$1"; printf x)"
+    point="${point%x}"
+    while [[ "$point" == */ && "$point" != / ]]; do point="${point%/}"; done
+    printf '%s' "$point"
+}
+
+# The mount point holding a directory: the longest prefix; the last such mount wins.
+mount_of() {
+    local dir="$1" best="" device point rest decoded
+    while read -r device point rest; do
+        decoded="$(mount_point "$point")"
+        if [[ "$decoded" == / || "$dir" == "$decoded" || "$dir" == "$decoded"/* ]]; then
+            if (( ${#decoded} >= ${#best} )); then best="$decoded"; fi
+        fi
+    done < "$ROOT/proc/mounts"
+    printf '%s' "$best"
+}
+
+# The device field of the last /proc/mounts entry for a mount point.
+device_of() {
+    local wanted="$1" found="" device point rest
+    while read -r device point rest; do
+        if [[ "$(mount_point "$point")" == "$wanted" ]]; then found="$(unescape "$device")"; fi
+    done < "$ROOT/proc/mounts"
+    printf '%s' "$found"
+}
+
+# Mount points of the SAS file systems, one per line, each once.
+sas_mounts() {
+    local dir
+    [[ -r "$ROOT/proc/mounts" ]] || return 0
+    for dir in ${SAS_DIRS[@]+"${SAS_DIRS[@]}"}; do
+        if [[ "$dir" == /* ]]; then mount_of "$dir"; printf '\n'; fi
+    done | awk 'NF && !seen[$0]++'
+}
+
+# The bdi (major:minor in /proc/self/mountinfo) of each SAS file system on NFS.
+sas_network_bdis() {
+    local point type _id _parent number _root mounted rest
+    while IFS= read -r point; do
+        type="$(mount_type "$point")"
+        [[ " $LAYOUT_NETWORK_FS_TYPES " == *" $type "* ]] || continue
+        while read -r _id _parent number _root mounted rest; do
+            if [[ "$(mount_point "$mounted")" == "$point" && "$number" =~ ^[0-9]+:[0-9]+$ ]]; then
+                printf '%s\n' "$number"
+            fi
+        done < "$ROOT/proc/self/mountinfo"
+    done < <(sas_mounts) | awk 'NF && !seen[$0]++'
+}
+
+# awk: fstab's octal escapes (\040 for a space) decoded, as the kernel writes them.
+# shellcheck disable=SC2016  # the awk program is single-quoted on purpose
+FSTAB_UNESCAPE='
+        function unescape(text,    out, code) {
+            out = ""
+            while (match(text, /\\[0-7][0-7][0-7]/)) {
+                code = (substr(text, RSTART + 1, 1) * 64) + (substr(text, RSTART + 2, 1) * 8) + substr(text, RSTART + 3, 1)
+                out = out substr(text, 1, RSTART - 1) sprintf("%c", code)
+                text = substr(text, RSTART + 4)
+            }
+            return out text
+        }'
+
+# Does an /etc/fstab line mount POINT at boot (not noauto)?
+fstab_mounts() {
+    [[ -f "$ROOT$LAYOUT_FSTAB" ]] || return 1
+    # shellcheck disable=SC2016  # the awk program is single-quoted on purpose
+    FSTAB_POINT="$1" awk "$FSTAB_UNESCAPE"'
+        !/^[ \t]*#/ && NF >= 4 && unescape($2) == ENVIRON["FSTAB_POINT"] && $4 !~ /(^|,)noauto(,|$)/ { found = 1 }
+        END { exit !found }' "$ROOT$LAYOUT_FSTAB"
+}
+
+# Rewrite the options of fstab entries for a mount point (fstab escapes like /proc/mounts).
+fstab_options() {
+    local point="$1" remove="$2" add="$3"
+    # shellcheck disable=SC2016  # the awk program is single-quoted on purpose
+    FSTAB_POINT="$point" FSTAB_REMOVE="$remove" FSTAB_ADD="$add" edit_file "$ROOT$LAYOUT_FSTAB" '
+'"$FSTAB_UNESCAPE"'
+        !/^[ \t]*#/ && NF >= 4 && unescape($2) == ENVIRON["FSTAB_POINT"] {
+            n = split($4, options, ","); out = ""; have = 0
+            split(ENVIRON["FSTAB_REMOVE"], gone, ",")
+            for (i = 1; i <= n; i++) {
+                drop = 0
+                for (g in gone) if (options[i] == gone[g]) drop = 1
+                if (options[i] == ENVIRON["FSTAB_ADD"]) have = 1
+                if (!drop) out = out (out == "" ? "" : ",") options[i]
+            }
+            if (!have && ENVIRON["FSTAB_ADD"] != "") out = out (out == "" ? "" : ",") ENVIRON["FSTAB_ADD"]
+            if (out == "") out = "defaults"
+            $4 = out
+        }
+        { print }'
+}
+
+remount() {
+    local point="$1" options="$2"
+    live || return 0
+    if act remount "mount -o remount,$options $point" "\"path\":$(json "$point"),\"options\":$(json "remount,$options")"; then
+        record command "" "mount -o remount,$options $point"
+        mount -o "remount,$options" -- "$point"
+    fi
+}
+
+# Whether the last /proc/mounts entry for a mount point has an option (whole tokens).
+mount_has_option() {
+    local wanted="$1" option="$2" found=1 device point type options rest
+    while read -r device point type options rest; do
+        if [[ "$(mount_point "$point")" == "$wanted" ]]; then
+            found=1
+            if [[ ",$options," == *",$option,"* ]]; then found=0; fi
+        fi
+    done < "$ROOT/proc/mounts"
+    return "$found"
+}
+
+mount_type() {
+    local wanted="$1" found="" device point type rest
+    while read -r device point type rest; do
+        if [[ "$(mount_point "$point")" == "$wanted" ]]; then found="$type"; fi
+    done < "$ROOT/proc/mounts"
+    printf '%s' "$found"
+}

@@ -1,0 +1,225 @@
+# ---- tuned.sh: tuned (2.x) and RHEL 5/6's tuned 0.2 and ktune
+# Whether tuned here (or in the image) can load profile NAME: a tuned.conf in one of its
+# profile directories, either layout (scanner/tuned.py's available_profiles).
+tuned_has_profile() {
+    local dir
+    [[ "$1" =~ ^[A-Za-z0-9_.-]+$ ]] || return 1
+    for dir in $LAYOUT_TUNED_PROFILE_DIRS; do
+        if [[ -f "$ROOT$dir/$1/tuned.conf" ]]; then return 0; fi
+    done
+    return 1
+}
+
+# The profiles sas-performance may include, best first, one a line: tuned's own for the
+# role, then the site's allowed ones (generate.py's tuned_include_candidates).
+tuned_include_candidates() {
+    local pair name
+    for pair in $LAYOUT_TUNED_ROLE_PROFILES; do
+        if [[ "${pair%%:*}" == "$ROLE" ]]; then printf '%s\n' "${pair#*:}"; fi
+    done
+    for name in ${ALLOWED_TUNED_PROFILES[@]+"${ALLOWED_TUNED_PROFILES[@]}"}; do
+        if [[ "$name" != "$TUNED_PROFILE_NAME" ]]; then printf '%s\n' "$name"; fi
+    done
+}
+
+# The first candidate this host has; nothing when it has none (tuned refuses a profile whose
+# include is missing, and would then start with no tuning at all).
+tuned_include() {
+    local name
+    while IFS= read -r name; do
+        if tuned_has_profile "$name"; then printf '%s' "$name"; return; fi
+    done < <(tuned_include_candidates)
+}
+
+# Where the site's own profiles go: /etc/tuned/profiles from tuned 2.24, else /etc/tuned.
+tuned_user_dir() {
+    if [[ -d "$ROOT$LAYOUT_TUNED_NEW_LAYOUT" ]]; then
+        printf '/etc/tuned/%s' "$LAYOUT_TUNED_PROFILES_SUBDIR"
+    else
+        printf /etc/tuned
+    fi
+}
+
+# The sas-performance profile for this host, in TUNED_TEXT: its include, a read-ahead never
+# below the included profile's own floor, and no dirty_ratio where the site chose dirty_bytes.
+TUNED_DIRTY_SECTION=$'\n\n[sysctl]\nvm.dirty_ratio=@DIRTY_RATIO@\n'
+tuned_profile_text() {
+    local include="$1" floor=0 pair
+    if [[ "$ROLE" == kvm_host ]]; then TUNED_TEXT="$TUNED_PROFILE_KVM_HOST"; else TUNED_TEXT="$TUNED_PROFILE_THP_OFF"; fi
+    for pair in $LAYOUT_TUNED_STOCK_READAHEAD; do
+        if [[ "${pair%%:*}" == "$include" ]]; then floor="${pair#*:}"; fi
+    done
+    TUNED_TEXT="${TUNED_TEXT//@INCLUDE@/$include}"
+    TUNED_TEXT="${TUNED_TEXT//@READ_AHEAD_MIN_KB@/$((READ_AHEAD_MIN_KB > floor ? READ_AHEAD_MIN_KB : floor))}"
+    if dirty_bytes_chosen; then TUNED_TEXT="${TUNED_TEXT/"$TUNED_DIRTY_SECTION"/$'\n'}"; fi
+    TUNED_TEXT="${TUNED_TEXT//@DIRTY_RATIO@/$DIRTY_RATIO}"
+}
+
+ktune_started() { sysv_started "$LAYOUT_KTUNE_SYSV"; }
+
+# RHEL 5/6: ktune scripts whose start() multiplies every disk's read-ahead by less than 1
+# (multiply_disk_readahead 0.25 belongs in stop()), after udev set it. Not rewritten (the
+# script belongs to a tuned 0.2 profile): said.
+ktune_lowers_read_ahead() {
+    local script
+    ktune_started || return 0
+    for script in "$ROOT$LAYOUT_KTUNE_SCRIPTS"/*.sh; do
+        [[ -f "$script" ]] || continue
+        if awk '/^start\(\)/ { body = 1 } body && /^}/ { body = 0 }
+                body && $1 == "multiply_disk_readahead" && $2 + 0 < 1 { found = 1 }
+                END { exit !found }' "$script"; then
+            warn "manual: ${script#"$ROOT"} (ktune) lowers every disk's read-ahead at each" \
+                 "boot after udev: remove its multiply_disk_readahead line from start()"
+        fi
+    done
+}
+
+# RHEL 5 has no tuned: its ktune service is the throughput tuning; start it at every boot.
+apply_rhel5_ktune() {
+    if ktune_started; then return 0; fi
+    if live && [[ ! -e /etc/rc.d/init.d/ktune ]]; then
+        if [[ "$INSTALL_TUNED" == yes ]]; then run_command yum -y install ktune
+        else warn "$CURRENT_RULE: ktune is not installed; install it (yum install ktune), or run" \
+                  "with SASCHECK_INSTALL_TUNED=yes"; return 0; fi
+    fi
+    if live; then
+        UNDO="chkconfig ktune off" run_command chkconfig ktune on
+        UNDO="service ktune stop" run_command service ktune start
+    else
+        warn "manual: $CURRENT_RULE: this RHEL 5 image has no tuned; on the running host:" \
+             "chkconfig ktune on; service ktune start"
+    fi
+}
+
+# `tuned-adm profile NAME` of tuned 0.2 (RHEL 5, 6). Live, tuned-adm itself; offline, the
+# files it changes (tuned_adm.py at v0.2.22): the name in active-profile and links to the
+# profile's ktune.sh, sysctl.ktune, ktune.sysconfig and tuned.conf. A regular file where a
+# link belongs is the site's own and is left alone, as are the start links chkconfig makes.
+activate_tuned02_profile() {
+    local name="$1" profile="$LAYOUT_TUNED02_PROFILES/$1" pair file link
+    if [[ ! "$name" =~ ^[A-Za-z0-9_][A-Za-z0-9_.-]*$ ]]; then
+        warn "$CURRENT_RULE: refused a tuned profile name that is not a plain name"
+        return 1
+    fi
+    if [[ ! -d "$ROOT$profile" ]]; then
+        warn "$CURRENT_RULE: tuned 0.2 has no profile $name in $LAYOUT_TUNED02_PROFILES"
+        return 1
+    fi
+    if live; then
+        UNDO="$(tuned_undo "$(tuned_active)")" run_command tuned-adm profile "$name"
+        return 0
+    fi
+    write_file "$ROOT$LAYOUT_TUNED02_ACTIVE" "$name"$'\n'
+    for pair in $LAYOUT_TUNED02_LINKS; do
+        file="${pair%%:*}" link="${pair#*:}"
+        if [[ ! -e "$ROOT$profile/$file" ]]; then
+            if [[ -L "$ROOT$link" ]]; then
+                warn "manual: $CURRENT_RULE: $name has no $file; remove the link $link"
+            fi
+            continue
+        fi
+        [[ "$(readlink -- "$ROOT$link" 2>/dev/null)" == "$profile/$file" ]] && continue
+        if [[ -e "$ROOT$link" && ! -L "$ROOT$link" ]]; then
+            warn "manual: $CURRENT_RULE: $link is the site's own file, not tuned-adm's link:" \
+                 "give it the settings of $profile/$file"
+        elif [[ -L "$ROOT$link" ]]; then
+            replace_link "$ROOT$link" "$profile/$file"
+        else
+            make_link "$ROOT$link" "$profile/$file"
+        fi
+    done
+    if ! ktune_started || ! sysv_started tuned; then
+        warn "manual: $CURRENT_RULE: on the running host: chkconfig tuned on; chkconfig ktune on"
+    fi
+}
+
+# RHEL 5/6: the active tuned 0.2 profile's ktune.sh (tuned-adm's link) remounts every local
+# file system nobarrier at boot.
+ktune_profile_remounts_nobarrier() {
+    local script="$ROOT$LAYOUT_KTUNE_SCRIPTS/tunedadm.sh"
+    ktune_started && [[ -f "$script" ]] && grep -Eqs "$LAYOUT_KTUNE_NOBARRIER" "$script"
+}
+
+# tuned's programs exist (scanner/tuned.py reads the same files).
+tuned_installed() {
+    local binary
+    for binary in $LAYOUT_TUNED_BINARIES; do
+        if [[ -e "$ROOT$binary" ]]; then return 0; fi
+    done
+    return 1
+}
+
+# The active tuned profile(s) as tuned-adm reports them ("Current active profile: NAME"),
+# or nothing (tuned off, or no answer).
+tuned_active() {
+    local line prefix="Current active profile: "
+    while IFS= read -r line; do
+        if [[ "$line" == "$prefix"* ]]; then printf '%s' "${line#"$prefix"}"; return; fi
+    done < <(tuned-adm active 2>/dev/null || true)
+}
+
+# What undoes `tuned-adm profile sas-performance`, given what was active before: that profile
+# again, or tuned-adm off; nothing to record when sas-performance was already active (an
+# earlier run's manifest holds the way back).
+tuned_undo() {
+    local before="$1"
+    if [[ -z "$before" ]]; then printf 'tuned-adm off'
+    elif [[ "$before" != "$TUNED_PROFILE_NAME" && "$before" =~ ^[A-Za-z0-9_.\ -]+$ ]]; then
+        printf 'tuned-adm profile %s' "$before"
+    fi
+}
+
+# Install the sas-performance tuned profile, enable tuned at boot and activate it.
+apply_tuned_profile() {
+    local tuned_ready=1 wants include before active
+    if [[ "$(kernel_release)" == "$LAYOUT_RHEL5_KERNEL_PREFIX"* ]] && ! tuned_installed; then
+        apply_rhel5_ktune
+        return 0
+    fi
+    if ! tuned_installed; then
+        if [[ "$INSTALL_TUNED" == yes ]] && live; then
+            if command -v dnf >/dev/null 2>&1; then run_command dnf -y install tuned; else run_command yum -y install tuned; fi
+        else
+            warn "$CURRENT_RULE: tuned is not installed; install it, or run with SASCHECK_INSTALL_TUNED=yes"
+            tuned_ready=0
+        fi
+    fi
+    if (( tuned_ready )) && ! uses_systemd; then
+        # RHEL 5/6: a shipped tuned 0.2 profile, as tuned-adm activates it; chkconfig and
+        # service, never systemctl.
+        if live; then
+            sysv_started tuned || UNDO="chkconfig tuned off" run_command chkconfig tuned on
+            ktune_started || UNDO="chkconfig ktune off" run_command chkconfig ktune on
+        fi
+        activate_tuned02_profile "$TUNED_SYSV_PROFILE" || true
+        return 0
+    fi
+    (( tuned_ready )) || return 0
+    include="$(tuned_include)"
+    if [[ -z "$include" ]]; then
+        warn "manual: $CURRENT_RULE: this host has none of the tuned profiles" \
+             "$TUNED_PROFILE_NAME could include ($(tuned_include_candidates | tr '\n' ' ')):" \
+             "tuned refuses a profile whose include is missing, so tuned is left as it is;" \
+             "install throughput-performance (package tuned) and run the fix again"
+        return 0
+    fi
+    tuned_profile_text "$include"
+    before="$CHANGES"
+    write_file "$ROOT$(tuned_user_dir)/$TUNED_PROFILE_NAME/tuned.conf" "$TUNED_TEXT"
+    if live; then
+        if ! systemctl is-enabled --quiet tuned 2>/dev/null; then
+            UNDO="systemctl disable --now tuned" run_command systemctl enable --now tuned
+        fi
+        # Activate it, and again when its content changed: tuned reads it only then.
+        active="$(tuned_active)"
+        if (( CHANGES > before )) || [[ "$active" != "$TUNED_PROFILE_NAME" ]]; then
+            UNDO="$(tuned_undo "$active")" run_command tuned-adm profile "$TUNED_PROFILE_NAME"
+        fi
+    else
+        wants="$ROOT${LAYOUT_SYSTEMD_WANTS_DIRS%% *}/tuned.service"
+        make_link "$wants" /usr/lib/systemd/system/tuned.service
+        # What tuned-adm profile would write, so the image boots with the profile.
+        write_file "$ROOT${LAYOUT_TUNED_ACTIVE_FILES%% *}" "$TUNED_PROFILE_NAME"$'\n'
+        write_file "$ROOT/etc/tuned/profile_mode" "manual"$'\n'
+    fi
+}
