@@ -271,11 +271,6 @@ def _scan(args: argparse.Namespace) -> int:
     duration = time.monotonic() - started
     data = _with_source(result.to_dict(), args)
     to_stdout = STDOUT in (args.json, args.html, args.junit, args.prometheus)
-    if not args.quiet:
-        from rich.console import Console
-
-        from .reports import terminal
-        terminal.render(data, Console(stderr=to_stdout))
     outputs: list[tuple[str, Any]] = []
     if args.json:
         outputs.append((args.json, lambda: json_output.dumps(data)))
@@ -291,10 +286,50 @@ def _scan(args: argparse.Namespace) -> int:
     if args.prometheus:
         from .reports import prometheus
         outputs.append((args.prometheus, lambda: prometheus.render(data, duration, __version__)))
-    for destination, render in outputs:
-        with _user_errors():
+    # Files first: a reader that closes the pipe early (| head, | grep -q) must not cost them.
+    for destination, render in sorted(outputs, key=lambda output: output[0] == STDOUT):
+        if destination == STDOUT and not args.quiet:
+            _table(data, to_stdout)
+        with _user_errors(), _pipe_may_close():
             write_output(destination, render())
+    if not to_stdout and not args.quiet:
+        _table(data, to_stdout)
     return EXIT_FINDINGS if result.exit_status else EXIT_OK
+
+
+def _table(data: dict[str, Any], to_stderr: bool) -> None:
+    from rich.console import Console
+
+    from .reports import terminal
+
+    class PipeTolerantConsole(Console):
+        def on_broken_pipe(self) -> None:
+            # rich's own answer is SystemExit(1), which would turn the scan's verdict into a
+            # usage error: the rest of the table goes nowhere instead.
+            self.quiet = True
+            _stdout_to_devnull()
+
+    with _pipe_may_close():
+        terminal.render(data, PipeTolerantConsole(stderr=to_stderr))
+
+
+@contextlib.contextmanager
+def _pipe_may_close() -> Iterator[None]:
+    """The reader of standard output went away (| head, | grep -q): what is left for it goes
+    nowhere, and the command's own status stands."""
+    try:
+        yield
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _stdout_to_devnull()
+
+
+def _stdout_to_devnull() -> None:
+    # Python's own advice for SIGPIPE: point the descriptor at /dev/null, so that neither a
+    # later write nor the interpreter's final flush raises again.
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 def _iotest(args: argparse.Namespace) -> int:
@@ -581,6 +616,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     try:
         return COMMANDS[args.command](args)
+    except BrokenPipeError:
+        _stdout_to_devnull()
+        return EXIT_USAGE
     except UsageError as exc:
         from .reports.escaping import for_terminal
 

@@ -421,7 +421,7 @@ def test_bash_fix_uses_sysv_tools_on_rhel6(tmp_path):
     declared protected), and the script says which chkconfig commands to run on the host."""
     root = _rhel6_tuned02(tmp_path / "root", None)
     ran = run_bash(generate("bash", tmp_path / "fix.sh", root, BASELINE_SETS), root)
-    assert ran.returncode == 0
+    assert ran.returncode == 3  # done, with the chkconfig commands left to a human
     assert "manual: tuned_profile: on the running host: chkconfig tuned on; chkconfig ktune on" \
         in ran.stderr.replace("\n", " ")
     assert (root / "etc/tune-profiles/active-profile").read_text() == "throughput-performance\n"

@@ -27,6 +27,18 @@
     button.textContent = "copied";
   });
 
+  // Paper and PDF show every rationale, source and fix: each closed <details> is opened for
+  // printing and closed again after (Chromium prints a closed one's summary only).
+  var openedForPrint = [];
+  window.addEventListener("beforeprint", function () {
+    openedForPrint = Array.prototype.slice.call(document.querySelectorAll("details:not([open])"));
+    openedForPrint.forEach(function (item) { item.open = true; });
+  });
+  window.addEventListener("afterprint", function () {
+    openedForPrint.forEach(function (item) { item.open = false; });
+    openedForPrint = [];
+  });
+
   // ---- the fleet page: everything below is built from inert JSON with textContent ----
   var indexNode = document.getElementById("fleet-index");
   if (!indexNode) { return; }

@@ -53,7 +53,7 @@ grubby_undo() {
 # Make a kernel argument part of every boot entry and of the defaults new kernels get
 # (MODE "remove": take it out of them all).
 persist_kernel_arg() {
-    local argument="$1" mode="${2:-set}" entry
+    local argument="$1" mode="${2:-set}" entry before="$CHANGES"
     if live && command -v grubby >/dev/null 2>&1; then
         if [[ "$mode" == remove ]]; then
             if grubby --info=ALL 2>/dev/null | grep -E '^args=' | grep -Eq -- "[\" ]${argument}[\" ]"; then
@@ -84,6 +84,9 @@ persist_kernel_arg() {
     fi
     set_kernel_arg "$ROOT$LAYOUT_GRUB_DEFAULTS" '^[ \t]*GRUB_CMDLINE_LINUX=' "$argument" "$mode"
     set_kernel_arg "$ROOT$LAYOUT_KERNEL_CMDLINE" '.' "$argument" "$mode"
+    if live && (( CHANGES > before )) && [[ "$REBOOT_FOR" != *" $argument"* ]]; then
+        REBOOT_FOR+=" $argument (kernel command line)"
+    fi
 }
 
 # A site that sets vm.dirty_bytes chose it over vm.dirty_ratio: writing either zeroes the

@@ -67,7 +67,15 @@ check_values() {
 }
 check_values
 say() { if (( PLAN )); then printf '%s\n' "$*" >&2; else printf '%s\n' "$*"; fi; }
-warn() { printf 'sascheck-fix: %s\n' "$*" >&2; }
+# A warning; one that starts "manual: " is work left to a human, listed again at the end.
+MANUAL_ITEMS=()
+warn() {
+    printf 'sascheck-fix: %s\n' "$*" >&2
+    if [[ "$*" == "manual: "* ]] && ! in_list "${*#manual: }" ${MANUAL_ITEMS[@]+"${MANUAL_ITEMS[@]}"}; then
+        MANUAL_ITEMS+=("${*#manual: }")
+    fi
+}
+REBOOT_FOR=""  # what takes effect only at the next boot (live)
 
 # A JSON string (control characters other than tab and newline are dropped).
 json() {
@@ -139,8 +147,18 @@ finish() {
             done
         done
         for item in ${PLAN_ITEMS[@]+"${PLAN_ITEMS[@]}"}; do body+="${body:+,}$item"; done
-        printf '{"role":%s,"actions":[%s]}\n' "$(json "$ROLE")" "$body"
-    elif (( REFUSED > 0 )); then
+        entry=""
+        for item in ${MANUAL_ITEMS[@]+"${MANUAL_ITEMS[@]}"}; do entry+="${entry:+,}$(json "$item")"; done
+        printf '{"role":%s,"actions":[%s],"manual":[%s]}\n' "$(json "$ROLE")" "$body" "$entry"
+        return 0
+    fi
+    # What is left: each thing that needs a human, what needs a reboot, then the count.
+    if (( ${#MANUAL_ITEMS[@]} > 0 )); then
+        say "needs a human (${#MANUAL_ITEMS[@]}):"
+        for item in "${MANUAL_ITEMS[@]}"; do say "  - $item"; done
+    fi
+    if [[ -n "$REBOOT_FOR" ]]; then say "needs a reboot:$REBOOT_FOR"; fi
+    if (( REFUSED > 0 )); then
         say "$CHANGES changes, $REFUSED refused (see above)"
         exit 1
     elif (( CHANGES == 0 )); then
@@ -151,4 +169,6 @@ finish() {
         say "$CHANGES changes made"
         if [[ -e "$MANIFEST" ]]; then say "recorded in $MANIFEST: undo with $0 --revert $MANIFEST"; fi
     fi
+    # 3: the run did what it could, and left work to a human (listed above).
+    if (( ${#MANUAL_ITEMS[@]} > 0 && ! DRY_RUN )); then exit 3; fi
 }

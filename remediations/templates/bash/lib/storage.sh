@@ -107,7 +107,7 @@ udev_match() {
     if udev_safe "$name"; then
         printf 'KERNEL=="%s"' "$name"
     else
-        warn "a device under the SAS file systems has no safe udev match; set it by hand"
+        warn "manual: $CURRENT_RULE: a device under the SAS file systems has no safe udev match; set it by hand"
     fi
 }
 

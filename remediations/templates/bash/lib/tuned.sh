@@ -79,7 +79,7 @@ apply_rhel5_ktune() {
     if ktune_started; then return 0; fi
     if live && [[ ! -e /etc/rc.d/init.d/ktune ]]; then
         if [[ "$INSTALL_TUNED" == yes ]]; then run_command yum -y install ktune
-        else warn "$CURRENT_RULE: ktune is not installed; install it (yum install ktune), or run" \
+        else warn "manual: $CURRENT_RULE: ktune is not installed; install it (yum install ktune), or run" \
                   "with SASCHECK_INSTALL_TUNED=yes"; return 0; fi
     fi
     if live; then
@@ -180,7 +180,7 @@ apply_tuned_profile() {
         if [[ "$INSTALL_TUNED" == yes ]] && live; then
             if command -v dnf >/dev/null 2>&1; then run_command dnf -y install tuned; else run_command yum -y install tuned; fi
         else
-            warn "$CURRENT_RULE: tuned is not installed; install it, or run with SASCHECK_INSTALL_TUNED=yes"
+            warn "manual: $CURRENT_RULE: tuned is not installed; install it, or run with SASCHECK_INSTALL_TUNED=yes"
             tuned_ready=0
         fi
     fi
