@@ -249,6 +249,24 @@ def _mount_for(path: str, mounts: list[MountEntry]) -> MountEntry | None:
     return best
 
 
+def _missing_dir(root: HostRoot, sas_dir: SasDir) -> str:
+    """Why a configured SAS directory cannot be placed on a file system: it does not exist
+    (a typo such as /sasdta would otherwise be judged as the root file system), is not a
+    directory, or cannot be searched. Told only for a whole system: a snapshot or sosreport
+    keeps no SAS directories."""
+    if not root.whole_system:
+        return ""
+    try:
+        present = root.probe(sas_dir.path)
+    except FactError as exc:
+        return str(exc)
+    if present and root.is_dir(sas_dir.path):
+        return ""
+    what = "is not a directory" if present else "does not exist"
+    return (f"{sas_dir.role} directory {sas_dir.path} ({sas_dir.source}) {what} on this host: "
+            "no file system is judged for it (check the name)")
+
+
 def place_sas_dirs(root: HostRoot, dirs: list[SasDir], mounts: list[MountEntry],
                    graph: BlockGraph, numbers: dict[str, str] | None = None
                    ) -> tuple[list[SasFilesystem], list[tuple[SasDir, str]]]:
@@ -259,6 +277,10 @@ def place_sas_dirs(root: HostRoot, dirs: list[SasDir], mounts: list[MountEntry],
             resolved = root.resolve(sas_dir.path)
         except FactError as exc:
             unplaced.append((sas_dir, str(exc)))
+            continue
+        missing = _missing_dir(root, sas_dir)
+        if missing:
+            unplaced.append((sas_dir, missing))
             continue
         mount = _mount_for(posixpath.normpath(resolved), mounts)
         if mount is None:
@@ -347,6 +369,8 @@ def collect(root: HostRoot, values: Mapping[str, Any], value_origins: Mapping[st
         numbers = _mountinfo(root, problems)
         sas_filesystems, unplaced = place_sas_dirs(root, discovery.dirs, mounts, graph,
                                                    numbers)
+        # Named at the top of every output, not only on each rule's card.
+        problems.extend(why for _, why in unplaced)
         for filesystem in sas_filesystems:
             if isinstance(filesystem.device, Unavailable) and filesystem.mount.device.startswith(
                     VXVM_DEVICE_DIRS):

@@ -23,6 +23,16 @@ class FactError(UserInputError):
     """A file could not be read or understood; the message says why."""
 
 
+PARTIAL_ROOT_MARKER = ".sascheck-partial-root"  # beside an extracted snapshot's root
+
+
+def mark_partial_root(root: str) -> None:
+    """Mark an extracted snapshot or sosreport root (in its private parent directory)."""
+    with open(os.path.join(os.path.dirname(os.path.realpath(root)), PARTIAL_ROOT_MARKER),
+              "w", encoding="utf-8"):
+        pass
+
+
 class HostRoot:
     """A system's file tree, opened read-only."""
 
@@ -30,6 +40,11 @@ class HostRoot:
         self.root = os.path.realpath(os.fspath(root))
         if not os.path.isdir(self.root):
             raise FactError(f"root {self.root} is not a directory")
+        # A whole system (this host, a mounted image), or the files a snapshot or sosreport
+        # kept (their private extraction directory marks it): only in a whole system does a
+        # missing directory mean the system lacks it.
+        self.whole_system = not os.path.exists(
+            os.path.join(os.path.dirname(self.root), PARTIAL_ROOT_MARKER))
 
     def host_path(self, path: str) -> str:
         """Where ``path`` (absolute, inside the root) lives on this machine, unresolved."""

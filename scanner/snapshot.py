@@ -24,7 +24,7 @@ from typing import IO, Any
 from .. import __version__
 from .blockdev import read_queue
 from .facts import collect
-from .hostroot import HostRoot
+from .hostroot import HostRoot, mark_partial_root
 
 ROOT_PREFIX = "root"
 MANIFEST = "manifest.json"
@@ -318,6 +318,7 @@ def opened(archive_path: str) -> Iterator[str]:
     destination = tempfile.mkdtemp(prefix="sascheck-snapshot-")
     try:
         extract(archive_path, destination)
+        mark_partial_root(os.path.join(destination, ROOT_PREFIX))
         yield os.path.join(destination, ROOT_PREFIX)
     finally:
         shutil.rmtree(destination, ignore_errors=True)

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field, replace
 
 from ..rules.errors import UserInputError
 from ..rules.host_layout import TUNED02_PROFILES, TUNED_BINARIES
-from .hostroot import FactError, HostRoot
+from .hostroot import FactError, HostRoot, mark_partial_root
 from .parsers.sos_commands import (
     LsblkEntry,
     installed_packages,
@@ -120,6 +120,7 @@ def opened(path: str) -> Iterator[Sosreport]:
         except SnapshotError as exc:
             raise SosreportError(str(exc)) from exc
         report = Sosreport(path=path, root=root)
+        mark_partial_root(root)
         rebuild(report)
         yield report
     finally:

@@ -73,6 +73,7 @@ class HostSpec:
     tuned_active: str | None = "sas-performance"
     tuned_custom: dict[str, str] = field(default_factory=lambda: {"sas-performance": SAS_PROFILE})
     tuned_shipped: dict[str, str] | None = None  # None: every stock profile (STOCK_TUNED)
+    sas_dirs: tuple[str, ...] = ()  # directories the SAS site values name (a real host has them)
     tuned_new_layout: bool = False  # tuned 2.24+: .../tuned/profiles/NAME
     bls_options: str | None = "root=/dev/mapper/rhel-root ro transparent_hugepage=never"
     grub_cmdline: str | None = "crashkernel=auto transparent_hugepage=never"
@@ -189,6 +190,8 @@ def build_host(path: Path, spec: HostSpec) -> RootBuilder:
     if spec.bls_options is not None:
         root.bls_entry(spec.kernel, spec.bls_options)
     root.sas_install(local=spec.sas_local_cfg)
+    for directory in spec.sas_dirs:
+        root.kept_directory(directory)
     if spec.defrag_tmpfiles:
         root.file("/etc/tmpfiles.d/thp-defrag.conf", THP_TMPFILES.format(file="defrag"))
     for file_path, text in spec.extra_files.items():

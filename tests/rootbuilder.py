@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -390,4 +391,12 @@ class RootBuilder:
                   f"-WORK {language_work}\n-MEMSIZE 2G\n-SORTSIZE 256M\n")
         if local is not None:
             self.file(f"{sasroot}/sasv9_local.cfg", local)
+        # A SAS host has the directories its configuration names.
+        for named in [language_work, *re.findall(r"^-(?:WORK|UTILLOC)\s+(.+?)\s*$", local or "",
+                                                 re.MULTILINE | re.IGNORECASE)]:
+            self.kept_directory(named.strip("'\""))
         return self
+
+    def kept_directory(self, path: str) -> RootBuilder:
+        """A directory with a marker file, so that git keeps it in a committed root."""
+        return self.file(posixpath.join(path, ".keep"), "")

@@ -19,6 +19,40 @@ from .browser import browser_available, open_page
 from .hosts import BASELINE_SETS, sas_host
 from .remedy import ANSIBLE_BIN, ansible_available, generate
 
+SAS_FS_RULES = ("sas_fs_noatime", "sas_fs_type", "read_ahead", "io_scheduler")
+TYPO = "sas_data_dirs=/sasdta"
+
+
+def test_a_mistyped_sas_directory_is_an_error_named_at_the_top(tmp_path, capsys):
+    """No SAS mounts and no SAS directories: walking up from any of them reaches /."""
+    root = sas_host(tmp_path / "root", filesystems=[], sas_local_cfg=None)
+    sets = [TYPO, "sas_work_dirs=/saswrk", "sas_utilloc_dirs=/sasutl"]
+    assert main(["scan", "--root", str(root), *[f"--set={s}" for s in sets],
+                 "--json", str(tmp_path / "r.json")]) == 2
+    shown = capsys.readouterr()
+    result = json.loads((tmp_path / "r.json").read_text())
+    named = [p for p in result["problems"] if "/sasdta" in p]
+    assert named and "does not exist" in named[0], result["problems"]
+    assert "/sasdta" in shown.out + shown.err  # the table says it too
+    by_id = {rule["id"]: rule for rule in result["rules"]}
+    for rule_id in SAS_FS_RULES:
+        assert by_id[rule_id]["result"] == "error", (rule_id, by_id[rule_id])
+        assert "/sasdta" in json.dumps(by_id[rule_id]["evidence"])
+
+
+def test_the_fix_never_reaches_the_root_file_system_through_a_typo(tmp_path):
+    root = sas_host(tmp_path / "root", tuned_active="balanced")
+    fstab = (root / "etc/fstab").read_text()
+    sets = [TYPO, "sas_work_dirs=/saswork", "sas_utilloc_dirs=/sasutil"]
+    script = generate("bash", tmp_path / "fix.sh", root, sets, ["--all"])
+    done = subprocess.run(["bash", str(script)], env={**os.environ, "SASCHECK_ROOT": str(root)},
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode in (0, 3), done.stdout + done.stderr
+    assert "SAS directory /sasdta does not exist" in done.stderr
+    root_line = next(line for line in (root / "etc/fstab").read_text().splitlines()
+                     if line.split()[1:2] == ["/"])
+    assert "noatime" not in root_line and root_line in fstab
+
 
 def _sascheck(command: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     """A shell pipeline with sascheck on the left; PIPESTATUS[0] is sascheck's status."""

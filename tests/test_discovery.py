@@ -153,6 +153,7 @@ def test_mount_point_with_escaped_space(tmp_path, scan):
     root.disk("sdb", read_ahead_kb=4096)
     root.mount("/dev/sda", "/", "xfs", "rw").mount("/dev/sdb", "/sas work", "xfs", "rw,noatime")
     root.write_mounts()
+    root.kept_directory("/sas work/data")
     assert "\\040" in (tmp_path / "proc/mounts").read_text()
     result = scan(tmp_path, "sas_data_dirs=/sas work/data", baseline_sets=False)
     rule = result["by_id"]["read_ahead"]

@@ -168,7 +168,7 @@ HOSTILE_NAMES = [SasFs("sasdata", "/sas (old)", options="rw,relatime,attr2,inode
     ("shadowed by a deeper mount", "/sas (old)/in)ner/data", "pass"),
 ])
 def test_parity_with_hostile_mount_names(tmp_path, name, data_dirs, noatime):
-    root = sas_host(tmp_path / "root", filesystems=HOSTILE_NAMES,
+    root = sas_host(tmp_path / "root", filesystems=HOSTILE_NAMES, sas_dirs=(data_dirs,),
                     sas_local_cfg="-WORK '/data$(x)/work'\n-UTILLOC \"/sas util\"\n")
     sets = [f"sas_data_dirs={data_dirs}"]
     _compare(name, root, sets, tmp_path / "work")

@@ -48,6 +48,21 @@ device_of() {
     printf '%s' "$found"
 }
 
+# A SAS directory that is not there (a typo such as /sasdta) would reach the root file
+# system by walking up: it is dropped, said once, and nothing is changed for it (the scan
+# reports it as an error).
+drop_missing_sas_dirs() {
+    local dir kept=()
+    for dir in ${SAS_DIRS[@]+"${SAS_DIRS[@]}"}; do
+        if [[ "$dir" == /* && ! -d "$ROOT$dir" ]]; then
+            warn "refused: SAS directory $dir does not exist here; no file system is changed for it"
+        else
+            kept+=("$dir")
+        fi
+    done
+    SAS_DIRS=(${kept[@]+"${kept[@]}"})
+}
+
 # Mount points of the SAS file systems, one per line, each once.
 sas_mounts() {
     local dir
