@@ -4,6 +4,7 @@ scanner says so."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from ..rules import HOST_ROLES, Rule
@@ -17,6 +18,7 @@ from ..rules.host_layout import (
     LIBVIRT_SYSV,
     LIBVIRT_UNITS,
     PROC_MODULES,
+    RHEL5_KERNEL_PREFIX,
     SYSTEMD_WANTS_DIRS,
     SYSV_RUNLEVEL_DIRS,
     THP_DIRS,
@@ -101,6 +103,10 @@ def build_facts(oval: OvalDocument) -> dict[str, Fact]:
         "thp_supported": ("The kernel supports Transparent Huge Pages", any_of(
             _directory(oval, "THP directory", THP_DIRS[0]),
             _directory(oval, "RHEL 6 THP directory", THP_DIRS[1]))),
+        # RHEL 5's 2.6.18 predates THP (RHEL 6 brought it): no boot setting can matter there.
+        "thp_kernel": ("The kernel is one with Transparent Huge Pages", none_of(_contains(
+            oval, "a RHEL 5 kernel (2.6.18)", ("/proc/sys/kernel/osrelease",),
+            "^" + re.escape(RHEL5_KERNEL_PREFIX)))),
         "cpufreq": ("A CPU exposes cpufreq", _directory(
             oval, "cpufreq directories", r"^/sys/devices/system/cpu/cpu[0-9]+/cpufreq$",
             op="pattern match")),

@@ -26,7 +26,7 @@ STRING_LIST: Mapping[str, Any] = {"type": "array", "minItems": 1,
                                   "items": {"type": "string", "minLength": 1}}
 # Facts that make a rule applicable at all, beyond its roles (scanner/engine.py and
 # content/platforms.py each implement every one).
-APPLICABILITY_FACTS = ("thp_supported", "cpufreq")
+APPLICABILITY_FACTS = ("thp_supported", "cpufreq", "thp_kernel")
 
 
 @dataclass(frozen=True)
@@ -103,7 +103,8 @@ KINDS: dict[str, CheckKind] = {kind.name: kind for kind in (
     CheckKind("tuned_profile", "tuned is installed, enabled at boot, and its active profile is "
                                "or includes an allowed one",
               values=("allowed_tuned_profiles",)),
-    CheckKind("thp_at_boot", "something re-establishes THP never at every boot"),
+    CheckKind("thp_at_boot", "something re-establishes THP never at every boot",
+              needs=("thp_kernel",)),
     # The SAS directories name the devices whose kernel default scheduler counts.
     CheckKind("io_tuning_at_boot", "something sets the scheduler and read-ahead at every boot",
               values=("read_ahead_min_kb", "allowed_schedulers", *SAS_DIR_VALUES)),

@@ -131,6 +131,9 @@ MISSING_FACT: dict[str, Callable[[Facts], str | None]] = {
         "the kernel has no transparent_hugepage directory under /sys/kernel/mm"
         + (" (RHEL 5's 2.6.18 kernel predates THP, which came with RHEL 6)"
            if facts.host.kernel.startswith(RHEL5_KERNEL_PREFIX) else "")),
+    "thp_kernel": lambda facts: (
+        "RHEL 5's 2.6.18 kernel predates THP (RHEL 6 brought it): no boot setting applies"
+        if facts.host.kernel.startswith(RHEL5_KERNEL_PREFIX) else None),
     "cpufreq": lambda facts: None if facts.governors else (
         "no CPU exposes cpufreq (common in virtual machines)"),
 }

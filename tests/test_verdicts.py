@@ -540,6 +540,10 @@ CASES: list[tuple[str, str, dict[str, Any], list[str], str]] = [
     ("thp: RHEL 5 has none", "thp_disabled",
      {**RHEL5, "extra_files": RHEL5_KTUNE_FILES, "extra_links": RHEL5_KTUNE_ON}, [],
      "notapplicable"),
+    # ... nor anything at boot: 2.6.18 predates THP, whatever a boot file says.
+    ("thp boot: RHEL 5 has none", "thp_disabled_at_boot",
+     {**RHEL5, "extra_files": RHEL5_KTUNE_FILES, "extra_links": RHEL5_KTUNE_ON}, [],
+     "notapplicable"),
     # NUMA: numa=off running or booting next, and one node for two sockets (interleaving).
     ("numa: two sockets, two nodes", "numa_enabled",
      {"cpus": 8, "sockets": 2, "numa_online": "0-1"}, [], "pass"),
