@@ -37,7 +37,7 @@ set_kernel_arg() {
 # argument removed when it had none.
 grubby_undo() {
     local argument="$1" line words=() word
-    line="$(grubby --info=DEFAULT 2>/dev/null | grep -E '^args=' | head -n 1)"
+    line="$(grubby --info=DEFAULT 2>/dev/null | grep -E '^args=' | head -n 1 || true)"
     line="${line#args=}"
     line="${line//\"/}"
     read -r -a words <<< "$line"
