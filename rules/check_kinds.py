@@ -7,7 +7,7 @@ remediations), the facts without which a rule is ``notapplicable``, and whether 
 automatic. Each kind is implemented once per engine, under its own name:
 
 - ``scanner/checks``: the Python evaluator (``CHECKS``)
-- ``content/checks.py``: the OVAL generator (``GENERATORS``)
+- ``content/checks/``: the OVAL generator (``GENERATORS``)
 - ``remediations/templates/bash/<kind>.sh.j2``: the bash fix, which the Ansible tasks also
   run in plan mode (only for kinds whose fix is automatic)
 

@@ -32,7 +32,7 @@ def catalogue():
 def test_every_kind_has_an_evaluator_a_generator_and_a_fix():
     assert set(CHECKS) == set(KINDS), "scanner/checks CHECKS"
     assert set(GENERATORS) == {name for name, kind in KINDS.items() if not kind.measured}, \
-        "content/checks.py GENERATORS (measured kinds have no OVAL)"
+        "content/checks GENERATORS (measured kinds have no OVAL)"
     for kind in KINDS.values():
         template = TEMPLATES / "bash" / f"{kind.name}.sh.j2"
         assert template.exists() == kind.automatic_fix, template

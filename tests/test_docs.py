@@ -58,7 +58,7 @@ def test_adding_a_rule_as_the_doc_says(tmp_path, value, expected):
 
 def test_adding_a_check_kind_names_every_place_a_kind_lives():
     text = (DOCS / "adding-a-check-kind.md").read_text(encoding="utf-8")
-    for place in ("rules/check_kinds.py", "scanner/checks/", "CHECKS", "content/checks.py",
+    for place in ("rules/check_kinds.py", "scanner/checks/", "CHECKS", "content/checks/",
                   "GENERATORS", "remediations/templates/bash/", "scripts/update-generated",
                   "tests/test_check_kinds.py", "tests/test_parity.py", "host_layout.py"):
         assert place in text, place

@@ -1,0 +1,269 @@
+"""What the next boot sets: tuned, THP writers, I/O tuning, CPU latency (scanner/checks/boot.py)."""
+
+from __future__ import annotations
+
+import re
+
+from ...rules import Rule
+from ...rules.host_layout import (
+    INIT_SCRIPTS,
+    KTUNE_ENABLES_THP,
+    KTUNE_PMQOS_LATENCY,
+    KTUNE_SCRIPTS,
+    LEGACY_DEFAULT_SCHEDULERS,
+    RHEL5_KERNEL_PREFIX,
+    SATA_VENDOR,
+    SYSTEMD_UNIT_DIRS,
+    SYSTEMD_WANTS_DIRS,
+    TMPFILES_DIRS,
+    legacy_kernel_regex,
+)
+from ..oval import (
+    Element,
+    all_of,
+    any_of,
+    component,
+    concat,
+    criterion,
+    entity,
+    none_of,
+    var,
+)
+from ..oval_facts import OvalFacts
+from .common import (
+    SETRA,
+    Cmdline,
+    files_matching,
+    kernel_is,
+    ktune_elevator,
+    ktune_script_does,
+    ktune_started,
+    runs_at_boot,
+    udev_rules,
+)
+
+
+def tuned_profile(facts: OvalFacts, rule: Rule) -> Element:
+    oval = facts.oval
+    levels = facts.tuned_levels()
+    allowed = oval.state("ind:variable", "an allowed tuned profile",
+                         entity("ind:value", var=facts.listed("allowed_tuned_profiles"),
+                                var_check="at least one", entity_check="at least one"))
+    matched = any_of(*(criterion(oval.test(
+        "ind:variable", f"an allowed profile at level {depth}",
+        oval.values_of(f"tuned profiles at level {depth}", names), allowed,
+        check="at least one", existence="at_least_one_exists"))
+        for depth, names in enumerate(levels)))
+    rhel5_ktune = all_of(
+        kernel_is(facts, "^" + re.escape(RHEL5_KERNEL_PREFIX), "a RHEL 5 kernel (2.6.18)"),
+        none_of(facts.tuned_installed()), ktune_started(facts))
+    return any_of(all_of(facts.tuned_installed(), facts.tuned_enabled(), matched), rhel5_ktune,
+                  comment="a throughput tuned profile, or RHEL 5's ktune, at boot")
+
+
+def _writes_thp(file: str, value: str) -> str:
+    """A shell command writing ``value`` (a regex) to the THP ``file`` (boot_writers._WRITE)."""
+    return (r"""(?:echo|printf)\s+(?:-[ne]+\s+)?['"]?""" + value + r"""['"]?\s*"""
+            r"""(?:>+\s*|\|\s*tee\s+(?:-a\s+)?)['"]?/sys/kernel/mm/"""
+            rf"(?:redhat_)?transparent_hugepage/{file}(?![\w.])")
+
+
+def _thp_written_late(facts: OvalFacts, file: str) -> Element:
+    """An executable init script or a systemd unit a boot target wants writes never to the
+    THP ``file``: they run last (scanner.boot_writers)."""
+    oval = facts.oval
+    init = files_matching(facts, f"init scripts writing THP {file} never", INIT_SCRIPTS,
+                  r"^[^#\n]*" + _writes_thp(file, "never"))
+    wanted = oval.obj("unix:file", "services boot targets want",
+                      entity("unix:path", var=oval.paths("systemd target wants directories",
+                                                         SYSTEMD_WANTS_DIRS),
+                             var_check="at least one"),
+                      entity("unix:filename", r"\.service$", op="pattern match"))
+    names = oval.local("names of wanted services", component(wanted, "filename"))
+    unit_files = oval.union_values("unit files of wanted services", [
+        oval.local(f"wanted services in {directory}", concat(f"{directory}/", var(names)))
+        for directory in SYSTEMD_UNIT_DIRS])
+    # An Exec line, continued with backslash-newline, as systemd joins it.
+    units = oval.obj("ind:textfilecontent54", f"wanted services writing THP {file} never",
+                     entity("ind:filepath", var=unit_files, var_check="at least one"),
+                     entity("ind:pattern", r"^[ \t]*Exec(?:Start|StartPre|StartPost)[ \t]*="
+                                           r"(?:[^\n]|\\\n)*?" + _writes_thp(file, "never"),
+                            op="pattern match"),
+                     entity("ind:instance", "1", datatype="int", op="greater than or equal"))
+    return any_of(runs_at_boot(facts, f"an init script writes THP {file} never", init),
+                  criterion(oval.test("ind:textfilecontent54",
+                                      f"a wanted service writes THP {file} never", units)))
+
+
+def _thp_tmpfiles(facts: OvalFacts, file: str, value: str, comment: str) -> Element:
+    """A tmpfiles.d w line writes a value matching ``value`` to the THP ``file``."""
+    oval = facts.oval
+    lines = oval.obj("ind:textfilecontent54", f"tmpfiles.d lines writing THP {file}",
+                     entity("ind:path", var=oval.paths("tmpfiles.d directories", TMPFILES_DIRS),
+                            var_check="at least one"),
+                     entity("ind:filename", r"\.conf$", op="pattern match"),
+                     entity("ind:pattern", r"^w\+?!?[ \t]+/sys/kernel/mm/(?:redhat_)?"
+                                           rf"transparent_hugepage/{file}(?:[ \t]+\S+){{4}}"
+                                           r"[ \t]+(\S+)", op="pattern match"),
+                     entity("ind:instance", "1", datatype="int", op="greater than or equal"))
+    state = oval.state("ind:textfilecontent54", f"writes {comment}",
+                       entity("ind:subexpression", value, op="pattern match"))
+    return criterion(oval.test("ind:textfilecontent54", f"tmpfiles.d writes THP {file} {comment}",
+                               lines, state, check="at least one"))
+
+
+def thp_at_boot(facts: OvalFacts, rule: Rule) -> Element:
+    """THP enabled and defrag end at never after boot, in scanner.checks.boot's order: the
+    command line (enabled only), tmpfiles.d, tuned (silent on enabled when the command line
+    sets it), RHEL 5/6 ktune, then init scripts and systemd units."""
+    ktune_enables = all_of(ktune_started(facts),
+                           ktune_script_does(facts, KTUNE_ENABLES_THP, "turns THP on"))
+    cmdline = Cmdline(facts)
+
+    def tuned(key: str, value: str, comment: str) -> Element:
+        return facts.tuned_setting(key, [(value, None)], comment)
+
+    enabled_key, defrag_key = "transparent_hugepages?", r"transparent_hugepage\.defrag"
+    enabled = any_of(
+        _thp_written_late(facts, "enabled"),
+        all_of(none_of(ktune_enables), any_of(
+            all_of(cmdline.thp_never(),
+                   none_of(_thp_tmpfiles(facts, "enabled", "^(?!never$)", "another value"))),
+            all_of(none_of(cmdline.argument("transparent_hugepage", None)), any_of(
+                tuned(enabled_key, "(never)", "tuned sets THP never"),
+                all_of(none_of(tuned(enabled_key, r"(\S+)", "tuned sets THP")),
+                       _thp_tmpfiles(facts, "enabled", "^never$", "never")))))),
+        comment="THP enabled is never after boot")
+    defrag = any_of(
+        _thp_written_late(facts, "defrag"),
+        tuned(defrag_key, "(never)", "tuned sets THP defrag never"),
+        all_of(none_of(tuned(defrag_key, r"(\S+)", "tuned sets THP defrag")),
+               _thp_tmpfiles(facts, "defrag", "^never$", "never")),
+        comment="THP defrag is never after boot")
+    return all_of(enabled, defrag)
+
+
+def io_tuning_at_boot(facts: OvalFacts, rule: Rule) -> Element:
+    oval = facts.oval
+    minimum = facts.external("read_ahead_min_kb")
+    sectors = facts.doubled("read_ahead_min_kb")
+
+    def at_least(variable: str, comment: str) -> str:
+        return oval.state("ind:textfilecontent54", comment,
+                          entity("ind:subexpression", datatype="int",
+                                 op="greater than or equal", var=variable, var_check="all"))
+
+    kib_ok = at_least(minimum, "at least the minimum in KiB")
+    sectors_ok = at_least(sectors, "at least the minimum in sectors")
+    scheduler_ok = oval.state("ind:textfilecontent54", "an allowed scheduler",
+                              entity("ind:subexpression", var=facts.listed("allowed_schedulers"),
+                                     var_check="at least one"))
+
+    def some(object_id: str, state: str, comment: str) -> Element:
+        return criterion(oval.test("ind:textfilecontent54", comment, object_id, state,
+                                   check="at least one"))
+
+    read_ahead = any_of(
+        # As tuned parses it (scanner.checks.boot.tuned_readahead_kib): N, >N, N WORD (KiB
+        # unless WORD starts with s: sectors); >N s and Ns are rejected and set nothing.
+        facts.tuned_setting("readahead", [(r">[ \t]*(\d+)", kib_ok), (r"(\d+)", kib_ok),
+                                          (r"(\d+)[ \t]+[^s \t][^\n]*?", kib_ok),
+                                          (r"(\d+)[ \t]+s[^\n]*?", sectors_ok)],
+                            "tuned [disk] readahead"),
+        some(udev_rules(facts, "udev read_ahead_kb", r'ATTR\{(?:queue|bdi)/read_ahead_kb\}'
+                                                 r'[ \t]*[:+]?=[ \t]*"(\d+)"'),
+             kib_ok, "a udev rule sets read_ahead_kb"),
+        some(udev_rules(facts, "udev RUN blockdev --setra", r'RUN[^"\n]*"[^"\n]*' + SETRA),
+             sectors_ok, "a udev rule runs blockdev --setra"),
+        runs_at_boot(facts, "an init script runs blockdev --setra enough", oval.obj(
+            "ind:textfilecontent54", "init scripts running blockdev --setra enough",
+            set_of=(files_matching(facts, "init scripts running blockdev --setra", INIT_SCRIPTS,
+                           r"^[^#\n]*" + SETRA),),
+            filters=(("include", sectors_ok),))),
+        comment="read-ahead is set at boot")
+    honours_elevator = kernel_is(facts, legacy_kernel_regex(), "a pre-blk-mq kernel (2.x, 3.x)")
+    udev_scheduler = udev_rules(facts, "udev scheduler", r'ATTR\{queue/scheduler\}[ \t]*[:+]?=[ \t]*'
+                                                     r'"([^"\n]*)"')
+    cmdline = Cmdline(facts)
+    nothing_sets = all_of(
+        none_of(facts.tuned_setting("elevator", [(r"(\S+)", None)], "tuned sets an elevator")),
+        criterion(oval.test("ind:textfilecontent54", "a udev rule sets a scheduler",
+                            udev_scheduler), negate=True),
+        none_of(all_of(honours_elevator, cmdline.argument("elevator", None))),
+        none_of(ktune_elevator(facts, None)),
+        comment="nothing configures a scheduler")
+    scheduler = any_of(
+        facts.tuned_setting("elevator", [(r"(\S+)", scheduler_ok)], "tuned [disk] elevator"),
+        some(udev_scheduler, scheduler_ok, "a udev rule sets the scheduler"),
+        all_of(honours_elevator, cmdline.argument("elevator", facts.listed("allowed_schedulers"))),
+        ktune_elevator(facts, scheduler_ok),
+        all_of(nothing_sets, _kernel_default_allowed(facts)),
+        comment="an allowed scheduler is set at boot")
+    return all_of(read_ahead, scheduler)
+
+
+def _kernel_default_allowed(facts: OvalFacts) -> Element:
+    """The scheduler the kernel gives the SAS devices is allowed (scanner.blockdev.
+    default_scheduler): blk-mq mq-deadline, none with several hardware queues; RHEL 7
+    deadline, cfq for SATA disks; RHEL 5/6 cfq. The default of a plain disk must be allowed
+    too (what the scanner judges when no SAS device offers a choice)."""
+    oval = facts.oval
+
+    def allows(name: str) -> Element:
+        state = oval.state("ind:variable", f"lists {name}",
+                           entity("ind:value", name, entity_check="at least one"))
+        return criterion(oval.test(
+            "ind:variable", f"allowed_schedulers lists {name}",
+            oval.values_of("allowed schedulers", facts.listed("allowed_schedulers")), state))
+
+    def no_sas_device(path: str, pattern: str | None, comment: str) -> Element:
+        """No device at any level of the SAS stacks has /sys/block/NAME/``path`` (matching
+        ``pattern``)."""
+        tests = []
+        for depth, names in enumerate(facts.device_levels()):
+            files = oval.local(f"{comment}: level {depth} files",
+                               concat("/sys/block/", var(names), f"/{path}"))
+            if pattern is None:
+                found = oval.obj("unix:file", f"{comment} (level {depth})",  # a directory
+                                 entity("unix:path", var=files, var_check="at least one"),
+                                 entity("unix:filename", nil=True))
+                kind = "unix:file"
+            else:
+                found = oval.obj("ind:textfilecontent54", f"{comment} (level {depth})",
+                                 entity("ind:filepath", var=files, var_check="at least one"),
+                                 entity("ind:pattern", pattern, op="pattern match"),
+                                 entity("ind:instance", "1", datatype="int"))
+                kind = "ind:textfilecontent54"
+            tests.append(criterion(oval.test(kind, f"no SAS device: {comment} (level {depth})",
+                                             found, existence="none_exist")))
+        return all_of(*tests)
+
+    prefixes = dict(LEGACY_DEFAULT_SCHEDULERS)
+    rhel7 = prefixes["3."]
+    return any_of(
+        all_of(kernel_is(facts, r"^(?:[4-9]|[1-9][0-9])\.", "a blk-mq kernel (4.x and later)"),
+               allows("mq-deadline"),
+               any_of(allows("none"), no_sas_device("mq/1", None, "several hardware queues"))),
+        all_of(kernel_is(facts, r"^3\.", "a 3.x kernel (RHEL 7)"), allows(rhel7),
+               any_of(allows("cfq"), no_sas_device("device/vendor", rf"^{SATA_VENDOR}\s*$",
+                                                   "a SATA disk"))),
+        all_of(kernel_is(facts, r"^2\.", "a 2.x kernel (RHEL 5, 6)"), allows(prefixes["2."])),
+        comment="the kernel's default scheduler is allowed")
+
+
+def tuned_cpu_latency(facts: OvalFacts, rule: Rule) -> Element:
+    at_most = facts.oval.state("ind:textfilecontent54", f"at most {rule.params['max_us']} us",
+                               entity("ind:subexpression", str(rule.params["max_us"]),
+                                      datatype="int", op="less than or equal"))
+    # RHEL 5/6: a ktune script's pmqos-static.py (scanner.tuned.Ktune.cpu_dma_latency).
+    oval = facts.oval
+    pmqos = oval.obj("ind:textfilecontent54", "ktune scripts' pmqos-static.py cpu_dma_latency",
+                     entity("ind:path", KTUNE_SCRIPTS),
+                     entity("ind:filename", r"\.sh$", op="pattern match"),
+                     entity("ind:pattern", KTUNE_PMQOS_LATENCY, op="pattern match"),
+                     entity("ind:instance", "1", datatype="int", op="greater than or equal"))
+    return any_of(facts.tuned_setting("force_latency", [(r"(\d+)", at_most)],
+                                      "tuned [cpu] force_latency"),
+                  all_of(ktune_started(facts), criterion(oval.test(
+                      "ind:textfilecontent54", "ktune holds cpu_dma_latency low", pmqos,
+                      at_most, check="all"))))

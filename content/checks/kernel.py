@@ -1,0 +1,191 @@
+"""Kernel settings: THP, CPU governor, sysctl now and after boot, NUMA (scanner/checks/kernel.py)."""
+
+from __future__ import annotations
+
+import re
+
+from ...rules import Rule
+from ...rules.host_layout import (
+    KERNEL_SYSCTL_DEFAULTS,
+    KTUNE_SCRIPTS,
+    KTUNE_SYSCTL_DEFAULTS,
+    NUMA_NODES_ONLINE,
+    PROC_CMDLINE,
+    PROC_CPUINFO,
+    SYSCTL_CONF,
+    SYSCTL_DIRS,
+    THP_DIRS,
+    TUNED_MAIN_CONF,
+    TUNED_REAPPLY_SYSCTL_DIRS,
+)
+from ..oval import (
+    Element,
+    all_of,
+    any_of,
+    component,
+    count,
+    criterion,
+    entity,
+    none_of,
+    unique,
+)
+from ..oval_facts import OvalFacts
+from .common import (
+    Cmdline,
+    alternatives,
+    files_matching,
+    kernel_is,
+)
+
+
+def thp_mode(facts: OvalFacts, rule: Rule) -> Element:
+    oval = facts.oval
+    setting = rule.params["setting"]
+    files = oval.obj("ind:textfilecontent54", f"THP {setting} selection",
+                     entity("ind:path", var=oval.paths("THP directories", THP_DIRS),
+                            var_check="at least one"),
+                     entity("ind:filename", setting),
+                     entity("ind:pattern", r"\[([^\]]+)\]", op="pattern match"),
+                     entity("ind:instance", "1", datatype="int"))
+    allowed = oval.state("ind:textfilecontent54", f"THP {setting} is allowed",
+                         entity("ind:subexpression", alternatives(rule.params["allowed"]),
+                                op="pattern match"))
+    return criterion(oval.test("ind:textfilecontent54", rule.title, files, allowed))
+
+
+def cpu_governor(facts: OvalFacts, rule: Rule) -> Element:
+    oval = facts.oval
+    files = oval.obj("ind:textfilecontent54", "CPU frequency governors",
+                     entity("ind:path", r"^/sys/devices/system/cpu/cpu[0-9]+/cpufreq$",
+                            op="pattern match"),
+                     entity("ind:filename", "scaling_governor"),
+                     entity("ind:pattern", r"^(\S+)", op="pattern match"),
+                     entity("ind:instance", "1", datatype="int"))
+    wanted = oval.state("ind:textfilecontent54", "the wanted governor",
+                        entity("ind:subexpression", rule.params["governor"]))
+    return criterion(oval.test("ind:textfilecontent54", rule.title, files, wanted))
+
+
+def sysctl_value(facts: OvalFacts, rule: Rule) -> Element:
+    oval = facts.oval
+    key = rule.params["key"]
+    # Offline (OSCAP_PROBE_ROOT) the sysctl probe is not supported: read /proc/sys.
+    value = oval.obj("ind:textfilecontent54", key,
+                     entity("ind:filepath", "/proc/sys/" + key.replace(".", "/")),
+                     entity("ind:pattern", r"^\s*(\d+)", op="pattern match"),
+                     entity("ind:instance", "1", datatype="int"))
+    wanted = oval.state("ind:textfilecontent54", f"{key} equals the site value",
+                        entity("ind:subexpression", datatype="int", op="equals",
+                               var=facts.external(rule.params["value_from"]),
+                               var_check="all"))
+    return criterion(oval.test("ind:textfilecontent54", rule.title, value, wanted))
+
+
+def sysctl_at_boot(facts: OvalFacts, rule: Rule) -> Element:
+    """scanner.checks.kernel.sysctl_at_boot, as far as OVAL can follow it: it cannot sort
+    files by name, so every system file that sets the key must agree with the site value; a
+    value in /etc or /run (which tuned's reapply_sysctl applies last) holds over tuned's,
+    else tuned's must agree too."""
+    oval = facts.oval
+    key = rule.params["key"]
+    key_pattern = r"[./]".join(re.escape(part) for part in key.split("."))
+    line = rf"^[ \t]*-?[ \t]*{key_pattern}[ \t]*=[ \t]*(\S*)[ \t]*$"
+    wanted_var = facts.external(rule.params["value_from"])
+    equal = oval.state("ind:textfilecontent54", f"{key} is the site value",
+                       entity("ind:subexpression", datatype="int", op="equals",
+                              var=wanted_var, var_check="all"))
+    other = oval.state("ind:textfilecontent54", f"{key} is another value",
+                       entity("ind:subexpression", datatype="int", op="not equal",
+                              var=wanted_var, var_check="all"))
+
+    def lines_in(directories: tuple[str, ...], comment: str) -> str:
+        return oval.obj("ind:textfilecontent54", f"{key} in {comment}",
+                        entity("ind:path", var=oval.paths(comment, directories),
+                               var_check="at least one"),
+                        entity("ind:filename", r"\.conf$", op="pattern match"),
+                        entity("ind:pattern", line, op="pattern match"),
+                        entity("ind:instance", "1", datatype="int", op="greater than or equal"))
+
+    reapplied = lines_in(TUNED_REAPPLY_SYSCTL_DIRS, "sysctl.d in /etc and /run")
+    packaged_dirs = [d for d in SYSCTL_DIRS if d not in TUNED_REAPPLY_SYSCTL_DIRS]
+    packaged = lines_in((*packaged_dirs, KTUNE_SCRIPTS), "packaged sysctl.d and ktune.d")
+    files = files_matching(facts, f"{key} in sysctl.conf and sysctl.ktune",
+                   (SYSCTL_CONF, KTUNE_SYSCTL_DEFAULTS["SYSCTL"]), line)
+    conf = files_matching(facts, f"{key} in {SYSCTL_CONF}", (SYSCTL_CONF,), line)
+
+    def some(object_id: str, state: str, comment: str) -> Element:
+        return criterion(oval.test("ind:textfilecontent54", comment, object_id, state,
+                                   check="at least one"))
+
+    reapply_off = files_matching(facts, "tuned's reapply_sysctl turned off", (TUNED_MAIN_CONF,),
+                         r"^[ \t]*reapply_sysctl[ \t]*=[ \t]*(?i:0|false|no|off)[ \t]*$")
+    tuned_key = key_pattern.replace("[./]", r"\.")
+    # Nothing sets it: the kernel's default must be the site value (scanner.sysctl_boot).
+    nothing_sets = none_of(
+        *(criterion(oval.test("ind:textfilecontent54", f"a system file sets {key}", object_id))
+          for object_id in (reapplied, packaged, files)),
+        facts.tuned_setting(tuned_key, [(r"(\S+)", None)], f"tuned sets {key}"))
+    wanted = oval.values_of(f"site value for {key}", wanted_var)
+    defaults = []
+    earlier: list[Element] = []
+    for prefix, value in KERNEL_SYSCTL_DEFAULTS.get(key, ()):
+        kernel = kernel_is(facts, "^" + re.escape(prefix), f"kernel {prefix or 'any'}")
+        is_value = oval.state("ind:variable", f"{value}", entity(
+            "ind:value", value, datatype="int", op="equals"))
+        defaults.append(all_of(kernel, *(none_of(e) for e in earlier), criterion(oval.test(
+            "ind:variable", f"the site value is the kernel's {key} default {value}", wanted,
+            is_value))))
+        earlier.append(kernel)
+    kernel_default = all_of(nothing_sets, any_of(*defaults)) if defaults else None
+    judged = all_of(
+        none_of(*(some(object_id, other, f"a system file sets {key} to another value")
+                  for object_id in (reapplied, packaged, files))),
+        any_of(
+            all_of(any_of(some(reapplied, equal, f"/etc or /run sets {key}"),
+                          some(conf, equal, f"{SYSCTL_CONF} sets {key}")),
+                   criterion(oval.test("ind:textfilecontent54", "reapply_sysctl is off",
+                                       reapply_off), negate=True)),
+            all_of(any_of(*(some(object_id, equal, f"a system file sets {key}")
+                            for object_id in (reapplied, packaged, files)),
+                          facts.tuned_setting(tuned_key, [(r"(\d+)", equal)],
+                                              f"tuned sets {key}")),
+                   none_of(facts.tuned_setting(tuned_key, [(r"(\d+)", other)],
+                                               f"tuned sets {key} to another value")))),
+        comment=f"{key} is the site value after boot")
+    return any_of(judged, kernel_default) if kernel_default is not None else judged
+
+
+def numa_enabled(facts: OvalFacts, rule: Rule) -> Element:
+    """As scanner.checks.kernel.numa_enabled: no last numa=off running or booting next, and
+    several sockets (distinct physical ids) mean several nodes online."""
+    oval = facts.oval
+    running_off = oval.obj("ind:textfilecontent54", "the running kernel's last numa= is off",
+                           entity("ind:filepath", PROC_CMDLINE),
+                           entity("ind:pattern", r"(?:^|\s)numa=off(?:\s+(?!numa=)\S+)*\s*$",
+                                  op="pattern match"),
+                           entity("ind:instance", "1", datatype="int"))
+    off = oval.constant("numa=off", ["off"])
+    socket_ids = oval.obj("ind:textfilecontent54", "CPU socket ids",
+                          entity("ind:filepath", PROC_CPUINFO),
+                          entity("ind:pattern", r"^physical id[ \t]*:[ \t]*(\d+)",
+                                 op="pattern match"),
+                          entity("ind:instance", "1", datatype="int",
+                                 op="greater than or equal"))
+    sockets = oval.local("distinct sockets",
+                         count(unique(component(socket_ids, "subexpression"))), datatype="int")
+    several = oval.state("ind:variable", "more than one", entity(
+        "ind:value", "1", datatype="int", op="greater than"))
+    multi_socket = criterion(oval.test("ind:variable", "several sockets",
+                                       oval.values_of("distinct sockets", sockets), several))
+    several_nodes = oval.obj("ind:textfilecontent54", "several NUMA nodes online",
+                             entity("ind:filepath", NUMA_NODES_ONLINE),
+                             entity("ind:pattern", r"[-,]", op="pattern match"),
+                             entity("ind:instance", "1", datatype="int"))
+    return all_of(
+        none_of(criterion(oval.test("ind:textfilecontent54", "running with numa=off",
+                                    running_off))),
+        none_of(Cmdline(facts).argument("numa", off)),
+        any_of(none_of(multi_socket),
+               criterion(oval.test("ind:textfilecontent54", "several nodes online",
+                                   several_nodes))),
+        comment="NUMA is on")

@@ -1,0 +1,206 @@
+"""SAS file systems and their block devices (scanner/checks/storage.py)."""
+
+from __future__ import annotations
+
+import re
+
+from ...rules import Rule
+from ...rules.host_layout import (
+    BDI_CLASS,
+    FSTAB,
+    KTUNE_NOBARRIER,
+    MOUNTINFO,
+    NETWORK_FS_TYPES,
+    SAS_ROLES,
+)
+from ..oval import (
+    Element,
+    all_of,
+    any_of,
+    component,
+    concat,
+    criterion,
+    entity,
+    escape_regex,
+    none_of,
+    var,
+)
+from ..oval_facts import OvalFacts
+from .common import (
+    alternatives,
+    ktune_script_does,
+    ktune_started,
+)
+
+
+def _each_role(facts: OvalFacts, rule: Rule, state: str, check: str) -> Element:
+    oval = facts.oval
+    return all_of(*(criterion(oval.test(
+        "linux:partition", f"{rule.title} ({role})", facts.sas_partitions(role), state,
+        check=check, existence="any_exist")) for role in SAS_ROLES))
+
+
+def mount_option_required(facts: OvalFacts, rule: Rule) -> Element:
+    option = rule.params["option"]
+    state = facts.oval.state("linux:partition", f"mounted with {option}",
+                              entity("linux:mount_options", option,
+                                     entity_check="at least one"))
+    return _each_role(facts, rule, state, "all")
+
+
+def mount_option_forbidden(facts: OvalFacts, rule: Rule) -> Element:
+    oval = facts.oval
+    state = oval.state("linux:partition", f"mounted with {' or '.join(rule.params['options'])}",
+                       entity("linux:mount_options", alternatives(rule.params["options"]),
+                              op="pattern match", entity_check="at least one"))
+    body = _each_role(facts, rule, state, "none satisfy")
+    lifted_by = rule.params.get("allowed_when")
+    if not lifted_by:
+        return body
+    declared = oval.state("ind:variable", f"{lifted_by} is true",
+                          entity("ind:value", "true", datatype="boolean"))
+    lifted = oval.test("ind:variable", f"the site declares {lifted_by}",
+                       oval.values_of(lifted_by, facts.external(lifted_by)), declared)
+    return any_of(criterion(lifted), body)
+
+
+def mount_options_at_boot(facts: OvalFacts, rule: Rule) -> Element:
+    """Each SAS file system's /etc/fstab line (not noauto) has the required options and none
+    of the forbidden ones. OVAL reads fstab only, and finds a mount point by its name as
+    written (a line with \\040 for a space is not found): those file systems are skipped."""
+    oval = facts.oval
+    forbidden = rule.params.get("forbidden", [])
+    required_tests, forbidden_tests = [], []
+    for role in SAS_ROLES:
+        patterns = oval.local(f"fstab lines of SAS {role} file systems", concat(
+            r"^[ \t]*[^#\s]\S*[ \t]+", escape_regex(var(facts.sas_mounts(role))),
+            r"/?[ \t]+\S+[ \t]+(?!(?:\S*,)?noauto(?:,|[ \t]|$))(\S+)"))
+        lines = oval.obj("ind:textfilecontent54", f"fstab entries of SAS {role} file systems",
+                         entity("ind:filepath", FSTAB),
+                         entity("ind:pattern", var=patterns, op="pattern match",
+                                var_check="at least one"),
+                         entity("ind:instance", "1", datatype="int", op="greater than or equal"))
+        for option in rule.params["required"]:
+            has = oval.state("ind:textfilecontent54", f"fstab options have {option}",
+                             entity("ind:subexpression", rf"(?:^|,){re.escape(option)}(?:,|$)",
+                                    op="pattern match"))
+            required_tests.append(criterion(oval.test(
+                "ind:textfilecontent54", f"SAS {role} fstab entries have {option}", lines, has,
+                existence="any_exist")))
+        if forbidden:
+            bad = oval.state("ind:textfilecontent54", f"fstab options have {' or '.join(forbidden)}",
+                             entity("ind:subexpression",
+                                    rf"(?:^|,){alternatives(forbidden)[1:-1]}(?:,|$)",
+                                    op="pattern match"))
+            forbidden_tests.append(criterion(oval.test(
+                "ind:textfilecontent54", f"SAS {role} fstab entries lack {', '.join(forbidden)}",
+                lines, bad, check="none satisfy", existence="any_exist")))
+    if "nobarrier" in forbidden:  # RHEL 5/6 enterprise-storage remounts them at every boot
+        forbidden_tests.append(none_of(all_of(ktune_started(facts), ktune_script_does(
+            facts, KTUNE_NOBARRIER, "remounts file systems nobarrier"))))
+    lifted_by = rule.params.get("allowed_when")
+    barriers = all_of(*forbidden_tests) if forbidden_tests else None
+    if barriers is not None and lifted_by:
+        declared = oval.state("ind:variable", f"{lifted_by} is true",
+                              entity("ind:value", "true", datatype="boolean"))
+        barriers = any_of(criterion(oval.test(
+            "ind:variable", f"the site declares {lifted_by}",
+            oval.values_of(lifted_by, facts.external(lifted_by)), declared)), barriers)
+    return all_of(*required_tests, *([barriers] if barriers is not None else []))
+
+
+def fs_type(facts: OvalFacts, rule: Rule) -> Element:
+    state = facts.oval.state("linux:partition", "an allowed file system type",
+                              entity("linux:fs_type", var=facts.listed("allowed_fs_types"),
+                                     var_check="at least one"))
+    return _each_role(facts, rule, state, "all")
+
+
+def sas_dirs_separate(facts: OvalFacts, rule: Rule) -> Element:
+    oval = facts.oval
+    parts: list[Element] = []
+    for index, role in enumerate(SAS_ROLES):
+        mounts = facts.sas_mounts(role)
+        on_root = oval.state("ind:variable", "the root file system",
+                             entity("ind:value", "/", entity_check="at least one"))
+        parts.append(criterion(oval.test("ind:variable", f"SAS {role} is not on /",
+                                         oval.values_of(f"SAS {role} mounts", mounts), on_root,
+                                         check="none satisfy", existence="any_exist")))
+        for other in SAS_ROLES[index + 1:]:
+            shared_fs = oval.state("ind:variable", f"a SAS {other} file system",
+                                   entity("ind:value", var=facts.sas_mounts(other),
+                                          var_check="at least one", entity_check="at least one"))
+            overlap = oval.test("ind:variable", f"SAS {role} and {other} share no file system",
+                                oval.values_of(f"SAS {role} mounts", mounts), shared_fs,
+                                check="none satisfy", existence="any_exist")
+            # One device mounted at two places is one file system (a bind mount).
+            devices = {name: oval.local(f"SAS {name} devices", component(
+                facts.sas_partitions(name), "device")) for name in (role, other)}
+            same_device = oval.state("ind:variable", f"a device of a SAS {other} file system",
+                                     entity("ind:value", var=devices[other],
+                                            var_check="at least one",
+                                            entity_check="at least one"))
+            twins = oval.test("ind:variable", f"SAS {role} and {other} share no device",
+                              oval.values_of(f"SAS {role} devices", devices[role]), same_device,
+                              check="none satisfy", existence="any_exist")
+            # The site may let this pair share (sas_shared_roles, ROLE+ROLE either way).
+            may_share = criterion(oval.has_values(
+                f"SAS {role} and {other} may share", facts.listed("sas_shared_roles"),
+                rf"^(?:{role}\+{other}|{other}\+{role})$"))
+            # A state whose variable has no values would match everything: guard it.
+            parts.append(any_of(criterion(facts.has_sas_role(other), negate=True), may_share,
+                                all_of(criterion(overlap), criterion(twins))))
+    return all_of(*parts)
+
+
+def block_scheduler(facts: OvalFacts, rule: Rule) -> Element:
+    oval = facts.oval
+    allowed = oval.state("ind:textfilecontent54", "an allowed scheduler",
+                         entity("ind:subexpression", var=facts.listed("allowed_schedulers"),
+                                var_check="at least one"))
+    tests = []
+    for depth, names in enumerate(facts.device_levels()):
+        # Files without a [selection] (bio-based dm, zram) yield no item: skipped.
+        files = facts.queue_files(names, "scheduler", r"\[([^\]]+)\]",
+                                   f"schedulers at stack level {depth}")
+        tests.append(criterion(oval.test("ind:textfilecontent54",
+                                         f"{rule.title} (level {depth})", files, allowed,
+                                         existence="any_exist")))
+    return all_of(*tests)
+
+
+def block_read_ahead(facts: OvalFacts, rule: Rule) -> Element:
+    oval = facts.oval
+    enough = oval.state("ind:textfilecontent54", "read-ahead at least the minimum",
+                        entity("ind:subexpression", datatype="int",
+                               op="greater than or equal",
+                               var=facts.external("read_ahead_min_kb"), var_check="all"))
+    mounted = facts.mounted_devices()
+    tests = []
+    for names, comment in ((mounted, "mounted devices"),
+                           (facts.parents(mounted, "mounted devices"), "disks of partitions")):
+        files = facts.queue_files(names, "read_ahead_kb", r"^(\d+)", f"read-ahead of {comment}")
+        tests.append(criterion(oval.test("ind:textfilecontent54", f"{rule.title} ({comment})",
+                                         files, enough, existence="any_exist")))
+    # NFS: the bdi named by the mount's major:minor in /proc/self/mountinfo (scanner.facts).
+    network = "|".join(re.escape(fstype) for fstype in NETWORK_FS_TYPES)
+    for role in SAS_ROLES:
+        lines = oval.local(f"mountinfo lines of SAS {role} network mounts", concat(
+            r"^\S+ \S+ (\d+:\d+) \S+ ", escape_regex(var(facts.sas_mounts(role))),
+            rf" .* - (?:{network}) "))
+        numbers = oval.obj("ind:textfilecontent54", f"SAS {role} network mounts' major:minor",
+                           entity("ind:filepath", MOUNTINFO),
+                           entity("ind:pattern", var=lines, op="pattern match",
+                                  var_check="at least one"),
+                           entity("ind:instance", "1", datatype="int",
+                                  op="greater than or equal"))
+        bdi = oval.local(f"SAS {role} network mounts' bdi read-ahead", concat(
+            f"{BDI_CLASS}/", component(numbers, "subexpression"), "/read_ahead_kb"))
+        files = oval.obj("ind:textfilecontent54", f"read-ahead of SAS {role} network mounts",
+                         entity("ind:filepath", var=bdi, var_check="at least one"),
+                         entity("ind:pattern", r"^(\d+)", op="pattern match"),
+                         entity("ind:instance", "1", datatype="int"))
+        tests.append(criterion(oval.test("ind:textfilecontent54",
+                                         f"{rule.title} (SAS {role} on NFS)", files, enough,
+                                         existence="any_exist")))
+    return all_of(*tests)
