@@ -124,6 +124,14 @@ class TunedChain:
 
 
 @dataclass(frozen=True)
+class KtuneThpWrite:
+    file: str  # enabled or defrag
+    value: str
+    source: str  # script:line
+    call: str  # the function called (enable_transparent_hugepages writes always), or ""
+
+
+@dataclass(frozen=True)
 class Ktune:
     """RHEL 5/6 ktune: enabled at boot; the scripts in /etc/ktune.d that turn THP on or
     remount file systems nobarrier; the ELEVATOR it sets (/etc/sysconfig/ktune)."""
@@ -135,6 +143,11 @@ class Ktune:
     readahead_factors: tuple[tuple[str, float], ...] = ()
     # pmqos-static.py cpu_dma_latency=N in a start(): (script, microseconds), last one wins
     cpu_dma_latency: tuple[str, int] | None = None
+    # What the start() functions write to THP, in the order ktune runs them.
+    thp_writes: tuple[KtuneThpWrite, ...] = ()
+    # start() lines calling a function tuned 0.2's tune-profiles/functions does not define.
+    undefined_calls: tuple[str, ...] = ()
+
 
 
 @dataclass
@@ -316,6 +329,45 @@ def _start_function(script: str) -> str:
     return match.group(1) if match else script
 
 
+# Seed 003 lists "set_transparent_hugepages never"; no tuned 0.2 release (v0.2.5 to v0.2.22,
+# tune-profiles/functions) defines it, so such a line fails in the script and sets nothing.
+_UNDEFINED_THP_CALL = re.compile(r"^[ \t]*(set_transparent_hugepages)\b")
+_THP_WRITE = re.compile(
+    r"""^[^#]*?(?:echo|printf)\s+(?:-[ne]+\s+)?['"]?([\w.+-]+)['"]?\s*(?:>+\s*|\|\s*tee\s+"""
+    r"""(?:-a\s+)?)['"]?/sys/kernel/mm/(?:redhat_)?transparent_hugepage/(enabled|defrag)\b""")
+
+
+def _start_lines(script: str) -> list[tuple[int, str]]:
+    """(line number, line) of a ktune script's start() body, or of the whole script when it
+    has none (as _start_function)."""
+    lines = script.splitlines()
+    begin = next((n for n, line in enumerate(lines) if re.match(r"start\(\)\s*\{\s*$", line)),
+                 None)
+    if begin is None:
+        return list(enumerate(lines, start=1))
+    body = []
+    for number, line in enumerate(lines[begin + 1:], start=begin + 2):
+        if line.startswith("}"):
+            break
+        body.append((number, line))
+    return body
+
+
+def _thp_writes(path: str, script: str) -> tuple[list[KtuneThpWrite], list[str]]:
+    writes: list[KtuneThpWrite] = []
+    undefined: list[str] = []
+    for number, line in _start_lines(script):
+        if re.match(KTUNE_ENABLES_THP, line):
+            writes.append(KtuneThpWrite("enabled", "always", f"{path}:{number}",
+                                        "enable_transparent_hugepages"))
+        elif match := _THP_WRITE.match(line):
+            writes.append(KtuneThpWrite(match.group(2), match.group(1), f"{path}:{number}", ""))
+        elif match := _UNDEFINED_THP_CALL.match(line):
+            undefined.append(f"{path}:{number} calls {match.group(1)}, which tuned 0.2's "
+                             "functions do not define: it sets nothing")
+    return writes, undefined
+
+
 def collect_ktune(root: HostRoot) -> Ktune:
     enabled = next(iter(sysv_start_links(root.listdir, KTUNE_SYSV)), "")
     if not enabled:
@@ -323,11 +375,16 @@ def collect_ktune(root: HostRoot) -> Ktune:
     found: dict[str, list[str]] = {KTUNE_ENABLES_THP: [], KTUNE_NOBARRIER: []}
     factors: list[tuple[str, float]] = []
     latency: tuple[str, int] | None = None
+    thp: list[KtuneThpWrite] = []
+    undefined: list[str] = []
     for path in root.glob_files(KTUNE_SCRIPTS, ".sh"):
         try:
             text = root.read_optional(path, 1024 * 1024) or ""
         except FactError:  # unreadable: it may do either; assume it does
             text = "enable_transparent_hugepages\nremount_partitions nobarrier"
+        writes, calls = _thp_writes(path, text)
+        thp += writes
+        undefined += calls
         for pattern, scripts in found.items():
             if re.search(pattern, text, re.MULTILINE):
                 scripts.append(path)
@@ -340,4 +397,5 @@ def collect_ktune(root: HostRoot) -> Ktune:
     except FactError:
         config = {}
     return Ktune(enabled, tuple(found[KTUNE_ENABLES_THP]), tuple(found[KTUNE_NOBARRIER]),
-                 config.get("ELEVATOR", "").strip(), tuple(factors), latency)
+                 config.get("ELEVATOR", "").strip(), tuple(factors), latency, tuple(thp),
+                 tuple(undefined))

@@ -152,6 +152,31 @@ def rhel6_ktune(script: str, profile_name: str = "enterprise-storage",
              "/etc/rc.d/rc3.d/S27ktune": "../init.d/ktune"})
 
 
+# "custom tuned profile with the settings" (seed 003, Additional Settings Employed): a
+# tuned 0.2 profile's ktune.sh, as tuned-adm links it into /etc/ktune.d.
+KTUNE_SAS_XTREMIO = """\
+#!/bin/sh
+
+. /etc/tune-profiles/functions
+
+start() {
+\tset_cpu_governor performance
+\t/usr/libexec/tuned/pmqos-static.py cpu_dma_latency=1
+\techo never > /sys/kernel/mm/redhat_transparent_hugepage/enabled
+\techo never > /sys/kernel/mm/redhat_transparent_hugepage/defrag
+\treturn 0
+}
+
+stop() {
+\trestore_cpu_governor
+\t/usr/libexec/tuned/pmqos-static.py disable
+\treturn 0
+}
+
+process $@
+"""
+
+
 # tuned 0.2.22's tune-profiles/enterprise-storage, abridged: `tuned-adm profile` installs
 # sysctl.ktune as /etc/sysctl.ktune and ktune.sysconfig as /etc/sysconfig/ktune.
 ENTERPRISE_STORAGE_SYSCTL_KTUNE = """\

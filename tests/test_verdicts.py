@@ -10,6 +10,7 @@ from .boot_samples import (
     ENTERPRISE_STORAGE_KTUNE_SYSCONFIG,
     ENTERPRISE_STORAGE_SYSCTL_KTUNE,
     KTUNE_ENTERPRISE_STORAGE,
+    KTUNE_SAS_XTREMIO,
     RHEL5_KTUNE_FILES,
     RHEL5_KTUNE_ON,
     RHEL6_ARGS,
@@ -159,8 +160,12 @@ CASES: list[tuple[str, str, dict[str, Any], list[str], str]] = [
      {"thp_enabled": "[always] madvise never", "rhel6_thp": True}, [], "fail"),
     ("no thp support", "thp_disabled", {"thp_enabled": None}, [], "notapplicable"),
     ("thp no brackets", "thp_disabled", {"thp_enabled": "always madvise never"}, [], "error"),
-    ("defrag madvise", "thp_defrag_disabled",
-     {"thp_defrag": "always defer defer+madvise [madvise] never"}, [], "fail"),
+    ("defrag madvise, THP on", "thp_defrag_disabled",
+     {"thp_enabled": "always [madvise] never",
+      "thp_defrag": "always defer defer+madvise [madvise] never"}, [], "fail"),
+    ("defrag madvise, moot with THP never", "thp_defrag_disabled",
+     {"thp_enabled": "always madvise [never]",
+      "thp_defrag": "always defer defer+madvise [madvise] never"}, [], "pass"),
     ("bfq on one path", "io_scheduler", {"path_scheduler": "mq-deadline kyber [bfq] none"}, [],
      "fail"),
     ("rhel6 cfq", "io_scheduler", {"path_scheduler": "noop anticipatory deadline [cfq]",
@@ -415,6 +420,20 @@ CASES: list[tuple[str, str, dict[str, Any], list[str], str]] = [
          **rhel6_ktune(KTUNE_ENTERPRISE_STORAGE.replace("\tenable_transparent_hugepages\n",
                                                         ""))[0],
          "/boot/grub/grub.conf": RHEL6_NEVER, **RHEL6_DEFRAG_RC}}, [], "pass"),
+    # A site's ktune.sh start() (seed 003's custom profile) runs line by line after the
+    # command line: its echo never counts, and a later enable_transparent_hugepages undoes it.
+    ("thp boot: RHEL 6 ktune start() echoes never (seed 003)", "thp_disabled_at_boot",
+     {**RHEL6_KTUNE, "extra_files": {**rhel6_ktune(KTUNE_SAS_XTREMIO)[0]}}, [], "pass"),
+    ("thp boot: RHEL 6 ktune echoes never, then enables THP", "thp_disabled_at_boot",
+     {**RHEL6_KTUNE, "extra_files": {**rhel6_ktune(KTUNE_SAS_XTREMIO.replace(
+         "\treturn 0\n}\n\nstop", "\tenable_transparent_hugepages\n\treturn 0\n}\n\nstop"))[0]}},
+     [], "fail"),
+    # tuned 0.2's functions (v0.2.5 to v0.2.22) define no set_transparent_hugepages.
+    ("thp boot: RHEL 6 ktune calls an undefined set_transparent_hugepages",
+     "thp_disabled_at_boot",
+     {**RHEL6_KTUNE, "extra_files": {**rhel6_ktune(KTUNE_SAS_XTREMIO.replace(
+         "echo never > /sys/kernel/mm/redhat_transparent_hugepage/enabled",
+         "set_transparent_hugepages never"))[0]}}, [], "fail"),
     # tuned applies a unit only where its uname_regex and cpuinfo_regex match (tuned 2.x
     # units/manager.py): RHEL 9's stock profile sets THP never on ThunderX alone.
     ("thp boot: RHEL 9 throughput-performance on x86_64", "thp_disabled_at_boot",
@@ -452,15 +471,17 @@ CASES: list[tuple[str, str, dict[str, Any], list[str], str]] = [
       "extra_links": {f"{MULTI_USER_WANTS}/disable-thp.service": THP_UNIT}}, [], "pass"),
     ("thp boot: a systemd unit that is not enabled", "thp_disabled_at_boot",
      {**NO_THP_ON_CMDLINE, "extra_files": {THP_UNIT: THP_UNIT_TEXT}}, [], "fail"),
-    ("thp boot: defrag not kept at never", "thp_disabled_at_boot",
+    # With enabled never no huge page is allocated: defrag is reported, not judged (seed
+    # 000 and Red Hat's transparent_hugepage=never set enabled alone).
+    ("thp boot: defrag not kept at never, moot with enabled never", "thp_disabled_at_boot",
      {"defrag_tmpfiles": False, "tuned_custom": {"sas-performance": SAS_PROFILE.replace(
-         "transparent_hugepage.defrag=never\n", "")}}, [], "fail"),
+         "transparent_hugepage.defrag=never\n", "")}}, [], "pass"),
     ("thp boot: defrag from the tuned profile (tuned 2.11+)", "thp_disabled_at_boot",
      {"defrag_tmpfiles": False}, [], "pass"),
-    ("thp boot: tuned sets defrag after tmpfiles.d", "thp_disabled_at_boot",
+    ("thp boot: tuned sets defrag madvise after tmpfiles.d, moot", "thp_disabled_at_boot",
      {"tuned_custom": {"sas-performance": SAS_PROFILE.replace(
          "transparent_hugepage.defrag=never", "transparent_hugepage.defrag=madvise")}},
-     [], "fail"),
+     [], "pass"),
     # What mounts each SAS file system at boot (scanner.boot_mounts): fstab, or a mount unit.
     ("boot mounts: fstab lacks noatime (remounted by hand)", "mount_options_at_boot",
      {**fstab_data("defaults")}, [], "fail"),

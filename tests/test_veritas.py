@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from .boot_samples import rhel6_ktune
+from .boot_samples import KTUNE_SAS_XTREMIO, rhel6_ktune
 from .hosts import SasFs, sas_host
 from .oscap import oscap_available
 from .test_parity import _compare
@@ -23,29 +23,6 @@ XTREMIO_RULES = (
     'ATTR{queue/scheduler}="noop"\n'
     'ACTION=="add|change", SUBSYSTEM=="block",ENV{ID_VENDOR}=="XtremIO",'
     'ATTR{bdi/read_ahead_kb}="16384"\n')
-# "custom tuned profile with the settings" (seed 003, Additional Settings Employed): a
-# tuned 0.2 profile's ktune.sh, as tuned-adm links it into /etc/ktune.d.
-KTUNE_SAS_XTREMIO = """\
-#!/bin/sh
-
-. /etc/tune-profiles/functions
-
-start() {
-\tset_cpu_governor performance
-\t/usr/libexec/tuned/pmqos-static.py cpu_dma_latency=1
-\techo never > /sys/kernel/mm/redhat_transparent_hugepage/enabled
-\techo never > /sys/kernel/mm/redhat_transparent_hugepage/defrag
-\treturn 0
-}
-
-stop() {
-\trestore_cpu_governor
-\t/usr/libexec/tuned/pmqos-static.py disable
-\treturn 0
-}
-
-process $@
-"""
 SETS = ("sas_data_dirs=/sasdata", "sas_work_dirs=/saswork", "sas_utilloc_dirs=/saswork/utilloc")
 
 

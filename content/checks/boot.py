@@ -113,20 +113,28 @@ def _thp_tmpfiles(facts: OvalFacts, file: str, value: str, comment: str) -> Elem
 
 
 def thp_at_boot(facts: OvalFacts, rule: Rule) -> Element:
-    """THP enabled and defrag end at never after boot, in scanner.checks.boot's order: the
-    command line (enabled only), tmpfiles.d, tuned (silent on enabled when the command line
-    sets it), RHEL 5/6 ktune, then init scripts and systemd units."""
-    ktune_enables = all_of(ktune_started(facts),
-                           ktune_script_does(facts, KTUNE_ENABLES_THP, "turns THP on"))
+    """THP enabled ends at never after boot, in scanner.checks.boot's order: the command
+    line, tmpfiles.d, tuned (silent when the command line sets it), RHEL 5/6 ktune's start()
+    functions, then init scripts and systemd units. With enabled never no huge page is
+    allocated, so defrag, which the scanner reports, never decides the verdict."""
+    # ktune: OVAL cannot order a script's lines, so a start() that writes never counts only
+    # when no ktune script turns THP on or writes it another value.
+    ktune_other = all_of(ktune_started(facts), any_of(
+        ktune_script_does(facts, KTUNE_ENABLES_THP, "turns THP on"),
+        ktune_script_does(facts, r"^[^#\n]*" + _writes_thp("enabled", r"(?!never\b)[\w.+-]+"),
+                          "writes THP enabled another value")))
+    ktune_never = all_of(ktune_started(facts), ktune_script_does(
+        facts, r"^[^#\n]*" + _writes_thp("enabled", "never"), "writes THP enabled never"))
     cmdline = Cmdline(facts)
 
     def tuned(key: str, value: str, comment: str) -> Element:
         return facts.tuned_setting(key, [(value, None)], comment)
 
-    enabled_key, defrag_key = "transparent_hugepages?", r"transparent_hugepage\.defrag"
-    enabled = any_of(
+    enabled_key = "transparent_hugepages?"
+    return any_of(
         _thp_written_late(facts, "enabled"),
-        all_of(none_of(ktune_enables), any_of(
+        all_of(ktune_never, none_of(ktune_other)),
+        all_of(none_of(ktune_other), any_of(
             all_of(cmdline.thp_never(),
                    none_of(_thp_tmpfiles(facts, "enabled", "^(?!never$)", "another value"))),
             all_of(none_of(cmdline.argument("transparent_hugepage", None)), any_of(
@@ -134,13 +142,6 @@ def thp_at_boot(facts: OvalFacts, rule: Rule) -> Element:
                 all_of(none_of(tuned(enabled_key, r"(\S+)", "tuned sets THP")),
                        _thp_tmpfiles(facts, "enabled", "^never$", "never")))))),
         comment="THP enabled is never after boot")
-    defrag = any_of(
-        _thp_written_late(facts, "defrag"),
-        tuned(defrag_key, "(never)", "tuned sets THP defrag never"),
-        all_of(none_of(tuned(defrag_key, r"(\S+)", "tuned sets THP defrag")),
-               _thp_tmpfiles(facts, "defrag", "^never$", "never")),
-        comment="THP defrag is never after boot")
-    return all_of(enabled, defrag)
 
 
 def io_tuning_at_boot(facts: OvalFacts, rule: Rule) -> Element:

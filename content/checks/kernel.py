@@ -38,19 +38,26 @@ from .common import (
 )
 
 
-def thp_mode(facts: OvalFacts, rule: Rule) -> Element:
+def _thp_selects(facts: OvalFacts, setting: str, allowed: list[str], comment: str) -> Element:
     oval = facts.oval
-    setting = rule.params["setting"]
     files = oval.obj("ind:textfilecontent54", f"THP {setting} selection",
                      entity("ind:path", var=oval.paths("THP directories", THP_DIRS),
                             var_check="at least one"),
                      entity("ind:filename", setting),
                      entity("ind:pattern", r"\[([^\]]+)\]", op="pattern match"),
                      entity("ind:instance", "1", datatype="int"))
-    allowed = oval.state("ind:textfilecontent54", f"THP {setting} is allowed",
-                         entity("ind:subexpression", alternatives(rule.params["allowed"]),
-                                op="pattern match"))
-    return criterion(oval.test("ind:textfilecontent54", rule.title, files, allowed))
+    state = oval.state("ind:textfilecontent54", f"THP {setting} is {' or '.join(allowed)}",
+                       entity("ind:subexpression", alternatives(allowed), op="pattern match"))
+    return criterion(oval.test("ind:textfilecontent54", comment, files, state))
+
+
+def thp_mode(facts: OvalFacts, rule: Rule) -> Element:
+    setting = rule.params["setting"]
+    selects = _thp_selects(facts, setting, rule.params["allowed"], rule.title)
+    if setting != "defrag":
+        return selects
+    # As scanner.checks.kernel.thp_mode: with enabled never no huge page is allocated.
+    return any_of(selects, _thp_selects(facts, "enabled", ["never"], "THP enabled is never"))
 
 
 def cpu_governor(facts: OvalFacts, rule: Rule) -> Element:

@@ -25,13 +25,23 @@ def thp_mode(params: Mapping[str, Any], facts: Facts, values: Mapping[str, Any])
     source = f"{thp.base}/{setting}"
     selection = thp.enabled if setting == "enabled" else thp.defrag
     if isinstance(selection, Unavailable):
-        evidence = Evidence(f"THP {setting}", source, "unreadable", Verdict.ERROR,
-                            selection.reason)
-        return Outcome(Verdict.ERROR, expected, "unreadable", [evidence], selection.reason)
+        unreadable = Evidence(f"THP {setting}", source, "unreadable", Verdict.ERROR,
+                              selection.reason)
+        return Outcome(Verdict.ERROR, expected, "unreadable", [unreadable], selection.reason)
     verdict = Verdict.PASS if selection.selected in allowed else Verdict.FAIL
-    evidence = Evidence(f"THP {setting}", source, str(selection.selected), verdict,
-                        f"choices: {' '.join(selection.options)}")
-    return Outcome(verdict, expected, str(selection.selected), [evidence])
+    actual = str(selection.selected)
+    evidence = [Evidence(f"THP {setting}", source, actual, verdict,
+                         f"choices: {' '.join(selection.options)}")]
+    enabled = thp.enabled
+    if (verdict == Verdict.FAIL and setting == "defrag" and
+            not isinstance(enabled, Unavailable) and enabled.selected == "never"):
+        # mm/huge_memory.c allocates no huge page while enabled is never, so defrag (how
+        # hard an allocation compacts) never comes into play.
+        evidence = [Evidence(f"THP {setting}", source, actual, Verdict.INFORMATIONAL,
+                             "moot: THP enabled is never, so no huge page is allocated"),
+                    Evidence("THP enabled", f"{thp.base}/enabled", "never", Verdict.PASS)]
+        verdict, actual = Verdict.PASS, f"{actual} (moot: THP enabled is never)"
+    return Outcome(verdict, expected, actual, evidence)
 
 
 def cpu_governor(params: Mapping[str, Any], facts: Facts, values: Mapping[str, Any]) -> Outcome:

@@ -1,0 +1,46 @@
+"""Verdicts as the kernel, tuned and the SAS engine behave, beyond the verdict tables of
+tests/test_verdicts.py: what the evidence says, so an administrator sees why (issue 23)."""
+
+from __future__ import annotations
+
+from .boot_samples import KTUNE_SAS_XTREMIO, rhel6_ktune
+from .test_verdicts import RHEL6_KTUNE
+
+
+def _notes(rule: dict) -> list[str]:
+    return [item["note"] for item in rule["evidence"] if item.get("note")]
+
+
+def test_defrag_is_moot_when_thp_is_never(host, scan):
+    # mm/huge_memory.c: with enabled never no huge page is allocated, so defrag never runs.
+    root = host(thp_enabled="always madvise [never]",
+                thp_defrag="always defer defer+madvise [madvise] never")
+    rule = scan(root)["by_id"]["thp_defrag_disabled"]
+    assert rule["result"] == "pass"
+    assert rule["actual"] == "madvise (moot: THP enabled is never)"
+    defrag = rule["evidence"][0]
+    assert (defrag["result"], defrag["actual"]) == ("informational", "madvise")
+
+
+def test_ktune_line_order_decides_and_an_undefined_function_is_named(host, scan):
+    script = KTUNE_SAS_XTREMIO.replace(
+        "echo never > /sys/kernel/mm/redhat_transparent_hugepage/enabled",
+        "set_transparent_hugepages never")
+    root = host(**{**RHEL6_KTUNE, "extra_files": rhel6_ktune(script)[0]})
+    rule = scan(root)["by_id"]["thp_disabled_at_boot"]
+    assert rule["result"] == "fail"
+    enabled = rule["evidence"][0]
+    assert enabled["subject"] == "THP enabled after boot"
+    assert "calls set_transparent_hugepages, which tuned 0.2's functions do not define" in (
+        enabled["note"])
+    # defrag, written never by the same start(), is judged since enabled is not never
+    defrag = rule["evidence"][1]
+    assert (defrag["result"], defrag["source"]) == ("pass", "/etc/ktune.d/tunedadm.sh:9")
+
+
+def test_ktune_echo_never_is_the_source_shown(host, scan):
+    root = host(**{**RHEL6_KTUNE, "extra_files": rhel6_ktune(KTUNE_SAS_XTREMIO)[0]})
+    rule = scan(root)["by_id"]["thp_disabled_at_boot"]
+    assert rule["result"] == "pass"
+    assert [(e["source"], e["actual"]) for e in rule["evidence"]] == [
+        ("/etc/ktune.d/tunedadm.sh:8", "never"), ("/etc/ktune.d/tunedadm.sh:9", "never")]
