@@ -236,13 +236,14 @@ class OvalDocument:
         """A variable_object over one variable: one item holding all its values."""
         return self.obj("ind:variable", comment, el("ind:var_ref", variable_id))
 
-    def union_values(self, comment: str, variable_ids: Sequence[str]) -> str:
+    def union_values(self, comment: str, variable_ids: Sequence[str],
+                     datatype: str = "string") -> str:
         """A variable holding the values of all ``variable_ids``."""
         if len(variable_ids) == 1:
             return variable_ids[0]
         objects = tuple(self.values_of(f"{comment}: part", v) for v in variable_ids)
         union = self.obj("ind:variable", comment, set_of=objects)
-        return self.local(comment, component(union, "value"))
+        return self.local(comment, component(union, "value"), datatype=datatype)
 
     def has_values(self, comment: str, variable_id: str, pattern: str = ".") -> str:
         """A test that is true when the variable has a value matching ``pattern``."""

@@ -205,12 +205,14 @@ QUEUE_IO_OPT = "optimal_io_size"
 # dm-multipath maps and their partitions (kpartx: part<N>-mpath-<wwid>) stack paths of one
 # LUN, never stripes.
 MULTIPATH_UUID_PATTERN = r"^(?:part[0-9]+-)?mpath-"
-# With BUFSIZE=0 (unset) SAS 9.4 on UNIX picks each data set's page size itself: the smallest
-# multiple of 8 KiB that holds 80 observations, at most 64 KiB (SAS 9.4 Companion for UNIX
-# Environments, BUFSIZE= system and data set options). Only a stripe unit dividing 8 KiB is
-# then a divisor of every page.
+# With BUFSIZE=0 (unset) SAS on UNIX picks each data set's page size itself: the smallest
+# multiple of 8 KiB that holds 80 observations, at most 64 KiB (SAS 9.3 Companion for UNIX
+# Environments, "BUFSIZE= Data Set Option: UNIX"). Any table with observations over about
+# 720 bytes gets the 64 KiB page, so an unset BUFSIZE is judged as 64 KiB.
 SAS_DEFAULT_PAGE_STEP = 8192
 SAS_DEFAULT_PAGE_MAX = 65536
+# OVAL pairs a page and a stripe unit when one is at most this many times the other.
+PAGE_UNIT_RATIO_MAX = 1024
 
 # -- NUMA ---------------------------------------------------------------------------------
 PROC_CMDLINE = "/proc/cmdline"  # the arguments the running kernel booted with

@@ -4,7 +4,7 @@ tests/test_verdicts.py: what the evidence says, so an administrator sees why (is
 from __future__ import annotations
 
 from .boot_samples import KTUNE_SAS_XTREMIO, rhel6_ktune
-from .test_verdicts import RHEL6_KTUNE
+from .test_verdicts import RHEL6_KTUNE, sas_cfg
 
 
 def _notes(rule: dict) -> list[str]:
@@ -44,3 +44,21 @@ def test_ktune_echo_never_is_the_source_shown(host, scan):
     assert rule["result"] == "pass"
     assert [(e["source"], e["actual"]) for e in rule["evidence"]] == [
         ("/etc/ktune.d/tunedadm.sh:8", "never"), ("/etc/ktune.d/tunedadm.sh:9", "never")]
+
+
+def test_bufsize_nesting_in_a_unit_passes_with_the_slides_note(host, scan):
+    rule = scan(host(sas_local_cfg=sas_cfg("16K")))["by_id"]["sas_bufsize_matches_stripe"]
+    assert rule["result"] == "pass"
+    notes = _notes(rule)
+    assert notes and all("lie inside a unit" in note and "match the stripe unit (64 KiB)" in note
+                         for note in notes)
+    straddles = scan(host(sas_local_cfg=sas_cfg("24K")))["by_id"]["sas_bufsize_matches_stripe"]
+    assert "set -BUFSIZE to a multiple or a divisor of 64 KiB" in _notes(straddles)[0]
+
+
+def test_unset_bufsize_is_judged_as_sas_largest_page(host, scan):
+    rule = scan(host(sas_local_cfg=sas_cfg(None)))["by_id"]["sas_bufsize_matches_stripe"]
+    actual = rule["evidence"][0]["actual"]
+    assert actual.startswith("BUFSIZE SAS's own choice, multiples of 8 KiB up to 64 KiB, "
+                             "judged as 64 KiB, stripe unit 64 KiB")
+    assert rule["evidence"][0]["source"] == "no -BUFSIZE set"

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ...rules import Rule
 from ...rules.host_layout import (
     MULTIPATH_UUID_PATTERN,
+    PAGE_UNIT_RATIO_MAX,
     QUEUE_IO_MIN,
-    SAS_DEFAULT_PAGE_STEP,
+    SAS_DEFAULT_PAGE_MAX,
 )
 from ..oval import (
     Element,
@@ -55,47 +58,52 @@ def volume_striped(facts: OvalFacts, rule: Rule) -> Element:
                   _no_multipath_mounted(facts))
 
 
-# BUFSIZE / stripe unit ratios OVAL can recognise (it has no division): k * unit for k up to
-# this many, and stripe units below 2**PAIR_SHIFT bytes (32 MiB).
-BUFSIZE_MULTIPLES = 1024
-
-
+# OVAL has no division: page / unit ratios are recognised up to PAGE_UNIT_RATIO_MAX, for
+# stripe units and pages below 2**PAIR_SHIFT bytes (32 MiB).
 PAIR_SHIFT = 25
 
 
 def bufsize_matches_stripe(facts: OvalFacts, rule: Rule) -> Element:
-    """As scanner.checks.striping.bufsize_matches_stripe. OVAL arithmetic keeps values paired
-    only while one multi-valued input takes part, so each unit u is paired with its own
-    multiples in one number: u * (k * 2**25 + 1) = (k * u) * 2**25 + u, and BUFSIZE B is a
-    multiple of u when B * 2**25 + u is among them."""
+    """As scanner.checks.striping.bufsize_matches_stripe: the page and each unit nest (one
+    divides the other). OVAL arithmetic keeps values paired only while one multi-valued
+    input takes part, so each unit u and the page B meet in one number, B * 2**25 + u: it is
+    one of u's own pairs u * (k * 2**25 + 1) = (k * u) * 2**25 + u when B = k * u, and one of
+    B's pairs B * (2**25 + k) when u = k * B."""
     oval = facts.oval
     units_object = facts.queue_files(facts.striped_devices(), QUEUE_IO_MIN, r"^([0-9]+)\s*$",
                                      "stripe units of striped SAS volumes")
     units = oval.local("stripe units of striped SAS volumes (bytes)",
                        component(units_object, "subexpression"), datatype="int")
     bufsize = facts.external("sas_bufsize_bytes")
-    default_divisors = [str(d) for d in range(1, SAS_DEFAULT_PAGE_STEP + 1)
-                        if SAS_DEFAULT_PAGE_STEP % d == 0]
-    divides_default = oval.state("ind:textfilecontent54", "a unit every default SAS page spans",
-                                 entity("ind:subexpression", f"^(?:{'|'.join(default_divisors)})$",
-                                        op="pattern match"))
-    shift = literal(str(1 << PAIR_SHIFT), datatype="int")
-    wanted = oval.local("BUFSIZE x 2^25 + each stripe unit", arithmetic(
-        "add", arithmetic("multiply", var(bufsize), shift), var(units)), datatype="int")
-    tags = oval.constant("k x 2^25 + 1 for each multiple k", [
-        str((k << PAIR_SHIFT) + 1) for k in range(1, BUFSIZE_MULTIPLES + 1)], datatype="int")
-    multiples = oval.local("each stripe unit's multiples, paired with it", arithmetic(
-        "multiply", var(units), var(tags)), datatype="int")
-    paired = oval.state("ind:variable", "BUFSIZE is a multiple of its unit",
-                        entity("ind:value", datatype="int", var=multiples,
-                               var_check="at least one", entity_check="all"))
+    ratios = range(1, PAGE_UNIT_RATIO_MAX + 1)
+    unit_tags = oval.constant("k x 2^25 + 1 for each ratio k", [
+        str((k << PAIR_SHIFT) + 1) for k in ratios], datatype="int")
+    page_tags = oval.constant("2^25 + k for each ratio k", [
+        str((1 << PAIR_SHIFT) + k) for k in ratios], datatype="int")
+    unit_pairs = oval.local("each stripe unit's multiples, paired with it", arithmetic(
+        "multiply", var(units), var(unit_tags)), datatype="int")
+
+    def nests(page: Callable[[], Element], label: str) -> Element:
+        """``page`` makes the page's component (an lxml element has one parent)."""
+        shift = literal(str(1 << PAIR_SHIFT), datatype="int")
+        wanted = oval.local(f"{label} x 2^25 + each stripe unit", arithmetic(
+            "add", arithmetic("multiply", page(), shift), var(units)), datatype="int")
+        page_pairs = oval.local(f"{label}'s multiples, paired with it", arithmetic(
+            "multiply", page(), var(page_tags)), datatype="int")
+        either = oval.union_values(f"pairs of {label} and each stripe unit",
+                                   [unit_pairs, page_pairs], datatype="int")
+        paired = oval.state("ind:variable", f"{label} and its unit nest",
+                            entity("ind:value", datatype="int", var=either,
+                                   var_check="at least one", entity_check="all"))
+        return criterion(oval.test("ind:variable", f"{rule.title} ({label})",
+                                   oval.values_of(f"stripe units paired with {label}", wanted),
+                                   paired, existence="any_exist"))
+
     return any_of(
         all_of(criterion(oval.has_values("sas_bufsize_bytes is 0: SAS picks each page",
                                          bufsize, "^0$")),
-               criterion(oval.test("ind:textfilecontent54", f"{rule.title} (SAS's own pages)",
-                                   units_object, divides_default, existence="any_exist"))),
+               nests(lambda: literal(str(SAS_DEFAULT_PAGE_MAX), datatype="int"),
+                     "SAS's largest page")),
         all_of(criterion(oval.has_values("sas_bufsize_bytes is set", bufsize, "^[1-9]")),
-               criterion(oval.test("ind:variable", f"{rule.title} (sas_bufsize_bytes)",
-                                   oval.values_of("stripe units paired with BUFSIZE", wanted),
-                                   paired, existence="any_exist"))),
-        comment="BUFSIZE spans whole stripe units")
+               nests(lambda: var(bufsize), "BUFSIZE")),
+        comment="BUFSIZE and each stripe unit nest")

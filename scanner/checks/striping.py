@@ -141,13 +141,20 @@ def _page_size(facts: Facts, values: Mapping[str, Any]) -> tuple[int | None, str
     return None, "no -BUFSIZE set"
 
 
+def _nests(page: int, unit: int) -> bool:
+    """A page and a stripe unit where one divides the other: a page that is a whole number of
+    units covers whole units; a page dividing the unit lies inside one unit, never split."""
+    return page % unit == 0 or unit % page == 0
+
+
 def bufsize_matches_stripe(params: Mapping[str, Any], facts: Facts,
                            values: Mapping[str, Any]) -> Outcome:
     page, origin = _page_size(facts, values)
+    judged = page or SAS_DEFAULT_PAGE_MAX
     shown = (_size(page) if page else
-             f"SAS's own choice, a multiple of {_size(SAS_DEFAULT_PAGE_STEP)} up to "
-             f"{_size(SAS_DEFAULT_PAGE_MAX)}")
-    expected = "a BUFSIZE that is a whole multiple of each SAS volume's stripe unit"
+             f"SAS's own choice, multiples of {_size(SAS_DEFAULT_PAGE_STEP)} up to "
+             f"{_size(SAS_DEFAULT_PAGE_MAX)}, judged as {_size(SAS_DEFAULT_PAGE_MAX)}")
+    expected = "a BUFSIZE and stripe unit where one divides the other (the slides: match)"
     evidence = _unplaced(facts)
     for layout in _layouts(facts):
         if isinstance(layout, Evidence):
@@ -159,10 +166,17 @@ def bufsize_matches_stripe(params: Mapping[str, Any], facts: Facts,
             evidence.append(Evidence(layout.subject, layout.source, layout.actual, verdict, note,
                                      device=layout.device))
             continue
-        divides = (page or SAS_DEFAULT_PAGE_STEP) % layout.unit == 0
+        nests = _nests(judged, layout.unit)
+        if not nests:
+            note = (f"set -BUFSIZE to a multiple or a divisor of {_size(layout.unit)} "
+                    f"(best: {_size(layout.unit)} or a multiple)")
+        elif judged != layout.unit:
+            note = (f"pages {'span whole units' if judged > layout.unit else 'lie inside a unit'}"
+                    f"; the RHEL/SAS slides ask for BUFSIZE to match the stripe unit "
+                    f"({_size(layout.unit)})")
+        else:
+            note = ""
         evidence.append(Evidence(
             layout.subject, origin, f"BUFSIZE {shown}, stripe unit {_size(layout.unit)}",
-            Verdict.PASS if divides else Verdict.FAIL,
-            "" if divides else f"set -BUFSIZE to a multiple of {_size(layout.unit)}",
-            device=layout.device))
+            Verdict.PASS if nests else Verdict.FAIL, note, device=layout.device))
     return _striping_outcome(expected, evidence, "no SAS file system is on a striped volume")
