@@ -131,6 +131,11 @@ KTUNE_SYSCTL_DEFAULTS = {"SYSCTL": "/etc/sysctl.ktune", "SYSCTL_POST": SYSCTL_CO
 # The kernel's own value where nothing sets one: RHEL 5's 2.6.18 kept dirty_ratio at 40,
 # later kernels 20 (seed 000 §3.2.2).
 KERNEL_SYSCTL_DEFAULTS = {"vm.dirty_ratio": (("2.6.18", "40"), ("", "20"))}
+# The kernel keeps one of each pair: writing a positive value to one zeroes the other, and
+# the one set is what it uses (mm/page-writeback.c, dirty_bytes_handler and
+# dirty_ratio_handler). A site limiting dirty memory in bytes has dirty_ratio 0.
+SYSCTL_BYTES_TWINS = {"vm.dirty_ratio": "vm.dirty_bytes",
+                      "vm.dirty_background_ratio": "vm.dirty_background_bytes"}
 
 # -- boot loader ----------------------------------------------------------------------------
 GRUB_DEFAULTS = "/etc/default/grub"  # GRUB 2's template (grub2-mkconfig reads it)

@@ -188,7 +188,7 @@ follow() {
 
 # /proc: content, never links (/proc/mounts is a link to self/mounts).
 for file in mounts self/mountinfo cpuinfo meminfo modules cmdline sys/kernel/osrelease sys/kernel/hostname sys/kernel/version \
-        sys/vm/dirty_ratio; do
+        sys/vm/dirty_ratio sys/vm/dirty_bytes; do
     if [ -r "$ROOT/proc/$file" ]; then
         mkdir -p "$(dirname "$R/proc/$file")"
         head -c "$LIMIT" "$ROOT/proc/$file" > "$R/proc/$file" 2>/dev/null \

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import IO, Any
 
-from ..rules import Catalogue, parse_assignment, resolve_values
-from ..rules.host_layout import SAS_ROLE_VALUES
+from ..rules import Catalogue, Rule, parse_assignment, resolve_values
+from ..rules.host_layout import SAS_ROLE_VALUES, SYSCTL_BYTES_TWINS
 from .engine import ScanResult, evaluate
 from .facts import Facts, collect
 from .hostroot import FactError, HostRoot
@@ -47,6 +47,12 @@ def site_values(catalogue: Catalogue, profile_name: str = "default",
     return values
 
 
+def _sysctl_keys(rules: Sequence[Rule]) -> list[str]:
+    """The /proc/sys keys the rules read, with the byte twin each ratio has."""
+    keys = {str(rule.params["key"]) for rule in rules if rule.kind == "sysctl_value"}
+    return sorted(keys | {SYSCTL_BYTES_TWINS[key] for key in keys if key in SYSCTL_BYTES_TWINS})
+
+
 def collect_snapshot(catalogue: Catalogue, output: IO[bytes], profile_name: str = "default",
                      assignments: Sequence[str] = (), root: str = "/") -> dict[str, Any]:
     """Archive what a scan of ``root`` reads; returns the manifest's host part."""
@@ -55,9 +61,7 @@ def collect_snapshot(catalogue: Catalogue, output: IO[bytes], profile_name: str 
 
     profile = catalogue.profile(profile_name)
     values, origins = _values(catalogue, profile_name, assignments)
-    keys = sorted({str(r.params["key"]) for r in catalogue.rules_of(profile)
-                   if r.kind == "sysctl_value"})
-    recorder = record(root, values, origins, keys)
+    recorder = record(root, values, origins, _sysctl_keys(catalogue.rules_of(profile)))
     info = collect_host(HostRoot(root))
     host = {"hostname": info.hostname, "kernel": info.kernel, "os": info.os, "root": root}
     write_snapshot(recorder, output, host)
@@ -74,9 +78,7 @@ def run_scan(catalogue: Catalogue, profile_name: str = "default",
     profile = catalogue.profile(profile_name)
     values, origins = _values(catalogue, profile_name, assignments)
     rules = catalogue.rules_of(profile)
-    sysctl_keys = sorted({str(rule.params["key"]) for rule in rules
-                          if rule.kind == "sysctl_value"})
-    facts = collect(HostRoot(root), values, origins, role, sysctl_keys)
+    facts = collect(HostRoot(root), values, origins, role, _sysctl_keys(rules))
     if measure:
         measure(facts, values)
     result = evaluate(catalogue, profile, facts, values)

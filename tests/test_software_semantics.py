@@ -62,3 +62,16 @@ def test_unset_bufsize_is_judged_as_sas_largest_page(host, scan):
     assert actual.startswith("BUFSIZE SAS's own choice, multiples of 8 KiB up to 64 KiB, "
                              "judged as 64 KiB, stripe unit 64 KiB")
     assert rule["evidence"][0]["source"] == "no -BUFSIZE set"
+
+
+def test_a_sites_dirty_bytes_is_reported_with_its_source(host, scan):
+    root = host(dirty_ratio=0, tuned_enabled=False, extra_files={
+        "/proc/sys/vm/dirty_bytes": "4294967296\n",
+        "/etc/sysctl.d/90-sas.conf": "vm.dirty_bytes = 4294967296\n"})
+    result = scan(root)["by_id"]
+    now, boot = result["vm_dirty_ratio"], result["dirty_ratio_at_boot"]
+    assert now["actual"] == "vm.dirty_bytes = 4294967296 (reported)"
+    assert [e["result"] for e in now["evidence"]] == ["informational", "pass"]
+    assert boot["actual"] == ("vm.dirty_bytes = 4294967296 (/etc/sysctl.d/90-sas.conf:1; "
+                              "reported)")
+    assert "writing one zeroes the other" in boot["evidence"][0]["note"]

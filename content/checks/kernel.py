@@ -12,6 +12,7 @@ from ...rules.host_layout import (
     NUMA_NODES_ONLINE,
     PROC_CMDLINE,
     PROC_CPUINFO,
+    SYSCTL_BYTES_TWINS,
     SYSCTL_CONF,
     SYSCTL_DIRS,
     THP_DIRS,
@@ -85,7 +86,21 @@ def sysctl_value(facts: OvalFacts, rule: Rule) -> Element:
                         entity("ind:subexpression", datatype="int", op="equals",
                                var=facts.external(rule.params["value_from"]),
                                var_check="all"))
-    return criterion(oval.test("ind:textfilecontent54", rule.title, value, wanted))
+    judged = criterion(oval.test("ind:textfilecontent54", rule.title, value, wanted))
+    twin = SYSCTL_BYTES_TWINS.get(key)
+    if twin is None:
+        return judged
+
+    def reads(name: str, pattern: str, comment: str) -> Element:
+        found = oval.obj("ind:textfilecontent54", f"{name} {comment}",
+                         entity("ind:filepath", "/proc/sys/" + name.replace(".", "/")),
+                         entity("ind:pattern", pattern, op="pattern match"),
+                         entity("ind:instance", "1", datatype="int"))
+        return criterion(oval.test("ind:textfilecontent54", f"{name} {comment}", found))
+
+    # As scanner.checks.kernel.sysctl_value: the site's byte limit is reported, not failed.
+    return any_of(judged, all_of(reads(key, r"^\s*0\s*$", "reads 0"),
+                                 reads(twin, r"^\s*[1-9]\d*\s*$", "is set")))
 
 
 def sysctl_at_boot(facts: OvalFacts, rule: Rule) -> Element:
@@ -105,12 +120,13 @@ def sysctl_at_boot(facts: OvalFacts, rule: Rule) -> Element:
                        entity("ind:subexpression", datatype="int", op="not equal",
                               var=wanted_var, var_check="all"))
 
-    def lines_in(directories: tuple[str, ...], comment: str) -> str:
-        return oval.obj("ind:textfilecontent54", f"{key} in {comment}",
+    def lines_in(directories: tuple[str, ...], comment: str, name: str = key,
+                 pattern: str = line) -> str:
+        return oval.obj("ind:textfilecontent54", f"{name} in {comment}",
                         entity("ind:path", var=oval.paths(comment, directories),
                                var_check="at least one"),
                         entity("ind:filename", r"\.conf$", op="pattern match"),
-                        entity("ind:pattern", line, op="pattern match"),
+                        entity("ind:pattern", pattern, op="pattern match"),
                         entity("ind:instance", "1", datatype="int", op="greater than or equal"))
 
     reapplied = lines_in(TUNED_REAPPLY_SYSCTL_DIRS, "sysctl.d in /etc and /run")
@@ -144,6 +160,25 @@ def sysctl_at_boot(facts: OvalFacts, rule: Rule) -> Element:
             is_value))))
         earlier.append(kernel)
     kernel_default = all_of(nothing_sets, any_of(*defaults)) if defaults else None
+    twin = SYSCTL_BYTES_TWINS.get(key)
+    if twin:  # the site's byte limit, with nothing setting the ratio, is reported
+        twin_pattern = r"[./]".join(re.escape(part) for part in twin.split("."))
+        twin_line = rf"^[ \t]*-?[ \t]*{twin_pattern}[ \t]*=[ \t]*0*[1-9]\d*[ \t]*$"
+        twin_sets = any_of(
+            *(criterion(oval.test("ind:textfilecontent54", f"a system file sets {twin}",
+                                  object_id))
+              for object_id in (
+                  lines_in(TUNED_REAPPLY_SYSCTL_DIRS, "sysctl.d in /etc and /run", twin,
+                           twin_line),
+                  lines_in((*packaged_dirs, KTUNE_SCRIPTS), "packaged sysctl.d and ktune.d",
+                           twin, twin_line),
+                  files_matching(facts, f"{twin} in sysctl.conf and sysctl.ktune",
+                                 (SYSCTL_CONF, KTUNE_SYSCTL_DEFAULTS["SYSCTL"]), twin_line))),
+            facts.tuned_setting(twin_pattern.replace("[./]", r"\."), [(r"0*([1-9]\d*)", None)],
+                                f"tuned sets {twin}"))
+        bytes_limit = all_of(nothing_sets, twin_sets, comment=f"{twin} is set instead")
+        kernel_default = (any_of(kernel_default, bytes_limit) if kernel_default is not None
+                          else bytes_limit)
     judged = all_of(
         none_of(*(some(object_id, other, f"a system file sets {key} to another value")
                   for object_id in (reapplied, packaged, files))),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ...rules.host_layout import PROC_CMDLINE, PROC_CPUINFO
+from ...rules.host_layout import PROC_CMDLINE, PROC_CPUINFO, SYSCTL_BYTES_TWINS
 from ..facts import Facts
 from ..parsers.boot import arg_value
 from ..parsers.simple import ascii_int
@@ -68,14 +68,34 @@ def sysctl_value(params: Mapping[str, Any], facts: Facts, values: Mapping[str, A
     source = "/proc/sys/" + key.replace(".", "/")
     actual = facts.sysctl.get(key, Unavailable(f"{key} was not collected"))
     if isinstance(actual, Unavailable):
-        evidence = Evidence(key, source, "unreadable", Verdict.ERROR, actual.reason)
-        return Outcome(Verdict.ERROR, expected, "unreadable", [evidence], actual.reason)
+        return Outcome(Verdict.ERROR, expected, "unreadable", [Evidence(
+            key, source, "unreadable", Verdict.ERROR, actual.reason)], actual.reason)
     number = ascii_int(actual)
     if number is None:
-        evidence = Evidence(key, source, actual, Verdict.ERROR, "not a number")
-        return Outcome(Verdict.ERROR, expected, actual, [evidence], f"{source}: not a number")
+        return Outcome(Verdict.ERROR, expected, actual, [Evidence(
+            key, source, actual, Verdict.ERROR, "not a number")], f"{source}: not a number")
     verdict = Verdict.PASS if number == int(wanted) else Verdict.FAIL
-    return Outcome(verdict, expected, actual, [Evidence(key, source, actual, verdict)])
+    evidence = [Evidence(key, source, actual, verdict)]
+    twin = _bytes_twin_in_use(facts, key) if verdict == Verdict.FAIL and number == 0 else None
+    if twin:
+        evidence = [Evidence(key, source, actual, Verdict.INFORMATIONAL,
+                             f"0: the site sets {twin[0]} instead"),
+                    Evidence(twin[0], twin[1], twin[2], Verdict.PASS, BYTES_NOTE)]
+        return Outcome(Verdict.PASS, expected, f"{twin[0]} = {twin[2]} (reported)", evidence)
+    return Outcome(verdict, expected, actual, evidence)
+
+
+BYTES_NOTE = ("the kernel keeps one of the ratio and bytes limits (writing one zeroes the "
+              "other): the site's byte limit is reported, not judged")
+
+
+def _bytes_twin_in_use(facts: Facts, key: str) -> tuple[str, str, str] | None:
+    """(twin key, source, value) when the key's byte twin holds a positive value."""
+    twin = SYSCTL_BYTES_TWINS.get(key)
+    value = facts.sysctl.get(twin) if twin else None
+    if twin and isinstance(value, str) and (ascii_int(value) or 0) > 0:
+        return twin, "/proc/sys/" + twin.replace(".", "/"), value
+    return None
 
 
 def sysctl_at_boot(params: Mapping[str, Any], facts: Facts,
@@ -86,35 +106,46 @@ def sysctl_at_boot(params: Mapping[str, Any], facts: Facts,
     wanted = int(values[params["value_from"]])
     expected = f"{key} = {wanted} after boot"
     boot = facts.sysctl_boot
-    found: tuple[str, str] | None = None  # (value, source)
+    twin = SYSCTL_BYTES_TWINS.get(key, "")
+    found: tuple[str, str, str] | None = None  # (key or its byte twin, value, source)
     notes: list[str] = []
+
+    def write(name: str, value: str, source: str) -> None:
+        nonlocal found
+        if name == key or (name == twin and (ascii_int(value) or 0) > 0):  # 0 is refused
+            found = (name, value, source)
+
     for line in (*boot.early, *boot.ktune):
-        if line.key == key:
-            found = (line.value, line.source)
+        write(line.key, line.value, line.source)
     tuned = facts.tuned
     if not isinstance(tuned, Unavailable) and tuned.enabled_at_boot and any(
             unit.type == "sysctl" and tuned.chain.applies(unit) is None
             for unit in tuned.chain.units.values()):
         setting = tuned.chain.setting("sysctl", key)
-        if setting:
-            found = (setting[0], f"tuned profile {setting[1]} [sysctl]")
+        for name in filter(None, (twin, key)):
+            if profile_setting := tuned.chain.setting("sysctl", name):
+                write(name, profile_setting[0], f"tuned profile {profile_setting[1]} [sysctl]")
         if boot.reapply_sysctl:
             for line in boot.reapply:
-                if line.key == key:
-                    if setting and line.value != setting[0]:
-                        notes.append(f"tuned's reapply_sysctl puts {line.source} back after "
-                                     f"the profile's {setting[0]}")
-                    found = (line.value, line.source)
+                if line.key == key and setting and line.value != setting[0]:
+                    notes.append(f"tuned's reapply_sysctl puts {line.source} back after "
+                                 f"the profile's {setting[0]}")
+                write(line.key, line.value, line.source)
         elif setting:
             notes.append(f"reapply_sysctl is off ({boot.reapply_source}): the profile wins")
     if found is None:
         default = kernel_default(key, facts.host.kernel)
-        found = (default or "unknown", f"kernel default ({facts.host.kernel or 'kernel unknown'})")
+        found = (key, default or "unknown",
+                 f"kernel default ({facts.host.kernel or 'kernel unknown'})")
         notes.append("nothing sets it at boot")
-    number = ascii_int(found[0])
-    verdict = Verdict.PASS if number == wanted else Verdict.FAIL
-    evidence = Evidence(key, found[1], found[0], verdict, "; ".join(notes))
-    return Outcome(verdict, expected, f"{found[0]} ({found[1]})", [evidence])
+    name, value, source = found
+    if name == twin:
+        evidence = Evidence(twin, source, value, Verdict.PASS, BYTES_NOTE)
+        return Outcome(Verdict.PASS, expected, f"{twin} = {value} ({source}; reported)",
+                       [evidence])
+    verdict = Verdict.PASS if ascii_int(value) == wanted else Verdict.FAIL
+    evidence = Evidence(key, source, value, verdict, "; ".join(notes))
+    return Outcome(verdict, expected, f"{value} ({source})", [evidence])
 
 
 def numa_enabled(params: Mapping[str, Any], facts: Facts, values: Mapping[str, Any]) -> Outcome:
