@@ -250,6 +250,23 @@ def legacy_kernel(release: str) -> bool:
     return release.startswith(LEGACY_KERNEL_PREFIXES)
 
 
+# blk-mq (block/elevator.c, elevator_change): "none" is special-cased and mq-deadline answers
+# to its alias "deadline"; any other legacy name (noop, cfq) is not found and the write fails
+# with EINVAL, so the device keeps its default.
+BLK_MQ_SCHEDULER_ALIASES = {"deadline": "mq-deadline"}
+BLK_MQ_UNKNOWN_SCHEDULERS = ("noop", "cfq", "anticipatory")
+
+
+def scheduler_written(release: str, name: str) -> str | None:
+    """The scheduler a write of ``name`` to queue/scheduler selects on this kernel, or None
+    where the kernel refuses it."""
+    if legacy_kernel(release):
+        return name
+    if name in BLK_MQ_UNKNOWN_SCHEDULERS:
+        return None
+    return BLK_MQ_SCHEDULER_ALIASES.get(name, name)
+
+
 def legacy_kernel_regex() -> str:
     """LEGACY_KERNEL_PREFIXES as an anchored regular expression (Python, ERE and OVAL)."""
     return "^(" + "|".join(re.escape(prefix) for prefix in LEGACY_KERNEL_PREFIXES) + ")"

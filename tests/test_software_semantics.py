@@ -4,7 +4,7 @@ tests/test_verdicts.py: what the evidence says, so an administrator sees why (is
 from __future__ import annotations
 
 from .boot_samples import KTUNE_SAS_XTREMIO, rhel6_ktune
-from .test_verdicts import RHEL6_KTUNE, sas_cfg
+from .test_verdicts import RHEL6_KTUNE, sas_cfg, udev_block
 
 
 def _notes(rule: dict) -> list[str]:
@@ -75,3 +75,17 @@ def test_a_sites_dirty_bytes_is_reported_with_its_source(host, scan):
     assert boot["actual"] == ("vm.dirty_bytes = 4294967296 (/etc/sysctl.d/90-sas.conf:1; "
                               "reported)")
     assert "writing one zeroes the other" in boot["evidence"][0]["note"]
+
+
+def test_noop_on_blk_mq_is_named_as_setting_nothing(host, scan):
+    # block/elevator.c (elevator_change, v5.0+): only "none" is special; elevator_find looks
+    # the name up among mq schedulers and their aliases, so "noop" gives -EINVAL.
+    root = host(tuned_active="balanced", extra_files={"/etc/udev/rules.d/99-sas.rules": udev_block(
+        'ATTR{queue/scheduler}="noop", ATTR{bdi/read_ahead_kb}="16384"')})
+    rule = scan(root, "allowed_schedulers=noop,none")["by_id"]["io_tuning_at_boot"]
+    refused = [e for e in rule["evidence"] if e["result"] == "informational"]
+    assert [e["source"] for e in refused] == ["/etc/udev/rules.d/99-sas.rules:1"]
+    assert "have no noop (the write fails with EINVAL" in refused[0]["note"]
+    default = [e for e in rule["evidence"] if e["subject"] == "scheduler"
+               and e["result"] == "fail"]
+    assert default and default[0]["actual"] == "mq-deadline"

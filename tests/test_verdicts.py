@@ -62,6 +62,11 @@ KTUNE_FILES, KTUNE_LINKS = rhel6_ktune(KTUNE_ENTERPRISE_STORAGE)
 # A RHEL 6 host booting with THP never (grub.conf's default title), ktune enabled.
 
 
+def udev_block(assignments: str) -> str:
+    """A udev rule for block devices with ``assignments``, one line as udev reads it."""
+    return f'ACTION=="add|change", SUBSYSTEM=="block", {assignments}\n'
+
+
 def sas_cfg(bufsize: str | None) -> str:
     """The baseline's sasv9_local.cfg with another -BUFSIZE line (None: no such line)."""
     return "-WORK /saswork\n-UTILLOC /sasutil\n" + (f"-BUFSIZE {bufsize}\n" if bufsize else "")
@@ -320,6 +325,24 @@ CASES: list[tuple[str, str, dict[str, Any], list[str], str]] = [
          "/etc/udev/rules.d/99-sas.rules":
              'ACTION=="add|change", SUBSYSTEM=="block", ENV{ID_VENDOR}=="XtremIO", '
              'ATTR{queue/scheduler}="noop", ATTR{bdi/read_ahead_kb}="16384"\n'}}, [], "pass"),
+    # blk-mq (block/elevator.c elevator_change) has no noop: the write fails with EINVAL and
+    # the device keeps its default (mq-deadline here); deadline is mq-deadline's alias.
+    ("io boot: udev noop on a blk-mq kernel sets nothing", "io_tuning_at_boot",
+     {"tuned_active": "balanced", "extra_files": {"/etc/udev/rules.d/99-sas.rules": udev_block(
+         'ATTR{queue/scheduler}="noop", ATTR{bdi/read_ahead_kb}="16384"')}},
+     ["allowed_schedulers=noop,none"], "fail"),
+    ("io boot: udev noop on a RHEL 7 kernel", "io_tuning_at_boot",
+     {"tuned_active": "balanced", "kernel": "3.10.0-1160.el7.x86_64", **RHEL7_QUEUES,
+      "extra_files": {"/etc/udev/rules.d/99-sas.rules": udev_block(
+          'ATTR{queue/scheduler}="noop", ATTR{bdi/read_ahead_kb}="16384"')}},
+     ["allowed_schedulers=noop,none"], "pass"),
+    ("io boot: tuned elevator=deadline on blk-mq is mq-deadline", "io_tuning_at_boot",
+     {"tuned_custom": {"sas-performance": SAS_PROFILE.replace("[disk]", "[disk]\nelevator=deadline")}},
+     ["allowed_schedulers=mq-deadline"], "pass"),
+    ("io boot: udev deadline on blk-mq is mq-deadline", "io_tuning_at_boot",
+     {"tuned_active": "balanced", "extra_files": {"/etc/udev/rules.d/99-sas.rules": udev_block(
+         'ATTR{queue/scheduler}="deadline", ATTR{bdi/read_ahead_kb}="16384"')}},
+     ["allowed_schedulers=mq-deadline"], "pass"),
     # Read-ahead LVM keeps in its metadata (lvchange -r) is set at every activation.
     ("io boot: LVM metadata keeps read_ahead for every SAS LV", "io_tuning_at_boot",
      {"tuned_active": "balanced", "extra_files": {"/etc/lvm/backup/sasvg": lvm_backup(

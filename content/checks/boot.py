@@ -6,6 +6,8 @@ import re
 
 from ...rules import Rule
 from ...rules.host_layout import (
+    BLK_MQ_SCHEDULER_ALIASES,
+    BLK_MQ_UNKNOWN_SCHEDULERS,
     INIT_SCRIPTS,
     KTUNE_ENABLES_THP,
     KTUNE_PMQOS_LATENCY,
@@ -183,24 +185,53 @@ def io_tuning_at_boot(facts: OvalFacts, rule: Rule) -> Element:
             filters=(("include", sectors_ok),))),
         comment="read-ahead is set at boot")
     honours_elevator = kernel_is(facts, legacy_kernel_regex(), "a pre-blk-mq kernel (2.x, 3.x)")
-    udev_scheduler = udev_rules(facts, "udev scheduler", r'ATTR\{queue/scheduler\}[ \t]*[:+]?=[ \t]*'
-                                                     r'"([^"\n]*)"')
     cmdline = Cmdline(facts)
-    nothing_sets = all_of(
-        none_of(facts.tuned_setting("elevator", [(r"(\S+)", None)], "tuned sets an elevator")),
-        criterion(oval.test("ind:textfilecontent54", "a udev rule sets a scheduler",
-                            udev_scheduler), negate=True),
-        none_of(all_of(honours_elevator, cmdline.argument("elevator", None))),
-        none_of(ktune_elevator(facts, None)),
-        comment="nothing configures a scheduler")
-    scheduler = any_of(
-        facts.tuned_setting("elevator", [(r"(\S+)", scheduler_ok)], "tuned [disk] elevator"),
-        some(udev_scheduler, scheduler_ok, "a udev rule sets the scheduler"),
-        all_of(honours_elevator, cmdline.argument("elevator", facts.listed("allowed_schedulers"))),
-        ktune_elevator(facts, scheduler_ok),
-        all_of(nothing_sets, _kernel_default_allowed(facts)),
-        comment="an allowed scheduler is set at boot")
+    refused = "|".join(BLK_MQ_UNKNOWN_SCHEDULERS)
+
+    def scheduler_set(blk_mq: bool) -> Element:
+        """As scanner.checks.boot.io_tuning_at_boot: on blk-mq a legacy name sets nothing."""
+        kind = "blk-mq" if blk_mq else "legacy"
+        skip = rf"(?!(?:{refused})\b)" if blk_mq else ""
+        udev_scheduler = udev_rules(facts, f"udev scheduler ({kind})",
+                                    r'ATTR\{queue/scheduler\}[ \t]*[:+]?=[ \t]*"' + skip +
+                                    r'([^"\n]*)"')
+        nothing_sets = [
+            none_of(facts.tuned_setting("elevator", [(skip + r"(\S+)", None)],
+                                        f"tuned sets an elevator ({kind})")),
+            criterion(oval.test("ind:textfilecontent54", f"a udev rule sets a scheduler ({kind})",
+                                udev_scheduler), negate=True)]
+        chosen = [
+            facts.tuned_setting("elevator", [(skip + r"(\S+)", scheduler_ok)],
+                                f"tuned [disk] elevator ({kind})"),
+            some(udev_scheduler, scheduler_ok, f"a udev rule sets the scheduler ({kind})")]
+        if blk_mq:  # deadline is mq-deadline's alias
+            for alias, name in BLK_MQ_SCHEDULER_ALIASES.items():
+                said = oval.state("ind:textfilecontent54", f"{alias}",
+                                  entity("ind:subexpression", f"^{alias}$", op="pattern match"))
+                chosen.append(all_of(_allows(facts, name), any_of(
+                    facts.tuned_setting("elevator", [(r"(\S+)", said)],
+                                        f"tuned [disk] elevator {alias}"),
+                    some(udev_scheduler, said, f"a udev rule sets {alias}"))))
+        else:  # elevator= and RHEL 5/6 ktune work on legacy kernels only
+            nothing_sets += [none_of(cmdline.argument("elevator", None)),
+                             none_of(ktune_elevator(facts, None))]
+            chosen += [cmdline.argument("elevator", facts.listed("allowed_schedulers")),
+                       ktune_elevator(facts, scheduler_ok)]
+        return any_of(*chosen, all_of(*nothing_sets, _kernel_default_allowed(facts)),
+                      comment=f"an allowed scheduler is set at boot ({kind})")
+
+    scheduler = any_of(all_of(honours_elevator, scheduler_set(blk_mq=False)),
+                       all_of(none_of(honours_elevator), scheduler_set(blk_mq=True)))
     return all_of(read_ahead, scheduler)
+
+
+def _allows(facts: OvalFacts, name: str) -> Element:
+    oval = facts.oval
+    state = oval.state("ind:variable", f"lists {name}",
+                       entity("ind:value", name, entity_check="at least one"))
+    return criterion(oval.test(
+        "ind:variable", f"allowed_schedulers lists {name}",
+        oval.values_of("allowed schedulers", facts.listed("allowed_schedulers")), state))
 
 
 def _kernel_default_allowed(facts: OvalFacts) -> Element:
@@ -209,13 +240,6 @@ def _kernel_default_allowed(facts: OvalFacts) -> Element:
     deadline, cfq for SATA disks; RHEL 5/6 cfq. The default of a plain disk must be allowed
     too (what the scanner judges when no SAS device offers a choice)."""
     oval = facts.oval
-
-    def allows(name: str) -> Element:
-        state = oval.state("ind:variable", f"lists {name}",
-                           entity("ind:value", name, entity_check="at least one"))
-        return criterion(oval.test(
-            "ind:variable", f"allowed_schedulers lists {name}",
-            oval.values_of("allowed schedulers", facts.listed("allowed_schedulers")), state))
 
     def no_sas_device(path: str, pattern: str | None, comment: str) -> Element:
         """No device at any level of the SAS stacks has /sys/block/NAME/``path`` (matching
@@ -243,12 +267,14 @@ def _kernel_default_allowed(facts: OvalFacts) -> Element:
     rhel7 = prefixes["3."]
     return any_of(
         all_of(kernel_is(facts, r"^(?:[4-9]|[1-9][0-9])\.", "a blk-mq kernel (4.x and later)"),
-               allows("mq-deadline"),
-               any_of(allows("none"), no_sas_device("mq/1", None, "several hardware queues"))),
-        all_of(kernel_is(facts, r"^3\.", "a 3.x kernel (RHEL 7)"), allows(rhel7),
-               any_of(allows("cfq"), no_sas_device("device/vendor", rf"^{SATA_VENDOR}\s*$",
-                                                   "a SATA disk"))),
-        all_of(kernel_is(facts, r"^2\.", "a 2.x kernel (RHEL 5, 6)"), allows(prefixes["2."])),
+               _allows(facts, "mq-deadline"),
+               any_of(_allows(facts, "none"),
+                      no_sas_device("mq/1", None, "several hardware queues"))),
+        all_of(kernel_is(facts, r"^3\.", "a 3.x kernel (RHEL 7)"), _allows(facts, rhel7),
+               any_of(_allows(facts, "cfq"),
+                      no_sas_device("device/vendor", rf"^{SATA_VENDOR}\s*$", "a SATA disk"))),
+        all_of(kernel_is(facts, r"^2\.", "a 2.x kernel (RHEL 5, 6)"),
+               _allows(facts, prefixes["2."])),
         comment="the kernel's default scheduler is allowed")
 
 

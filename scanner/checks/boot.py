@@ -17,6 +17,7 @@ from ...rules.host_layout import (
     RHEL5_KERNEL_PREFIX,
     TUNED_ACTIVE_FILES,
     legacy_kernel,
+    scheduler_written,
 )
 from ..blockdev import BlockDevice, default_scheduler
 from ..boot_writers import EARLY, NOT_EXECUTABLE, SysfsWrite
@@ -231,6 +232,19 @@ def io_tuning_at_boot(params: Mapping[str, Any], facts: Facts,
         items.append(Evidence(subject, source, actual, Verdict.PASS if ok else Verdict.FAIL,
                               note))
 
+    refused: list[Evidence] = []
+
+    def judge_scheduler(source: str, actual: str, name: str) -> None:
+        written = scheduler_written(facts.host.kernel, name)
+        if written is None:  # blk-mq refuses it: the device keeps its default
+            refused.append(Evidence(
+                "scheduler", source, actual, Verdict.INFORMATIONAL,
+                f"sets nothing: blk-mq kernels ({facts.host.kernel}) have no {name} (the "
+                "write fails with EINVAL; none, mq-deadline and its alias deadline work)"))
+            return
+        judge(scheduler, "scheduler", source, actual, written in allowed,
+              f"the kernel selects {written}" if written != name else "")
+
     tuned = _enabled_tuned(facts)
     if tuned is not None:
         setting = tuned.chain.setting("disk", "readahead")
@@ -242,8 +256,8 @@ def io_tuning_at_boot(params: Mapping[str, Any], facts: Facts,
                   "(write N, >N or N s)")
         setting = tuned.chain.setting("disk", "elevator")
         if setting:
-            judge(scheduler, "scheduler", f"tuned profile {setting[1]} [disk]",
-                  f"elevator={setting[0]}", setting[0] in allowed)
+            judge_scheduler(f"tuned profile {setting[1]} [disk]", f"elevator={setting[0]}",
+                            setting[0])
     ktune = facts.tuned.ktune if not isinstance(facts.tuned, Unavailable) else None
     # RHEL 5/6 ktune multiplies what udev and LVM set (multiply_disk_readahead), before
     # rc.local runs.
@@ -268,7 +282,7 @@ def io_tuning_at_boot(params: Mapping[str, Any], facts: Facts,
                   kib is not None and kib * factor >= minimum, scaled(kib))
         value = rule.assigned_attr("queue/scheduler")
         if value is not None:
-            judge(scheduler, "scheduler", source, f"scheduler={value}", value in allowed)
+            judge_scheduler(source, f"scheduler={value}", value)
         for pair in rule.assignments:
             match = _SETRA.search(pair.value) if pair.key == "RUN" else None
             if match:
@@ -298,7 +312,7 @@ def io_tuning_at_boot(params: Mapping[str, Any], facts: Facts,
     # With nothing setting a scheduler every device keeps the kernel's default: each one
     # must be allowed (all of them, where the configured ones need only one source).
     defaults = [] if scheduler else _kernel_defaults(facts, allowed)
-    evidence = []
+    evidence = list(refused)
     for subject, items in (("read-ahead", read_ahead), ("scheduler", scheduler)):
         if subject == "scheduler" and defaults:
             evidence.extend(defaults)
