@@ -275,7 +275,8 @@ def udev_rules(fix: FixInput) -> str:
             if match.keys is None:
                 continue
             scheduler = layer.get("scheduler")
-            if scheduler and scheduler.get("selected"):
+            # A multipath path's scheduler is passed over (its map's works): left alone.
+            if scheduler and scheduler.get("selected") and not layer.get("scheduled_by"):
                 wanted = _scheduler_to_keep(scheduler, allowed)
                 if wanted:
                     scheduler_rules.setdefault(match.keys, wanted)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import posixpath
 from dataclasses import dataclass, field
 
-from ..rules.host_layout import LEGACY_DEFAULT_SCHEDULERS, SATA_VENDOR
+from ..rules.host_layout import LEGACY_DEFAULT_SCHEDULERS, MULTIPATH_UUID_PREFIX, SATA_VENDOR
 from .hostroot import FactError, HostRoot
 from .parsers.selection import Selection, parse_selection
 from .parsers.simple import ascii_int
@@ -279,3 +279,14 @@ def default_scheduler(kernel: str, device: BlockDevice) -> tuple[str, str] | Non
         return "none", f"blk-mq with {device.hw_queues} hardware queues"
     counted = "one hardware queue" if device.hw_queues else "no mq/ directory: one queue assumed"
     return "mq-deadline", f"blk-mq with {counted}"
+
+
+def multipath_paths(block: BlockGraph) -> dict[str, str]:
+    """Path device -> map label, for request-based dm-multipath maps (those with a
+    scheduler; a bio-based map, queue_mode bio, leaves scheduling to its paths)."""
+    paths: dict[str, str] = {}
+    for device in block.devices.values():
+        if ((device.dm_uuid or "").startswith(MULTIPATH_UUID_PREFIX) and
+                isinstance(device.scheduler, Selection) and device.scheduler.offers_choice):
+            paths.update((slave, device.label) for slave in device.slaves)
+    return paths

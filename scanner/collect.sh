@@ -99,6 +99,7 @@ LAYOUT_MULTIPATH_CONF=/etc/multipath.conf
 LAYOUT_VXVM_DEVICE_DIRS='/dev/vx/dsk/ /dev/vx/dmp/'
 LAYOUT_VXFS_TUNEFSTAB=/etc/vx/tunefstab
 LAYOUT_MULTIPATH_CONF_DIR=/etc/multipath/conf.d
+LAYOUT_MULTIPATH_UUID_PREFIX=mpath-
 LAYOUT_NUMA_NODES_ONLINE=/sys/devices/system/node/online
 LAYOUT_SAS_HOMES='/opt/sas/SASHome /usr/local/SASHome /opt/SASHome '
 LAYOUT_SAS_HOMES="$LAYOUT_SAS_HOMES"'/sas/SASHome /usr/local/SAS /opt/SAS'

@@ -10,7 +10,7 @@ from typing import Any
 
 from ..rules import Catalogue, Profile, Rule
 from ..rules.host_layout import RHEL5_KERNEL_PREFIX
-from .blockdev import StackLayer, default_scheduler
+from .blockdev import StackLayer, default_scheduler, multipath_paths
 from .checks import CHECKS
 from .facts import Facts, SasFilesystem
 from .parsers.selection import Selection
@@ -83,7 +83,7 @@ def _tuned_host(facts: Facts) -> dict[str, Any]:
     return {"tuned_profiles": list(tuned.available), "tuned_new_layout": tuned.new_layout}
 
 
-def _layer(facts: Facts, layer: StackLayer) -> dict[str, Any]:
+def _layer(facts: Facts, layer: StackLayer, paths: dict[str, str]) -> dict[str, Any]:
     device = facts.block.devices[layer.device]
     scheduler = device.scheduler
     read_ahead = device.read_ahead_kb
@@ -97,6 +97,8 @@ def _layer(facts: Facts, layer: StackLayer) -> dict[str, Any]:
                       if isinstance(scheduler, Selection) else None),
         "read_ahead_kb": read_ahead if isinstance(read_ahead, int) else None,
         "io_min": device.io_min, "io_opt": device.io_opt,
+        # the request-based multipath map whose scheduler works for this path, or None
+        "scheduled_by": paths.get(device.name),
     }
 
 
@@ -115,13 +117,14 @@ def storage(facts: Facts) -> list[dict[str, Any]]:
     """Each SAS file system and the devices below it, for reports and remediations."""
     if not isinstance(facts.sas_filesystems, list):
         return []
+    paths = multipath_paths(facts.block)
     return [{
         "mountpoint": fs.mount.mountpoint, "device": fs.mount.device, "fstype": fs.mount.fstype,
         "options": list(fs.mount.options), "roles": sorted(fs.roles),
         "queue_device": (facts.block.queue_device(fs.device)
                          if isinstance(fs.device, str) else None),
         "stack": _stack_kind(fs), "bdi": _bdi(fs),
-        "layers": [_layer(facts, layer) for layer in fs.stack],
+        "layers": [_layer(facts, layer, paths) for layer in fs.stack],
     } for fs in facts.sas_filesystems]
 
 

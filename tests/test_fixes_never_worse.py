@@ -277,3 +277,22 @@ def test_fix_and_revert_under_an_old_bash(tmp_path, bash):
     assert run().stdout.rstrip().endswith("no changes")
     assert verdicts(root, BASELINE_SETS)["tuned_profile"] == "pass"
     assert "changes reverted" in run("--revert", str(manifest)).stdout
+
+
+def test_the_paths_of_a_multipath_map_keep_their_scheduler(tmp_path):
+    """Only the request-based map's scheduler works (blk_insert_cloned_request): udev rules,
+    written by the udev format and by the bash fix alike, set the maps' and leave the paths'
+    bfq alone."""
+    bfq = "mq-deadline kyber [bfq] none"
+    root = sas_host(tmp_path / "root", tuned_active="balanced", mpath_scheduler=bfq,
+                    path_scheduler=bfq)
+    assert verdicts(root, BASELINE_SETS)["io_scheduler"] == "fail"
+    rules = generate("udev", tmp_path / "99.rules", root, BASELINE_SETS).read_text()
+    run_bash(generate("bash", tmp_path / "fix.sh", root, BASELINE_SETS,
+                      ["--rule", "io_tuning_at_boot"]), root)
+    written = (root / "etc/udev/rules.d/99-sascheck-io.rules").read_text()
+    for text in (rules, written):
+        scheduled = [line for line in text.splitlines()
+                     if "ATTR{queue/scheduler}" in line and not line.startswith("#")]
+        names = re.findall(r'ENV\{DM_NAME\}=="([^"]+)"', "\n".join(scheduled))
+        assert len(scheduled) == 2 and sorted(names) == ["mpatha", "mpathb"], text

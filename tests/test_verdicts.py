@@ -171,8 +171,12 @@ CASES: list[tuple[str, str, dict[str, Any], list[str], str]] = [
     ("defrag madvise, moot with THP never", "thp_defrag_disabled",
      {"thp_enabled": "always madvise [never]",
       "thp_defrag": "always defer defer+madvise [madvise] never"}, [], "pass"),
-    ("bfq on one path", "io_scheduler", {"path_scheduler": "mq-deadline kyber [bfq] none"}, [],
-     "fail"),
+    # Request-based dm-multipath inserts cloned requests below the paths' schedulers
+    # (drivers/md/dm-rq.c, blk_insert_cloned_request): the map's scheduler decides.
+    ("bfq on the paths of a multipath map", "io_scheduler",
+     {"path_scheduler": "mq-deadline kyber [bfq] none"}, [], "pass"),
+    ("bfq on the multipath map", "io_scheduler",
+     {"mpath_scheduler": "mq-deadline kyber [bfq] none"}, [], "fail"),
     ("rhel6 cfq", "io_scheduler", {"path_scheduler": "noop anticipatory deadline [cfq]",
                                    "mpath_scheduler": "noop anticipatory deadline [cfq]"}, [],
      "fail"),

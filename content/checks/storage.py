@@ -10,6 +10,7 @@ from ...rules.host_layout import (
     FSTAB,
     KTUNE_NOBARRIER,
     MOUNTINFO,
+    MULTIPATH_UUID_PREFIX,
     NETWORK_FS_TYPES,
     SAS_ROLES,
 )
@@ -17,6 +18,7 @@ from ..oval import (
     Element,
     all_of,
     any_of,
+    capture,
     component,
     concat,
     criterion,
@@ -154,18 +156,53 @@ def sas_dirs_separate(facts: OvalFacts, rule: Rule) -> Element:
 
 
 def block_scheduler(facts: OvalFacts, rule: Rule) -> Element:
+    """As scanner.checks.storage.block_scheduler: every device's scheduler in the SAS stacks,
+    except the paths of a dm-multipath map (its own scheduler decides)."""
     oval = facts.oval
     allowed = oval.state("ind:textfilecontent54", "an allowed scheduler",
                          entity("ind:subexpression", var=facts.listed("allowed_schedulers"),
                                 var_check="at least one"))
+    levels = facts.device_levels()
     tests = []
-    for depth, names in enumerate(facts.device_levels()):
+    for depth, names in enumerate(levels):
         # Files without a [selection] (bio-based dm, zram) yield no item: skipped.
         files = facts.queue_files(names, "scheduler", r"\[([^\]]+)\]",
                                    f"schedulers at stack level {depth}")
-        tests.append(criterion(oval.test("ind:textfilecontent54",
-                                         f"{rule.title} (level {depth})", files, allowed,
-                                         existence="any_exist")))
+        judged = criterion(oval.test("ind:textfilecontent54", f"{rule.title} (level {depth})",
+                                     files, allowed, existence="any_exist"))
+        if depth == 0:
+            tests.append(judged)
+            continue
+        uuids = facts.dm_uuids(levels[depth - 1], f"^{MULTIPATH_UUID_PREFIX}",
+                               f"multipath maps at SAS stack level {depth - 1}")
+        # Request-based maps, the ones with a scheduler (queue_mode bio has none).
+        maps = facts.queue_files(oval.local(
+            f"names of multipath maps at level {depth - 1}",
+            capture(r"^/sys/block/([^/]+)/dm$", component(uuids, "path"))),
+            "scheduler", r"\[([^\]]+)\]", f"request-based multipath maps at level {depth - 1}")
+        path_links = oval.obj("unix:file", f"paths of multipath maps at level {depth - 1}",
+                              entity("unix:path", var=oval.local(
+                                  f"slaves directories of multipath maps at level {depth - 1}",
+                                  concat(capture(r"^(/sys/block/[^/]+)/queue$",
+                                                 component(maps, "path")), "/slaves")),
+                                  var_check="at least one"),
+                              entity("unix:filename", "^[^/]+$", op="pattern match"))
+        path_queues = oval.local(f"queue directories of multipath paths at level {depth}",
+                                 concat("/sys/block/", component(path_links, "filename"),
+                                        "/queue"))
+        a_path = oval.state("ind:textfilecontent54", "a multipath path's queue",
+                            entity("ind:path", var=path_queues, var_check="at least one"))
+        not_paths = oval.obj("ind:textfilecontent54",
+                             f"schedulers at stack level {depth}, multipath paths left out",
+                             set_of=(files,), filters=(("exclude", a_path),))
+        # With no map above, the filter's variable has no value: judge every device.
+        has_maps = criterion(oval.test("ind:textfilecontent54",
+                                       f"a multipath map at level {depth - 1}", maps))
+        tests.append(any_of(
+            all_of(has_maps, criterion(
+                oval.test("ind:textfilecontent54", f"{rule.title} (level {depth}, no paths)",
+                          not_paths, allowed, existence="any_exist"))),
+            all_of(none_of(has_maps), judged)))
     return all_of(*tests)
 
 

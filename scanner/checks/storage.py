@@ -6,8 +6,9 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from ...rules.host_layout import VXFS_TUNEFSTAB
-from ..blockdev import BlockDevice
+from ..blockdev import BlockDevice, multipath_paths
 from ..facts import Facts, SasFilesystem
+from ..parsers.selection import Selection
 from ..parsers.vxfs import READ_NSTREAM_DEFAULT, READ_PREF_IO_DEFAULT, read_ahead_bytes
 from ..results import Evidence, Outcome, Verdict, combine, summarise
 from ..unavailable import Unavailable
@@ -62,11 +63,18 @@ def block_scheduler(params: Mapping[str, Any], facts: Facts,
     allowed: list[str] = values["allowed_schedulers"]
     expected = f"scheduler one of {', '.join(allowed)} on every device below SAS file systems"
 
+    paths = multipath_paths(facts.block)
+
     def judge(device: BlockDevice) -> Evidence | None:
         source = f"{device.sysfs}/queue/scheduler"
         scheduler = device.scheduler
         if device.kind == "partition":
             return None  # its disk's queue is judged
+        if device.name in paths and isinstance(scheduler, Selection):
+            return Evidence(device.label, source, str(scheduler.selected), Verdict.INFORMATIONAL,
+                            f"a path of multipath map {paths[device.name]}: its scheduler "
+                            "decides (dm-multipath hands the path cloned requests with "
+                            "blk_insert_cloned_request, past the path's scheduler)")
         if scheduler is None:
             return Evidence(device.label, source, "no scheduler file", Verdict.NOTAPPLICABLE,
                             "bio-based device: the devices below it schedule its I/O")

@@ -195,12 +195,32 @@ raise_sas_read_ahead_now() {
     done < <(sas_devices queue)
 }
 
+# The paths of the request-based dm-multipath maps under the SAS file systems, " a b ": a
+# map hands its paths cloned requests past their schedulers (blk_insert_cloned_request), so
+# only the map's scheduler counts and the paths' are left alone. A bio-based map (no
+# scheduler) leaves scheduling to its paths.
+multipath_paths() {
+    local paths=" " name dir slave
+    while IFS= read -r name; do
+        dir="$(sys_dir "$name")"
+        [[ -n "$dir" && -r "$dir/dm/uuid" ]] || continue
+        [[ "$(head -c 256 "$dir/dm/uuid")" == "$LAYOUT_MULTIPATH_UUID_PREFIX"* ]] || continue
+        grep -q '\[' "$dir/queue/scheduler" 2>/dev/null || continue
+        for slave in "$dir"/slaves/*; do
+            if [[ -e "$slave" || -L "$slave" ]]; then paths+="$(basename -- "$slave") "; fi
+        done
+    done < <(sas_devices stack)
+    printf '%s' "$paths"
+}
+
 # Scheduler and read-ahead for the devices under the SAS file systems at every boot: a udev
 # rule for each device whose scheduler is not allowed, and read-ahead only ever raised; with
 # no SAS device known, the tuned profile's read-ahead (it sets no scheduler).
 persist_sas_io_tuning() {
-    local rules="" name file wanted match value current
+    local rules="" name file wanted match value current paths
+    paths="$(multipath_paths)"
     while IFS= read -r name; do
+        [[ "$paths" != *" $name "* ]] || continue
         file="$ROOT/sys/block/$name/queue/scheduler"
         if [[ ! -r "$file" ]] || ! grep -q '\[' "$file"; then
             continue
