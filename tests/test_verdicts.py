@@ -185,7 +185,7 @@ CASES: list[tuple[str, str, dict[str, Any], list[str], str]] = [
      [], "pass"),
     ("none allowed", "io_scheduler", {"path_scheduler": "[none] mq-deadline kyber bfq"}, [],
      "pass"),
-    ("none not allowed by site", "io_scheduler", {"path_scheduler": "[none] mq-deadline"},
+    ("none not allowed by site", "io_scheduler", {"mpath_scheduler": "[none] mq-deadline"},
      ["allowed_schedulers=mq-deadline"], "fail"),
     ("read-ahead 128", "read_ahead", {"read_ahead_kb": 128}, [], "fail"),
     ("read-ahead exactly 2048", "read_ahead", {"read_ahead_kb": 2048}, [], "pass"),
@@ -421,8 +421,9 @@ CASES: list[tuple[str, str, dict[str, Any], list[str], str]] = [
     ("io boot: RHEL 7 SAN LUNs get deadline by default", "io_tuning_at_boot",
      {**RHEL7_NO_BLS, **RHEL7_QUEUES,
       "extra_files": {"/boot/grub2/grub.cfg": RHEL7_GRUB_CFG, **RA_IN_RC_LOCAL}}, [], "pass"),
+    # Bio-based maps (queue_mode bio, no scheduler) leave scheduling to their SATA paths.
     ("io boot: RHEL 7 SATA disks keep cfq", "io_tuning_at_boot",
-     {**RHEL7_NO_BLS, **RHEL7_QUEUES, "path_scheduler": "noop deadline [cfq]",
+     {**RHEL7_NO_BLS, "mpath_scheduler": "none", "path_scheduler": "noop deadline [cfq]",
       "path_vendor": "ATA",
       "extra_files": {"/boot/grub2/grub.cfg": RHEL7_GRUB_CFG, **RA_IN_RC_LOCAL}}, [], "fail"),
     ("io boot: RHEL 6 default cfq", "io_tuning_at_boot",
@@ -726,11 +727,10 @@ def test_rule_verdict(host, scan, rule_id, changes, sets, expected):
 
 
 def test_failing_device_is_named_in_evidence(host, scan):
-    result = scan(host(path_scheduler="mq-deadline kyber [bfq] none"))
+    result = scan(host(mpath_scheduler="mq-deadline kyber [bfq] none"))
     failing = [e for e in result["by_id"]["io_scheduler"]["evidence"] if e["result"] == "fail"]
-    # four paths of each of the two LUNs, each under three file systems
-    assert {e["subject"].split(": ")[1] for e in failing} == {
-        "sdb", "sdc", "sdd", "sde", "sdf", "sdg", "sdh", "sdi"}
+    # the two multipath maps, each under three file systems; their paths are not judged
+    assert {e["subject"].split(": ")[1] for e in failing} == {"dm-1 (mpatha)", "dm-5 (mpathb)"}
     assert all(e["source"].endswith("/queue/scheduler") for e in failing)
     lvm = [e for e in result["by_id"]["io_scheduler"]["evidence"] if "sasvg-sasdata" in e["subject"]]
     assert lvm and lvm[0]["result"] == "notapplicable"  # bio-based LV: no choice
@@ -815,7 +815,7 @@ def test_a_multipath_map_is_one_lun_whatever_its_paths(tmp_path, scan):
 
 
 def test_xtremio_profile_is_stricter(host, scan):
-    result = scan(host(path_scheduler="[mq-deadline] none", mpath_scheduler="[none] mq-deadline"),
+    result = scan(host(path_scheduler="[none] mq-deadline", mpath_scheduler="[mq-deadline] none"),
                   profile="xtremio")
     assert result["values"]["read_ahead_min_kb"] == 16384
     assert result["by_id"]["read_ahead"]["result"] == "fail"

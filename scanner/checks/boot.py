@@ -19,7 +19,7 @@ from ...rules.host_layout import (
     legacy_kernel,
     scheduler_written,
 )
-from ..blockdev import BlockDevice, default_scheduler
+from ..blockdev import BlockDevice, default_scheduler, multipath_paths
 from ..boot_writers import EARLY, NOT_EXECUTABLE, SysfsWrite
 from ..bootloader import BootSource
 from ..facts import Facts
@@ -376,7 +376,9 @@ def _kernel_defaults(facts: Facts, allowed: list[str]) -> list[Evidence]:
                for filesystem in (facts.sas_filesystems
                                   if isinstance(facts.sas_filesystems, list) else [])
                for layer in filesystem.stack}
+    paths = multipath_paths(facts.block)  # a request-based map schedules for its paths
     choosing = [device for device in devices.values() if device.kind != "partition"
+                and device.name not in paths
                 and isinstance(device.scheduler, Selection) and device.scheduler.offers_choice]
     items = []
     for device in choosing or [BlockDevice("(any disk)", "", "disk")]:
