@@ -100,9 +100,11 @@ KINDS: dict[str, CheckKind] = {kind.name: kind for kind in (
               values=("sas_shared_roles",), sas_filesystems=True, automatic_fix=False),
     CheckKind("fs_type", "SAS file systems are of an allowed type",
               values=("allowed_fs_types",), sas_filesystems=True, automatic_fix=False),
+    # A site's own profile counts where the boot gives what the throughput profiles give.
     CheckKind("tuned_profile", "tuned is installed, enabled at boot, and its active profile is "
-                               "or includes an allowed one",
-              values=("allowed_tuned_profiles",)),
+                               "or includes an allowed one, or gives what they give",
+              values=("allowed_tuned_profiles", "dirty_ratio", "read_ahead_min_kb",
+                      "allowed_schedulers", *SAS_DIR_VALUES)),
     CheckKind("thp_at_boot", "something re-establishes THP never at every boot",
               needs=("thp_kernel",)),
     # The SAS directories name the devices whose kernel default scheduler counts.

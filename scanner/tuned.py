@@ -147,6 +147,8 @@ class Ktune:
     thp_writes: tuple[KtuneThpWrite, ...] = ()
     # start() lines calling a function tuned 0.2's tune-profiles/functions does not define.
     undefined_calls: tuple[str, ...] = ()
+    # The last set_cpu_governor in a start(): (governor, script:line).
+    governor: tuple[str, str] | None = None
 
 
 
@@ -331,6 +333,7 @@ def _start_function(script: str) -> str:
 
 # Seed 003 lists "set_transparent_hugepages never"; no tuned 0.2 release (v0.2.5 to v0.2.22,
 # tune-profiles/functions) defines it, so such a line fails in the script and sets nothing.
+_SET_GOVERNOR = re.compile(r"^[ \t]*set_cpu_governor[ \t]+([A-Za-z0-9_-]{1,32})[ \t]*$")
 _UNDEFINED_THP_CALL = re.compile(r"^[ \t]*(set_transparent_hugepages)\b")
 _THP_WRITE = re.compile(
     r"""^[^#]*?(?:echo|printf)\s+(?:-[ne]+\s+)?['"]?([\w.+-]+)['"]?\s*(?:>+\s*|\|\s*tee\s+"""
@@ -376,6 +379,7 @@ def collect_ktune(root: HostRoot) -> Ktune:
     factors: list[tuple[str, float]] = []
     latency: tuple[str, int] | None = None
     thp: list[KtuneThpWrite] = []
+    governor: tuple[str, str] | None = None
     undefined: list[str] = []
     for path in root.glob_files(KTUNE_SCRIPTS, ".sh"):
         try:
@@ -385,6 +389,9 @@ def collect_ktune(root: HostRoot) -> Ktune:
         writes, calls = _thp_writes(path, text)
         thp += writes
         undefined += calls
+        for number, line in _start_lines(text):
+            if match := _SET_GOVERNOR.match(line):
+                governor = (match.group(1), f"{path}:{number}")
         for pattern, scripts in found.items():
             if re.search(pattern, text, re.MULTILINE):
                 scripts.append(path)
@@ -398,4 +405,4 @@ def collect_ktune(root: HostRoot) -> Ktune:
         config = {}
     return Ktune(enabled, tuple(found[KTUNE_ENABLES_THP]), tuple(found[KTUNE_NOBARRIER]),
                  config.get("ELEVATOR", "").strip(), tuple(factors), latency, tuple(thp),
-                 tuple(undefined))
+                 tuple(undefined), governor)

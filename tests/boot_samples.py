@@ -177,6 +177,23 @@ process $@
 """
 
 
+# The rest of that profile, as a site derives one from tuned 0.2.22's throughput-performance
+# (tune-profiles/throughput-performance/sysctl.ktune and ktune.sysconfig, abridged):
+# `tuned-adm profile` installs them as /etc/sysctl.ktune and /etc/sysconfig/ktune. Its
+# ELEVATOR is left out: the paper sets noop with udev rules.
+SAS_XTREMIO_SYSCTL_KTUNE = """\
+# ktune sysctl settings for rhel6 servers, maximizing i/o throughput
+kernel.sched_min_granularity_ns = 10000000
+kernel.sched_wakeup_granularity_ns = 15000000
+vm.dirty_ratio = 40
+"""
+SAS_XTREMIO_KTUNE_SYSCONFIG = """\
+# ktune service configuration
+USE_KTUNE_D="yes"
+SYSCTL_POST="/etc/sysctl.conf"
+"""
+
+
 # tuned 0.2.22's tune-profiles/enterprise-storage, abridged: `tuned-adm profile` installs
 # sysctl.ktune as /etc/sysctl.ktune and ktune.sysconfig as /etc/sysconfig/ktune.
 ENTERPRISE_STORAGE_SYSCTL_KTUNE = """\

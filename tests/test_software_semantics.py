@@ -4,7 +4,7 @@ tests/test_verdicts.py: what the evidence says, so an administrator sees why (is
 from __future__ import annotations
 
 from .boot_samples import KTUNE_SAS_XTREMIO, rhel6_ktune
-from .test_verdicts import RHEL6_KTUNE, sas_cfg, udev_block
+from .test_verdicts import RHEL6_KTUNE, SITE_PROFILE, sas_cfg, udev_block
 
 
 def _notes(rule: dict) -> list[str]:
@@ -89,3 +89,17 @@ def test_noop_on_blk_mq_is_named_as_setting_nothing(host, scan):
     default = [e for e in rule["evidence"] if e["subject"] == "scheduler"
                and e["result"] == "fail"]
     assert default and default[0]["actual"] == "mq-deadline"
+
+
+def test_a_site_profile_says_which_settings_made_it_count(host, scan):
+    root = host(tuned_active="sas-site", tuned_custom={"sas-site": SITE_PROFILE})
+    rule = scan(root)["by_id"]["tuned_profile"]
+    assert rule["result"] == "pass"
+    counted = {e["subject"]: (e["source"], e["actual"]) for e in rule["evidence"]
+               if e["subject"].startswith("counts: ")}
+    assert counted["counts: CPU governor at boot"] == ("tuned profile sas-site [cpu]",
+                                                      "performance")
+    assert counted["counts: vm.dirty_ratio after boot"][1] == "40"
+    assert set(counted) == {"counts: CPU governor at boot", "counts: THP after boot",
+                            "counts: vm.dirty_ratio after boot",
+                            "counts: read-ahead and scheduler at boot"}

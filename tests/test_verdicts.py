@@ -62,6 +62,25 @@ KTUNE_FILES, KTUNE_LINKS = rhel6_ktune(KTUNE_ENTERPRISE_STORAGE)
 # A RHEL 6 host booting with THP never (grub.conf's default title), ktune enabled.
 
 
+# A site's own tuned 2 profile, written from scratch with the throughput settings.
+SITE_PROFILE = """\
+[main]
+summary=SAS on flash (site profile)
+
+[cpu]
+governor=performance
+
+[vm]
+transparent_hugepages=never
+
+[disk]
+readahead=>4096
+
+[sysctl]
+vm.dirty_ratio = 40
+"""
+
+
 def udev_block(assignments: str) -> str:
     """A udev rule for block devices with ``assignments``, one line as udev reads it."""
     return f'ACTION=="add|change", SUBSYSTEM=="block", {assignments}\n'
@@ -487,7 +506,7 @@ CASES: list[tuple[str, str, dict[str, Any], list[str], str]] = [
      {"tuned_active": "balanced", "extra_files": {OLD_BLS: OLD_BLS_TEXT, "/boot/grub2/grubenv":
                       f"# GRUB Environment Block\nsaved_entry={OLD_BLS_ID}\n" + "#" * 900}},
      [], "fail"),
-    # What THP holds after boot (scanner.checks.boot._thp_after_boot): the command line,
+    # What THP holds after boot (scanner.checks.boot.thp_after_boot): the command line,
     # then systemd-tmpfiles, then tuned (silent on enabled when the command line sets it),
     # then init scripts and systemd units; defrag must end at never too.
     ("thp boot: command line always, tuned never ignored", "thp_disabled_at_boot",
@@ -584,6 +603,16 @@ CASES: list[tuple[str, str, dict[str, Any], list[str], str]] = [
      {"filesystems": [nfs_data(16384), SasFs("saswork", "/saswork"),
                       SasFs("sasutil", "/sasutil")]},
      ["allowed_fs_types=xfs,ext4,nfs4"], "pass"),
+    # A site's own profile (seed 003) counts where its boot gives what the throughput
+    # profiles give: governor performance, THP never, vm.dirty_ratio, read-ahead, scheduler.
+    ("tuned: a site profile with the throughput settings", "tuned_profile",
+     {"tuned_active": "sas-site", "tuned_custom": {"sas-site": SITE_PROFILE}}, [], "pass"),
+    ("tuned: a site profile without the performance governor", "tuned_profile",
+     {"tuned_active": "sas-site", "tuned_custom": {"sas-site": SITE_PROFILE.replace(
+         "governor=performance", "governor=powersave")}}, [], "fail"),
+    ("tuned: a site profile leaving dirty_ratio at 20", "tuned_profile",
+     {"tuned_active": "sas-site", "dirty_ratio": 20, "tuned_custom": {
+         "sas-site": SITE_PROFILE.replace("vm.dirty_ratio = 40\n", "")}}, [], "fail"),
     # RHEL 5: no tuned and no THP; ktune started at boot is its throughput tuning.
     ("tuned: RHEL 5 ktune started at boot", "tuned_profile",
      {**RHEL5, "extra_files": RHEL5_KTUNE_FILES, "extra_links": RHEL5_KTUNE_ON}, [], "pass"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from ...rules import Rule
 from ...rules.host_layout import (
@@ -43,6 +44,7 @@ from .common import (
     runs_at_boot,
     udev_rules,
 )
+from .kernel import sysctl_at_boot
 
 
 def tuned_profile(facts: OvalFacts, rule: Rule) -> Element:
@@ -60,7 +62,25 @@ def tuned_profile(facts: OvalFacts, rule: Rule) -> Element:
         kernel_is(facts, "^" + re.escape(RHEL5_KERNEL_PREFIX), "a RHEL 5 kernel (2.6.18)"),
         none_of(facts.tuned_installed()), ktune_started(facts))
     return any_of(all_of(facts.tuned_installed(), facts.tuned_enabled(), matched), rhel5_ktune,
-                  comment="a throughput tuned profile, or RHEL 5's ktune, at boot")
+                  _site_profile(facts, rule, levels[0]),
+                  comment="a throughput tuned profile, RHEL 5's ktune, or a site profile that "
+                          "gives the same, at boot")
+
+
+def _site_profile(facts: OvalFacts, rule: Rule, active: str) -> Element:
+    """As scanner.checks.tuned._gives_throughput: an active profile whose boot gives the
+    performance governor, THP never, the site's vm.dirty_ratio, read-ahead and scheduler."""
+    governor = any_of(
+        facts.tuned_setting("governor", [(r"(performance(?:\|[^\n]*?)?)", None)],
+                            "tuned sets the performance governor first"),
+        all_of(ktune_started(facts), ktune_script_does(
+            facts, r"^[ \t]*set_cpu_governor[ \t]+performance[ \t]*$",
+            "sets the performance governor")))
+    dirty = replace(rule, params={"key": "vm.dirty_ratio", "value_from": "dirty_ratio"})
+    return all_of(facts.tuned_installed(), facts.tuned_enabled(),
+                  criterion(facts.oval.has_values("an active tuned profile", active)),
+                  governor, thp_at_boot(facts, rule), io_tuning_at_boot(facts, rule),
+                  sysctl_at_boot(facts, dirty), comment="a site profile that gives the same")
 
 
 def _writes_thp(file: str, value: str) -> str:

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..facts import Facts
 from ..results import Outcome
-from . import boot, guests, kernel, measured, multipath, storage, striping
+from . import boot, guests, kernel, measured, multipath, storage, striping, tuned
 
 Check = Callable[[Mapping[str, Any], Facts, Mapping[str, Any]], Outcome]
 
@@ -27,7 +27,7 @@ CHECKS: dict[str, Check] = {
     "mount_options_at_boot": storage.mount_options_at_boot,
     "sas_dirs_separate": storage.sas_dirs_separate,
     "fs_type": storage.fs_type,
-    "tuned_profile": boot.tuned_profile,
+    "tuned_profile": tuned.tuned_profile,
     "thp_at_boot": boot.thp_at_boot,
     "io_tuning_at_boot": boot.io_tuning_at_boot,
     "numa_enabled": kernel.numa_enabled,

@@ -14,8 +14,6 @@ from ...rules.host_layout import (
     GRUB_DEFAULTS,
     KERNEL_DEFAULT_READAHEAD_KIB,
     KTUNE_SYSCONFIG,
-    RHEL5_KERNEL_PREFIX,
-    TUNED_ACTIVE_FILES,
     legacy_kernel,
     scheduler_written,
 )
@@ -35,64 +33,11 @@ _SETRA = re.compile(r"^[^#\n]*blockdev\s+(?:[^\n]*\s)?--setra\s+([0-9]{1,12})\b"
 TUNED_THP_KEYS = ("transparent_hugepages", "transparent_hugepage")
 
 
-def _enabled_tuned(facts: Facts) -> TunedFacts | None:
+def enabled_tuned(facts: Facts) -> TunedFacts | None:
     tuned = facts.tuned
     if isinstance(tuned, Unavailable) or not tuned.enabled_at_boot:
         return None
     return tuned
-
-
-def tuned_profile(params: Mapping[str, Any], facts: Facts, values: Mapping[str, Any]) -> Outcome:
-    allowed: list[str] = values["allowed_tuned_profiles"]
-    expected = f"tuned installed, enabled at boot, active profile is or includes " \
-               f"{' or '.join(allowed)}"
-    tuned = facts.tuned
-    if isinstance(tuned, Unavailable):
-        return Outcome(Verdict.ERROR, expected, "unreadable", message=tuned.reason)
-    if not tuned.installed and facts.host.kernel.startswith(RHEL5_KERNEL_PREFIX):
-        return _rhel5_ktune(tuned, expected)
-    evidence = [
-        Evidence("tuned installed", "", "yes" if tuned.installed else "no",
-                 Verdict.PASS if tuned.installed else Verdict.FAIL, tuned.installed_evidence),
-        Evidence("tuned enabled at boot", "", "yes" if tuned.enabled_at_boot else "no",
-                 Verdict.PASS if tuned.enabled_at_boot else Verdict.FAIL,
-                 tuned.enabled_evidence),
-    ]
-    active = tuned.active
-    if isinstance(active, Unavailable):
-        evidence.append(Evidence("active profile", tuned.active_source, "unreadable",
-                                 Verdict.ERROR, active.reason))
-    elif not active:
-        evidence.append(Evidence("active profile", TUNED_ACTIVE_FILES[0], "none",
-                                 Verdict.FAIL, "no active tuned profile"))
-    else:
-        # The active profiles count even when their files are missing; includes only
-        # when the including profile could be read.
-        chain = list(dict.fromkeys([*active, *tuned.chain.names]))
-        matched = [name for name in chain if name in allowed]
-        note = "chain: " + " -> ".join(chain)
-        if tuned.chain.problems:
-            note += "; " + "; ".join(tuned.chain.problems)
-        if tuned.chain.skipped:
-            note += "; not applied on this host: " + "; ".join(tuned.chain.skipped)
-        # A profile that could not be read may be the one that includes an allowed one.
-        missed = Verdict.ERROR if tuned.chain.unreadable else Verdict.FAIL
-        evidence.append(Evidence("active profile", tuned.active_source, " ".join(active),
-                                 Verdict.PASS if matched else missed, note))
-    result = combine(evidence)
-    actual = "; ".join(f"{e.subject}: {e.actual}" for e in evidence)
-    return Outcome(result, expected, actual, evidence)
-
-
-def _rhel5_ktune(tuned: TunedFacts, expected: str) -> Outcome:
-    """RHEL 5 has no tuned: the ktune service, started at boot, is its throughput tuning."""
-    started = bool(tuned.ktune.enabled)
-    item = Evidence("ktune enabled at boot (RHEL 5: no tuned)", tuned.ktune.enabled or "",
-                    "yes" if started else "no", Verdict.PASS if started else Verdict.FAIL,
-                    (f"ELEVATOR={tuned.ktune.elevator}" if tuned.ktune.elevator else "")
-                    if started else "no S<NN>ktune link in runlevels 3 and 5: chkconfig ktune on")
-    return Outcome(item.verdict, expected + " (RHEL 5: ktune enabled at boot)",
-                   f"{item.subject}: {item.actual}", [item])
 
 
 THP_FILE = re.compile(r"/sys/kernel/mm/(?:redhat_)?transparent_hugepage/(enabled|defrag)")
@@ -107,7 +52,7 @@ def _thp_writes(facts: Facts, name: str) -> list[SysfsWrite]:
 
 def _tuned_option(facts: Facts, options: tuple[str, ...]) -> tuple[str, str] | None:
     """(value, profile) when the enabled tuned's active chain sets one of ``options``."""
-    tuned = _enabled_tuned(facts)
+    tuned = enabled_tuned(facts)
     if tuned is None:
         return None
     for key in options:
@@ -117,7 +62,7 @@ def _tuned_option(facts: Facts, options: tuple[str, ...]) -> tuple[str, str] | N
     return None
 
 
-def _thp_after_boot(facts: Facts, name: str) -> list[Evidence]:
+def thp_after_boot(facts: Facts, name: str) -> list[Evidence]:
     """What THP ``name`` (enabled or defrag) holds once a boot is over, for each boot entry
     that decides: the kernel command line (``transparent_hugepage=`` sets enabled only),
     then systemd-tmpfiles, then tuned (which leaves enabled alone when the command line sets
@@ -130,8 +75,8 @@ def _thp_after_boot(facts: Facts, name: str) -> list[Evidence]:
     ktune = facts.tuned.ktune if not isinstance(facts.tuned, Unavailable) else None
     notes = [f"{w.source} writes {w.value} but is {w.why_not}" for w in writes
              if w.stage != EARLY and not w.runs]
-    enabled_tuned = _enabled_tuned(facts)
-    chain = enabled_tuned.chain if enabled_tuned else None
+    active_tuned = enabled_tuned(facts)
+    chain = active_tuned.chain if active_tuned else None
     notes.extend(f"tuned profile {profile} [{unit}] sets {value}, not applied here: {why}"
                  for option in (TUNED_THP_OPTIONS[name] if chain else ())
                  for unit, value, profile, why in (chain.not_applied("vm", option)
@@ -178,8 +123,8 @@ def _thp_after_boot(facts: Facts, name: str) -> list[Evidence]:
 def thp_at_boot(params: Mapping[str, Any], facts: Facts, values: Mapping[str, Any]) -> Outcome:
     expected = ("THP enabled never after boot, and defrag never where enabled is not "
                 "(kernel command line, tmpfiles.d, tuned, ktune, init script or systemd unit)")
-    enabled = _thp_after_boot(facts, "enabled")
-    defrag = _thp_after_boot(facts, "defrag")
+    enabled = thp_after_boot(facts, "enabled")
+    defrag = thp_after_boot(facts, "defrag")
     if all(item.verdict == Verdict.PASS for item in enabled):
         # No huge page is allocated while enabled is never: defrag is moot (seed 000 and Red
         # Hat's transparent_hugepage=never set enabled alone).
@@ -245,7 +190,7 @@ def io_tuning_at_boot(params: Mapping[str, Any], facts: Facts,
         judge(scheduler, "scheduler", source, actual, written in allowed,
               f"the kernel selects {written}" if written != name else "")
 
-    tuned = _enabled_tuned(facts)
+    tuned = enabled_tuned(facts)
     if tuned is not None:
         setting = tuned.chain.setting("disk", "readahead")
         if setting:
@@ -405,7 +350,7 @@ def tuned_cpu_latency(params: Mapping[str, Any], facts: Facts,
                         f"pmqos-static.py cpu_dma_latency={held}",
                         Verdict.PASS if held <= maximum else Verdict.FAIL)
         return Outcome(item.verdict, expected, f"{item.subject}: {item.actual}", [item])
-    tuned = _enabled_tuned(facts)
+    tuned = enabled_tuned(facts)
     if tuned is None:
         return Outcome(Verdict.FAIL, expected, "tuned is not enabled at boot")
     setting = tuned.chain.setting("cpu", "force_latency")
