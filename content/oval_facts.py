@@ -54,6 +54,7 @@ from .oval import (
     split,
     var,
 )
+from .platforms import kvm_guest
 
 STACK_DEPTH = 5  # mounted device + 4 layers below (e.g. LV -> mpath partition -> mpath -> path)
 CHAIN_DEPTH = 5  # active tuned profiles + 4 levels of include=
@@ -284,6 +285,10 @@ class OvalFacts:
         return any_of(criterion(oval.test("unix:file", "tuned starts at boot (systemd)", unit)),
                       criterion(oval.test("unix:file", "tuned starts at boot (SysV)", sysv)),
                       comment="tuned is enabled at boot")
+
+    def guest(self) -> Element:
+        """The host is a KVM guest (the role_kvm_guest platform's test)."""
+        return kvm_guest(self.oval)  # the document stores its tests once
 
     def tuned_installed(self) -> Element:
         oval = self.oval

@@ -72,16 +72,29 @@ def _contains(oval: OvalDocument, comment: str, paths: tuple[str, ...], pattern:
     return criterion(oval.test("ind:textfilecontent54", comment, found))
 
 
-def build_facts(oval: OvalDocument) -> dict[str, Fact]:
-    container = any_of(
+def _container(oval: OvalDocument) -> Element:
+    return any_of(
         _exists(oval, "container marker files", CONTAINER_MARKERS),
         _contains(oval, "init runs in a container", (INIT_ENVIRON,), "container="))
+
+
+def _guest_signals(oval: OvalDocument) -> Element:
     vendors = "(?i)" + vm_vendor_regex(r"\s")
-    guest = any_of(
+    return any_of(
         _contains(oval, "the hypervisor CPU flag", ("/proc/cpuinfo",),
                   r"^(?:flags|Features)\s*:.*\shypervisor(?:\s|$)"),
         _contains(oval, "a virtual machine vendor in DMI",
                   DMI_FILES, vendors))
+
+
+def kvm_guest(oval: OvalDocument) -> Element:
+    """The role_kvm_guest platform's criteria, for checks that judge a guest differently."""
+    return all_of(none_of(_container(oval)), _guest_signals(oval))
+
+
+def build_facts(oval: OvalDocument) -> dict[str, Fact]:
+    container = _container(oval)
+    guest = _guest_signals(oval)
     # Runs guests (host_layout): a KVM vendor module in use, a running libvirt guest, or a
     # defined guest with libvirt enabled at boot.
     kvm = any_of(

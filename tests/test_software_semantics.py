@@ -3,7 +3,12 @@ tests/test_verdicts.py: what the evidence says, so an administrator sees why (is
 
 from __future__ import annotations
 
+import pytest
+
 from .boot_samples import KTUNE_SAS_XTREMIO, rhel6_ktune
+from .hosts import BASELINE_SETS
+from .oscap import oscap_available
+from .test_parity import _compare
 from .test_verdicts import RHEL6_KTUNE, SITE_PROFILE, sas_cfg, udev_block
 
 
@@ -103,3 +108,19 @@ def test_a_site_profile_says_which_settings_made_it_count(host, scan):
     assert set(counted) == {"counts: CPU governor at boot", "counts: THP after boot",
                             "counts: vm.dirty_ratio after boot",
                             "counts: read-ahead and scheduler at boot"}
+
+
+def test_a_guests_sockets_are_not_judged_against_its_nodes(host, scan, tmp_path):
+    """In a KVM guest the domain XML makes the topology: only numa=off counts there."""
+    root = host(cpus=8, sockets=2, numa_online="0", cpu_flags="fpu vme de hypervisor")
+    guest = scan(root, role="kvm_guest")["by_id"]["numa_enabled"]
+    assert guest["result"] == "pass"
+    assert [e["result"] for e in guest["evidence"] if e["subject"] == "NUMA nodes"] == [
+        "informational"]
+    assert scan(root)["by_id"]["numa_enabled"]["result"] == "fail"  # as bare metal
+
+
+@pytest.mark.skipif(not oscap_available(), reason="oscap is not installed")
+def test_oscap_agrees_on_a_guests_numa(host, tmp_path):
+    root = host(cpus=8, sockets=2, numa_online="0", cpu_flags="fpu vme de hypervisor")
+    _compare("numa guest", root, list(BASELINE_SETS), tmp_path / "work")

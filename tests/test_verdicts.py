@@ -563,6 +563,14 @@ CASES: list[tuple[str, str, dict[str, Any], list[str], str]] = [
      {**RHEL6_KTUNE, "extra_files": {**KTUNE_FILES, **RA_IN_RC_LOCAL,
                                      "/etc/sysconfig/ktune": ENTERPRISE_STORAGE_KTUNE_SYSCONFIG}},
      [], "pass"),
+    # ktune.init applies ELEVATOR only when the booting command line lacks "elevator=".
+    ("io boot: RHEL 6 ktune ELEVATOR=cfq, the command line's elevator=deadline wins",
+     "io_tuning_at_boot",
+     {**RHEL6_KTUNE, "extra_files": {
+         **KTUNE_FILES, **RA_IN_RC_LOCAL, "/boot/grub/grub.conf": RHEL6_NEVER.replace(
+             "transparent_hugepage=never", "transparent_hugepage=never elevator=deadline"),
+         "/etc/sysconfig/ktune":
+             ENTERPRISE_STORAGE_KTUNE_SYSCONFIG.replace('"deadline"', '"cfq"')}}, [], "pass"),
     ("io boot: RHEL 6 ktune ELEVATOR=cfq", "io_tuning_at_boot",
      {**RHEL6_KTUNE, "extra_files": {
          **KTUNE_FILES, **RA_IN_RC_LOCAL, "/etc/sysconfig/ktune":
@@ -641,10 +649,14 @@ CASES: list[tuple[str, str, dict[str, Any], list[str], str]] = [
     ("numa: running with numa=off, removed for the next boot", "numa_enabled",
      {"proc_cmdline": "BOOT_IMAGE=(hd0,msdos1)/vmlinuz-4.18.0-513.el8.x86_64 ro numa=off"},
      [], "fail"),
-    ("numa: a later numa= overrides numa=off", "numa_enabled",
+    # arch/x86/mm/numa.c numa_setup: "off" sets numa_off and no later numa= clears it.
+    ("numa: numa=off stays off whatever numa= follows", "numa_enabled",
      {"proc_cmdline": "ro numa=off numa=on",
       "bls_options": "root=/dev/mapper/rhel-root ro numa=off transparent_hugepage=never "
-                     "numa=noacpi"}, [], "pass"),
+                     "numa=noacpi"}, [], "fail"),
+    ("numa: numa=noacpi is not off", "numa_enabled",
+     {"bls_options": "root=/dev/mapper/rhel-root ro transparent_hugepage=never numa=noacpi"},
+     [], "pass"),
     # ktune's multiply_disk_readahead 4 (start(); stop() has 0.25) runs after udev, before
     # rc.local: the kernel's 128 KiB becomes 512, a udev rule's 1024 becomes 4096.
     ("io boot: RHEL 6 ktune multiplies the kernel's read-ahead", "io_tuning_at_boot",

@@ -141,6 +141,27 @@ class Cmdline:
                    any_of(none_of(grub), grub_ok), any_of(none_of(kernel), kernel_ok)),
             comment="the kernel command line that will boot sets transparent_hugepage=never")
 
+    def any_argument(self, name: str, value: str) -> Element:
+        """Some ``name=`` argument of the command line that boots starts with ``value`` (a
+        regex), wherever it stands (numa=off: the kernel never clears it)."""
+        oval = self.facts.oval
+        has = oval.state("ind:textfilecontent54", f"some {name}={value}", entity(
+            "ind:subexpression", rf"(?:^|[ \t\"']){re.escape(name)}={value}", op="pattern match"))
+
+        def sets(object_id: str, source: str) -> Element:
+            return criterion(oval.test("ind:textfilecontent54", f"{source} sets {name}={value}",
+                                       object_id, has, check="at least one"))
+
+        bls = self.exists(self.bls, "BLS entries exist")
+        grub2 = self.exists(self.grub2, "GRUB 2 menu entries exist")
+        legacy = self.exists(self.legacy, "GRUB 0.97 entries exist")
+        return any_of(
+            all_of(bls, any_of(sets(self.bls, "BLS"), sets(self.grubenv, "grubenv"))),
+            all_of(none_of(bls), grub2, sets(self.grub2, "GRUB 2 menu")),
+            all_of(none_of(bls), none_of(grub2), legacy, sets(self.legacy, "GRUB 0.97")),
+            all_of(none_of(bls), none_of(grub2), none_of(legacy),
+                   any_of(sets(self.grub, GRUB_DEFAULTS), sets(self.kernel, KERNEL_CMDLINE))))
+
     def argument(self, name: str, allowed_var: str | None) -> Element:
         """The command line that boots sets ``name``= to one of ``allowed_var`` (None: to
         anything; under BLS, grubenv's kernelopts or tuned_params count too)."""
@@ -236,4 +257,6 @@ def ktune_elevator(facts: OvalFacts, state: str | None) -> Element:
                       r"""^[ \t]*ELEVATOR=["']?([A-Za-z0-9_-]+)["']?[ \t]*$""")
     sets = criterion(oval.test("ind:textfilecontent54", "ktune sets an elevator" if state is None
                                else "ktune sets an allowed elevator", elevator, state))
-    return all_of(ktune_started(facts), sets)
+    # ktune.init skips it when the booting command line holds "elevator=".
+    return all_of(ktune_started(facts), sets,
+                  none_of(Cmdline(facts).any_argument("elevator", "")))

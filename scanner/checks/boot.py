@@ -207,7 +207,17 @@ def io_tuning_at_boot(params: Mapping[str, Any], facts: Facts,
     # RHEL 5/6 ktune multiplies what udev and LVM set (multiply_disk_readahead), before
     # rc.local runs.
     factor, scaled = _ktune_readahead_factor(ktune)
-    if ktune and ktune.elevator:  # RHEL 5/6: ktune sets it on sd, cciss, dm and vd at boot
+    # RHEL 5/6: ktune sets ELEVATOR on sd, cciss, dm and vd at boot, unless the booting
+    # command line holds "elevator=" (ktune.init: fgrep -q 'elevator=' /proc/cmdline).
+    cmdline_elevator = [source.path for source in facts.boot.deciding
+                        if any("elevator=" in arg for arg in source.args)]
+    if ktune and ktune.elevator and cmdline_elevator:
+        refused.append(Evidence(
+            "scheduler", f"{KTUNE_SYSCONFIG} (ktune, {ktune.enabled})",
+            f"ELEVATOR={ktune.elevator}", Verdict.INFORMATIONAL,
+            f"skipped at boot: the command line ({cmdline_elevator[0]}) sets elevator=, "
+            "which ktune leaves in charge"))
+    elif ktune and ktune.elevator:
         judge(scheduler, "scheduler", f"{KTUNE_SYSCONFIG} (ktune, {ktune.enabled})",
               f"ELEVATOR={ktune.elevator}", ktune.elevator in allowed)
     for path, rule in facts.udev_rules:

@@ -7,7 +7,6 @@ from typing import Any
 
 from ...rules.host_layout import PROC_CMDLINE, PROC_CPUINFO, SYSCTL_BYTES_TWINS
 from ..facts import Facts
-from ..parsers.boot import arg_value
 from ..parsers.simple import ascii_int
 from ..results import Evidence, Outcome, Verdict, combine, summarise
 from ..sysctl_boot import kernel_default
@@ -158,10 +157,14 @@ def numa_enabled(params: Mapping[str, Any], facts: Facts, values: Mapping[str, A
     numa = facts.numa
 
     def judge(subject: str, source: str, args: Sequence[str]) -> None:
-        value = arg_value(list(args), "numa")
-        evidence.append(Evidence(subject, source, f"numa={value}" if value is not None
-                                 else "no numa= argument",
-                                 Verdict.FAIL if value == "off" else Verdict.PASS))
+        # arch/x86/mm/numa.c numa_setup: any numa= value starting "off" sets numa_off, and no
+        # later numa= clears it.
+        values = [arg.partition("=")[2] for arg in args if arg.startswith("numa=")]
+        off = next((value for value in values if value.startswith("off")), None)
+        shown = (f"numa={off}" if off is not None else
+                 " ".join(f"numa={value}" for value in values) or "no numa= argument")
+        evidence.append(Evidence(subject, source, shown,
+                                 Verdict.FAIL if off is not None else Verdict.PASS))
     if isinstance(numa.running_args, Unavailable):
         evidence.append(Evidence("running kernel", PROC_CMDLINE, "unreadable", Verdict.ERROR,
                                  str(numa.running_args)))
@@ -169,7 +172,12 @@ def numa_enabled(params: Mapping[str, Any], facts: Facts, values: Mapping[str, A
         judge("running kernel", PROC_CMDLINE, numa.running_args)
     for source in facts.boot.deciding:
         judge("next boot", source.path, source.args)
-    if numa.sockets > 1:
+    if numa.sockets > 1 and facts.role.name == "kvm_guest":
+        evidence.append(Evidence(
+            "NUMA nodes", numa.nodes_source, f"{numa.sockets} sockets", Verdict.INFORMATIONAL,
+            "a guest's sockets and nodes are what its domain XML gives it: judged on the "
+            "physical host"))
+    elif numa.sockets > 1:
         nodes = numa.nodes_online
         evidence.append(Evidence(
             "NUMA nodes", numa.nodes_source,
