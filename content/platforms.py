@@ -17,6 +17,7 @@ from ..rules.host_layout import (
     LIBVIRT_RUNNING_DOMAINS,
     LIBVIRT_SYSV,
     LIBVIRT_UNITS,
+    MULTIPATH_UUID_PREFIX,
     PROC_MODULES,
     RHEL5_KERNEL_PREFIX,
     SYSTEMD_WANTS_DIRS,
@@ -92,6 +93,17 @@ def kvm_guest(oval: OvalDocument) -> Element:
     return all_of(none_of(_container(oval)), _guest_signals(oval))
 
 
+def _contains_in(oval: OvalDocument, comment: str, path_pattern: str, filename: str,
+                 pattern: str) -> Element:
+    """A file ``filename`` in a directory matching ``path_pattern`` holds ``pattern``."""
+    found = oval.obj("ind:textfilecontent54", comment,
+                     entity("ind:path", path_pattern, op="pattern match"),
+                     entity("ind:filename", filename),
+                     entity("ind:pattern", pattern, op="pattern match"),
+                     entity("ind:instance", "1", datatype="int"))
+    return criterion(oval.test("ind:textfilecontent54", comment, found))
+
+
 def build_facts(oval: OvalDocument) -> dict[str, Fact]:
     container = _container(oval)
     guest = _guest_signals(oval)
@@ -120,6 +132,9 @@ def build_facts(oval: OvalDocument) -> dict[str, Fact]:
         "thp_kernel": ("The kernel is one with Transparent Huge Pages", none_of(_contains(
             oval, "a RHEL 5 kernel (2.6.18)", ("/proc/sys/kernel/osrelease",),
             "^" + re.escape(RHEL5_KERNEL_PREFIX)))),
+        "dm_multipath": ("A dm-multipath map exists", _contains_in(
+            oval, "dm-multipath map uuids", r"^/sys/block/[^/]+/dm$", "uuid",
+            "^" + re.escape(MULTIPATH_UUID_PREFIX))),
         "cpufreq": ("A CPU exposes cpufreq", _directory(
             oval, "cpufreq directories", r"^/sys/devices/system/cpu/cpu[0-9]+/cpufreq$",
             op="pattern match")),

@@ -26,7 +26,7 @@ STRING_LIST: Mapping[str, Any] = {"type": "array", "minItems": 1,
                                   "items": {"type": "string", "minLength": 1}}
 # Facts that make a rule applicable at all, beyond its roles (scanner/engine.py and
 # content/platforms.py each implement every one).
-APPLICABILITY_FACTS = ("thp_supported", "cpufreq", "thp_kernel")
+APPLICABILITY_FACTS = ("thp_supported", "cpufreq", "thp_kernel", "dm_multipath")
 
 
 @dataclass(frozen=True)
@@ -118,7 +118,7 @@ KINDS: dict[str, CheckKind] = {kind.name: kind for kind in (
               params={"max_us": {"type": "integer", "minimum": 0}}, required=("max_us",)),
     CheckKind("multipath_all_paths", "each multipath map under the SAS file systems groups "
                                      "all its paths together (multipath.conf's precedence)",
-              sas_filesystems=True, automatic_fix=False),
+              sas_filesystems=True, automatic_fix=False, needs=("dm_multipath",)),
     CheckKind("volume_striped", "each SAS file system's volume stripes over several LUNs "
                                 "(dm-stripe or md queue limits)",
               sas_filesystems=True, automatic_fix=False),

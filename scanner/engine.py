@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from ..rules import Catalogue, Profile, Rule
-from ..rules.host_layout import RHEL5_KERNEL_PREFIX
+from ..rules.host_layout import MULTIPATH_UUID_PREFIX, RHEL5_KERNEL_PREFIX
 from .blockdev import StackLayer, default_scheduler, multipath_paths
 from .checks import CHECKS
 from .facts import Facts, SasFilesystem
@@ -139,6 +139,11 @@ MISSING_FACT: dict[str, Callable[[Facts], str | None]] = {
         if facts.host.kernel.startswith(RHEL5_KERNEL_PREFIX) else None),
     "cpufreq": lambda facts: None if facts.governors else (
         "no CPU exposes cpufreq (common in virtual machines)"),
+    # Veritas DMP, PowerPath or plain disks: no dm-multipath map to judge.
+    "dm_multipath": lambda facts: None if any(
+        (device.dm_uuid or "").startswith(MULTIPATH_UUID_PREFIX)
+        for device in facts.block.devices.values()) else (
+        "no dm-multipath map on this host (Veritas DMP or other path managers are not judged)"),
 }
 
 

@@ -62,7 +62,7 @@ PAPER_VERDICTS = {
     "io_tuning_at_boot": "pass",  # the paper's udev rules
     "barrier_requires_protected_cache": "pass",
     "cpu_dma_latency": "pass",  # pmqos-static.py cpu_dma_latency=1 in ktune
-    "multipath_all_paths_active": "pass",  # DMP, not dm-multipath: nothing to judge
+    "multipath_all_paths_active": "notapplicable",  # DMP, no dm-multipath map
     "sas_fs_noatime": "pass",  # mounted noatime,nodiratime
     # its own profile: the performance governor and THP never in ktune.sh, vm.dirty_ratio 40
     # in sysctl.ktune, read-ahead and noop by udev, as the throughput profiles give

@@ -48,8 +48,10 @@ def multipath_all_paths_active(params: Mapping[str, Any], facts: Facts,
             evidence.append(Evidence(subject, decided.source,
                                      f"path_grouping_policy {decided.policy}",
                                      Verdict.PASS if good else Verdict.FAIL, note))
-    result = combine(evidence, if_none=Verdict.PASS)
-    if result == Verdict.PASS and any(e.verdict == Verdict.NOTCHECKED for e in evidence):
+    # Maps elsewhere but none under SAS: nothing judged is not a pass.
+    result = combine(evidence, if_none=Verdict.NOTAPPLICABLE)
+    if result in (Verdict.PASS, Verdict.NOTAPPLICABLE) and any(
+            e.verdict == Verdict.NOTCHECKED for e in evidence):
         result = Verdict.NOTCHECKED
     # Only undecided maps: say which, not that there are none.
     actual = summarise(evidence) or "; ".join(f"{e.subject}: {e.actual}" for e in evidence)
