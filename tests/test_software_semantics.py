@@ -124,3 +124,23 @@ def test_a_guests_sockets_are_not_judged_against_its_nodes(host, scan, tmp_path)
 def test_oscap_agrees_on_a_guests_numa(host, tmp_path):
     root = host(cpus=8, sockets=2, numa_online="0", cpu_flags="fpu vme de hypervisor")
     _compare("numa guest", root, list(BASELINE_SETS), tmp_path / "work")
+
+
+def test_two_kpartx_partitions_of_one_lun_are_not_a_stripe(tmp_path, scan):
+    """A dm-stripe LV over part1- and part2-mpath-<wwid> (kpartx's partitions of one
+    multipath map) lands on one LUN: not striped, however its queue limits read."""
+    from tests.rootbuilder import RootBuilder
+
+    root = RootBuilder(tmp_path)
+    wwid = "3600" + "0" * 28
+    for path in ("sdb", "sdc"):
+        root.disk(path, vendor="XtremIO", model="XtremApp")
+    root.dm("dm-0", "mpatha", ["sdb", "sdc"], uuid=f"mpath-{wwid}",
+            scheduler="[mq-deadline] none")
+    for number in (1, 2):
+        root.dm(f"dm-{number}", f"mpatha{number}", ["dm-0"], uuid=f"part{number}-mpath-{wwid}")
+    root.dm("dm-3", "sasvg-sasdata", ["dm-1", "dm-2"], stripe_kib=64)
+    root.mount("/dev/mapper/sasvg-sasdata", "/sasdata", "xfs", "rw,noatime").write_mounts()
+    rule = scan(tmp_path)["by_id"]["sas_volume_striped"]
+    assert rule["result"] == "fail"
+    assert rule["evidence"][0]["actual"] == "not striped (1 device below)"

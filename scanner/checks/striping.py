@@ -49,10 +49,24 @@ def _size(size: int) -> str:
     return f"{size // 1024} KiB" if size % 1024 == 0 else f"{size} bytes"
 
 
+# kpartx names a multipath map's partitions part<N>-<the map's uuid> (kpartx/devmapper.c).
+_KPARTX_UUID = re.compile(r"^part[0-9]+-(mpath-.+)$")
+
+
+def _lun_of(facts: Facts, name: str) -> str:
+    """The LUN a device below a volume belongs to: a partition counts as its disk, and a
+    kpartx partition of a multipath map as the map's LUN."""
+    device = facts.block.devices.get(name)
+    if device is None:
+        return name
+    if match := _KPARTX_UUID.match(device.dm_uuid or ""):
+        return match.group(1)
+    return facts.block.queue_device(name)
+
+
 def _distinct_below(facts: Facts, device: BlockDevice) -> int:
-    """The devices a volume sits on, a partition counting as its disk."""
-    return len({facts.block.queue_device(name) if name in facts.block.devices else name
-                for name in device.slaves})
+    """The LUNs a volume sits on (two partitions of one LUN are one LUN)."""
+    return len({_lun_of(facts, name) for name in device.slaves})
 
 
 def _layout(facts: Facts, filesystem: SasFilesystem) -> Iterator[Layout | Evidence]:
