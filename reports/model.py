@@ -56,6 +56,9 @@ class HostView:
     scanned_at: str = ""
     sas_dirs: list[dict[str, str]] = field(default_factory=list)
     storage: list[dict[str, Any]] = field(default_factory=list)
+    # What the scan could not read or place (missing SAS directories, unreadable files)
+    problems: list[str] = field(default_factory=list)
+    discovery_notes: list[str] = field(default_factory=list)  # e.g. DATA is not named
     rules: list[RuleView] = field(default_factory=list)
     # sascheck iotest's measurements, and the per-core targets they were judged against
     measurements: list[dict[str, Any]] = field(default_factory=list)
@@ -79,6 +82,29 @@ class HostView:
     def score(self) -> int | None:
         """Percent of judged rules that pass; None when nothing was judged."""
         return round(100 * self.count("pass") / self.judged) if self.judged else None
+
+    @property
+    def score_class(self) -> str:
+        """Green only when every rule was judged and nearly all pass; no score is neutral."""
+        score = self.score
+        if score is None:
+            return "score-none"
+        if score < 60:
+            return "score-bad"
+        return "score-mid" if score < 90 or self.not_judged else "score-good"
+
+    @property
+    def not_judged(self) -> int:
+        return sum(1 for rule in self.rules if rule.result in ("notchecked", "unknown"))
+
+    def shared_messages(self, at_least: int = 3) -> dict[str, list[str]]:
+        """Reasons that several rules give alike (DATA not named, a role the rules do not
+        apply to): said once at the top, not on each rule."""
+        found: dict[str, list[str]] = {}
+        for rule in self.rules:
+            if rule.message and rule.result != "pass":
+                found.setdefault(rule.message, []).append(rule.id)
+        return {message: ids for message, ids in found.items() if len(ids) >= at_least}
 
     def failed_by_severity(self) -> dict[str, int]:
         return {severity: sum(1 for rule in self.rules if rule.severity == severity
@@ -129,6 +155,8 @@ def from_json(data: dict[str, Any], path: str, catalogue: Catalogue) -> HostView
             role_reasons=list(role.get("reasons", [])), cpus=host.get("cpus"),
             memory_kib=host.get("memory_kib"), scanned_at=data.get("scanned_at", ""),
             sas_dirs=list(data.get("sas_dirs", [])), storage=list(data.get("storage", [])),
+            problems=[str(item) for item in data.get("problems", [])],
+            discovery_notes=[str(item) for item in data.get("sas_discovery_notes", [])],
             measurements=list(data.get("measurements", [])),
             io_targets=_io_targets(data.get("values"), catalogue),
             values=dict(data["values"]) if isinstance(data.get("values"), dict) else {})

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Console
+from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
@@ -36,14 +37,13 @@ def render(result: dict[str, Any], console: Console) -> None:
         for entry in result["sas_dirs"]:
             console.print(Text.assemble("  SAS ", (entry["role"], "bold"), f" {entry['path']} ",
                                         (f"from {entry['source']}", "dim")))
-    table = Table(show_lines=False, expand=False, pad_edge=False)
-    table.add_column("result", no_wrap=True)
-    table.add_column("rule", no_wrap=True)
-    table.add_column("sev", no_wrap=True)
-    table.add_column("actual (expected) or reason", overflow="fold")
+    for problem in result.get("problems", []):
+        console.print(Text(f"  problem: {problem}", style="yellow"))
+    for note in result.get("sas_discovery_notes", []):
+        console.print(Text(f"  note: {note}", style="yellow"))
     footnotes: list[str] = []
-    rules = sorted(result["rules"], key=lambda r: ORDER.index(r["result"]))
-    for rule in rules:
+    rows = []
+    for rule in sorted(result["rules"], key=lambda r: ORDER.index(r["result"])):
         symbol, style = SYMBOLS[rule["result"]]
         if rule["result"] in ("fail", "error") and rule["expected"]:
             detail = Text.assemble(rule["actual"] or rule["message"],
@@ -55,14 +55,41 @@ def render(result: dict[str, Any], console: Console) -> None:
             detail = Text(f"[{footnotes.index(rule['message']) + 1}]", style="dim")
         else:
             detail = Text(rule["actual"])
-        table.add_row(Text(f"{symbol} {rule['result']}", style=style), Text(rule["id"]),
-                      Text(rule["severity"]), detail)
-    console.print(table)
+        rows.append((Text(f"{symbol} {rule['result']}", style=style), Text(rule["id"]),
+                     Text(rule["severity"]), detail))
+    if console.width >= WIDE:
+        table = Table(show_lines=False, expand=False, pad_edge=False)
+        table.add_column("result", no_wrap=True)
+        table.add_column("rule", no_wrap=True)
+        table.add_column("sev", no_wrap=True)
+        table.add_column("actual (expected) or reason", overflow="fold")
+        for row in rows:
+            table.add_row(*row)
+        console.print(table)
+    else:  # 80 columns (cron mail): the reason goes below its rule, wrapped at words
+        for verdict, rule_id, severity, detail in rows:
+            console.print(Text.assemble(verdict, "  ", rule_id, "  ", (severity.plain, "dim")))
+            console.print(Padding(detail, (0, 0, 0, 4), expand=False))
     for number, note in enumerate(footnotes, start=1):
         console.print(Text(f"[{number}] {note}", style="dim"))
     counts = result["summary"]
     parts = [f"{counts[key]} {key}" for key in ORDER if counts.get(key)]
     console.print(Text("  ".join(parts), style="bold"))
+    console.print(Text(_score_line(counts)))
+
+
+# Narrower terminals list each rule with its reason below it instead of a table.
+WIDE = 100
+
+
+def _score_line(counts: dict[str, int]) -> str:
+    """The score over judged rules (pass, fail, error), and how many were not judged."""
+    judged = sum(counts.get(key, 0) for key in ("pass", "fail", "error"))
+    unjudged = sum(counts.get(key, 0) for key in ("notchecked", "unknown"))
+    score = f"score {round(100 * counts.get('pass', 0) / judged)}%" if judged else "no score"
+    line = f"{score} of {judged} judged rules"
+    return line + (f"; {unjudged} not judged (notchecked): a pass says nothing of those"
+                   if unjudged else "")
 
 
 def render_drift(changes: list[Any], console: Console) -> None:
