@@ -60,6 +60,15 @@ TUNED02_ACTIVE = f"{TUNED02_PROFILES}/active-profile"
 # tuned 2.x, then RHEL 6's tuned 0.2 (tune-profiles); the first that exists is in force.
 TUNED_ACTIVE_FILES = ("/etc/tuned/active_profile", TUNED02_ACTIVE)
 TUNED_BINARIES = ("/usr/sbin/tuned", "/usr/bin/tuned-adm")
+# The installed tuned's version: its Python package's tuned/version.py (TUNED_VERSION_MAJOR,
+# _MINOR, _PATCH), under /usr/lib/python3.N/site-packages on RHEL (python2.7 on RHEL 7),
+# /usr/lib/python3/dist-packages on Debian.
+TUNED_VERSION_PARENT = "/usr/lib"
+TUNED_VERSION_DIRS = ("site-packages", "dist-packages")
+# [vm] dirty_ratio / dirty_bytes from tuned 2.25 (plugin_vm.py); dirty_bytes = N% writes
+# dirty_ratio from 2.26 (throughput-performance then sets dirty_bytes = 40%).
+TUNED_VM_DIRTY_SINCE = (2, 25)
+TUNED_VM_DIRTY_PERCENT_SINCE = (2, 26)
 # The read-ahead floor (KiB, readahead=>N) of tuned's shipped throughput profiles
 # (profiles/throughput-performance/tuned.conf; enterprise-storage, virtual-guest and virtual-host
 # include it since 2.0): a profile including one of them must not ask for less.
@@ -301,7 +310,9 @@ def shell_layout() -> str:
                                  ("KTUNE_NOBARRIER", KTUNE_NOBARRIER))},
         "TUNED_PROFILE_DIRS": TUNED_PROFILE_DIRS, "TUNED_ACTIVE_FILES": TUNED_ACTIVE_FILES,
         "TUNED_BINARIES": TUNED_BINARIES, "TUNED_SHIPPED_PROFILES": (TUNED_SHIPPED_PROFILES,),
-        "TUNED_NEW_LAYOUT": (TUNED_NEW_LAYOUT,), "TUNED_PROFILES_SUBDIR": (TUNED_PROFILES_SUBDIR,),
+        "TUNED_NEW_LAYOUT": (TUNED_NEW_LAYOUT,),
+        "TUNED_VERSION_PARENT": (TUNED_VERSION_PARENT,), "TUNED_VERSION_DIRS": TUNED_VERSION_DIRS,
+        "TUNED_PROFILES_SUBDIR": (TUNED_PROFILES_SUBDIR,),
         "TUNED_ROLE_PROFILES": tuple(f"{role}:{name}" for role, name in TUNED_ROLE_PROFILES.items()),
         "TUNED_STOCK_READAHEAD": tuple(f"{name}:{kib}" for name, kib in TUNED_STOCK_READAHEAD_KIB.items()),
         "SYSTEMD_WANTS_DIRS": SYSTEMD_WANTS_DIRS, "SYSTEMD_UNIT_DIRS": SYSTEMD_UNIT_DIRS,

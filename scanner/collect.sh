@@ -58,6 +58,8 @@ LAYOUT_TUNED_ACTIVE_FILES="$LAYOUT_TUNED_ACTIVE_FILES"/etc/tune-profiles/active-
 LAYOUT_TUNED_BINARIES='/usr/sbin/tuned /usr/bin/tuned-adm'
 LAYOUT_TUNED_SHIPPED_PROFILES=/usr/lib/tuned
 LAYOUT_TUNED_NEW_LAYOUT=/usr/lib/tuned/profiles
+LAYOUT_TUNED_VERSION_PARENT=/usr/lib
+LAYOUT_TUNED_VERSION_DIRS='site-packages dist-packages'
 LAYOUT_TUNED_PROFILES_SUBDIR=profiles
 LAYOUT_TUNED_ROLE_PROFILES='kvm_guest:virtual-guest '
 LAYOUT_TUNED_ROLE_PROFILES="$LAYOUT_TUNED_ROLE_PROFILES"kvm_host:virtual-host
@@ -277,6 +279,13 @@ if [ -d "$ROOT$LAYOUT_EFI_FIRMWARE" ]; then
         for file in grub.cfg grubenv grub.conf; do follow "$dir/$file"; done
     done
 fi
+# The installed tuned's version decides which options count (tuned/version.py).
+for dir in "$ROOT$LAYOUT_TUNED_VERSION_PARENT"/python[23]*; do
+    for packages in $LAYOUT_TUNED_VERSION_DIRS; do
+        file="${dir#"$ROOT"}/$packages/tuned/version.py"
+        [ -e "$ROOT$file" ] && follow "$file"
+    done
+done
 for dir in $LAYOUT_TUNED_PROFILE_DIRS; do
     for entry in "$ROOT$dir"/*/tuned.conf; do
         [ -e "$entry" ] && follow "${entry#"$ROOT"}"

@@ -29,6 +29,8 @@ from ..rules.host_layout import (
     TUNED_NEW_LAYOUT,
     TUNED_PROFILE_DIRS,
     TUNED_SHIPPED_PROFILES,
+    TUNED_VERSION_DIRS,
+    TUNED_VERSION_PARENT,
 )
 from . import host_regex
 from .hostroot import FactError, HostRoot
@@ -166,6 +168,14 @@ class TunedFacts:
     # there to list (tuned missing, or a sosreport, which does not copy it).
     available: tuple[str, ...] | None = None
     new_layout: bool = False  # tuned >= 2.24 (profiles under .../tuned/profiles)
+    # (major, minor, patch) from the package's tuned/version.py, and that file; None: unknown
+    version: tuple[int, int, int] | None = None
+    version_source: str = ""
+
+    def honours(self, since: tuple[int, int]) -> bool | None:
+        """Whether this tuned has a feature added in ``since``; None when the version is
+        unknown."""
+        return None if self.version is None else self.version[:2] >= since
 
 
 # tuned's Loader.safe_name; more profiles than this on one host is not a real host.
@@ -292,6 +302,27 @@ def _merge(chain: TunedChain, profile: str, sections: Sections) -> None:
         unit.options.update(values)
 
 
+_VERSION_LINE = re.compile(r"^TUNED_VERSION_(MAJOR|MINOR|PATCH)\s*=\s*([0-9]{1,4})\s*$",
+                           re.MULTILINE)
+
+
+def tuned_version(root: HostRoot) -> tuple[tuple[int, int, int] | None, str]:
+    """The installed tuned's version and the file that says it, or (None, "")."""
+    for name in root.listdir(TUNED_VERSION_PARENT):
+        if not re.fullmatch(r"python[23](?:\.[0-9]{1,3})?", name):
+            continue
+        for packages in TUNED_VERSION_DIRS:
+            path = f"{TUNED_VERSION_PARENT}/{name}/{packages}/tuned/version.py"
+            try:
+                text = root.read_optional(path, 4096)
+            except FactError:
+                continue
+            parts = dict(_VERSION_LINE.findall(text or ""))
+            if len(parts) == 3:
+                return (int(parts["MAJOR"]), int(parts["MINOR"]), int(parts["PATCH"])), path
+    return None, ""
+
+
 def collect_tuned(root: HostRoot) -> TunedFacts:
     binary = next((path for path in TUNED_BINARIES if root.exists(path)), None)
     installed = binary is not None or root.is_dir(TUNED_SHIPPED_PROFILES)
@@ -321,7 +352,7 @@ def collect_tuned(root: HostRoot) -> TunedFacts:
     return TunedFacts(installed, installed_evidence, bool(enabled), enabled_evidence,
                       active, active_source, chain, collect_ktune(root),
                       available_profiles(root) if root.is_dir(TUNED_SHIPPED_PROFILES) else None,
-                      root.is_dir(TUNED_NEW_LAYOUT))
+                      root.is_dir(TUNED_NEW_LAYOUT), *tuned_version(root))
 
 
 def _start_function(script: str) -> str:

@@ -3,6 +3,8 @@ tests/test_verdicts.py: what the evidence says, so an administrator sees why (is
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from .boot_samples import KTUNE_SAS_XTREMIO, rhel6_ktune
@@ -144,3 +146,45 @@ def test_two_kpartx_partitions_of_one_lun_are_not_a_stripe(tmp_path, scan):
     rule = scan(tmp_path)["by_id"]["sas_volume_striped"]
     assert rule["result"] == "fail"
     assert rule["evidence"][0]["actual"] == "not striped (1 device below)"
+
+
+TUNED_2_27 = Path(__file__).resolve().parent / "fixtures" / "tuned-2.27"
+
+
+def _tuned_version(major: int, minor: int, patch: int) -> dict[str, str]:
+    """tuned/version.py as the package installs it on RHEL 10 (python3.12)."""
+    return {"/usr/lib/python3.12/site-packages/tuned/version.py":
+            f"TUNED_VERSION_MAJOR = {major}\nTUNED_VERSION_MINOR = {minor}\n"
+            f"TUNED_VERSION_PATCH = {patch}\n\nTUNED_VERSION_STR = \"%d.%d.%d\" % "
+            "(TUNED_VERSION_MAJOR, TUNED_VERSION_MINOR, TUNED_VERSION_PATCH)\n"}
+
+
+def _stock_2_27(host, version: tuple[int, int, int]):
+    profile = (TUNED_2_27 / "throughput-performance" / "tuned.conf").read_text()
+    return host(kernel="6.12.0-55.9.1.el10_0.x86_64", tuned_active="throughput-performance",
+                tuned_custom={}, tuned_new_layout=True,
+                tuned_shipped={"throughput-performance": profile},
+                extra_files=_tuned_version(*version))
+
+
+def test_rhel10_stock_throughput_performance_keeps_dirty_ratio_40(host, scan):
+    """tuned 2.26+ writes [vm] dirty_bytes = 40% to vm.dirty_ratio (plugin_vm.py)."""
+    result = scan(_stock_2_27(host, (2, 27, 0)))["by_id"]
+    boot = result["dirty_ratio_at_boot"]
+    assert boot["result"] == "pass", boot
+    assert boot["evidence"][0]["source"] == ("tuned profile throughput-performance [vm] "
+                                             "dirty_bytes = 40% (as a ratio)")
+    assert result["io_tuning_at_boot"]["result"] == "pass"
+
+
+def test_a_tuned_too_old_for_the_vm_options_is_named(host, scan):
+    """tuned 2.25 reads dirty_bytes as an integer: "40%" sets nothing there."""
+    boot = scan(_stock_2_27(host, (2, 25, 1)))["by_id"]["dirty_ratio_at_boot"]
+    assert boot["result"] == "fail"
+    assert "tuned 2.25.1 wants an integer there and sets nothing" in boot["evidence"][0]["note"]
+
+
+@pytest.mark.skipif(not oscap_available(), reason="oscap is not installed")
+def test_oscap_agrees_on_rhel10_stock_throughput_performance(host, tmp_path):
+    _compare("rhel10 stock", _stock_2_27(host, (2, 27, 0)), list(BASELINE_SETS),
+             tmp_path / "work")

@@ -143,11 +143,24 @@ def sysctl_at_boot(facts: OvalFacts, rule: Rule) -> Element:
     reapply_off = files_matching(facts, "tuned's reapply_sysctl turned off", (TUNED_MAIN_CONF,),
                          r"^[ \t]*reapply_sysctl[ \t]*=[ \t]*(?i:0|false|no|off)[ \t]*$")
     tuned_key = key_pattern.replace("[./]", r"\.")
+    # tuned 2.25+ [vm]: dirty_ratio = N, and (2.26+) dirty_bytes = N% (scanner's
+    # _tuned_vm_dirty); OVAL does not read tuned's version.
+    vm_twin = SYSCTL_BYTES_TWINS.get(key, "").partition(".")[2]
+
+    def tuned_sets(value: str, state: str | None, comment: str) -> Element:
+        """tuned's [sysctl] key, or its [vm] option, has ``value`` (one group)."""
+        found = [facts.tuned_setting(tuned_key, [(value, state)], comment)]
+        if vm_twin:
+            found += [facts.tuned_setting(re.escape(key.partition(".")[2]), [(value, state)],
+                                          f"{comment} ([vm])"),
+                      facts.tuned_setting(re.escape(vm_twin), [(value + "%", state)],
+                                          f"{comment} ([vm] {vm_twin} as a percentage)")]
+        return any_of(*found)
     # Nothing sets it: the kernel's default must be the site value (scanner.sysctl_boot).
     nothing_sets = none_of(
         *(criterion(oval.test("ind:textfilecontent54", f"a system file sets {key}", object_id))
           for object_id in (reapplied, packaged, files)),
-        facts.tuned_setting(tuned_key, [(r"(\S+)", None)], f"tuned sets {key}"))
+        tuned_sets(r"(\S+)", None, f"tuned sets {key}"))
     wanted = oval.values_of(f"site value for {key}", wanted_var)
     defaults = []
     earlier: list[Element] = []
@@ -175,7 +188,9 @@ def sysctl_at_boot(facts: OvalFacts, rule: Rule) -> Element:
                   files_matching(facts, f"{twin} in sysctl.conf and sysctl.ktune",
                                  (SYSCTL_CONF, KTUNE_SYSCTL_DEFAULTS["SYSCTL"]), twin_line))),
             facts.tuned_setting(twin_pattern.replace("[./]", r"\."), [(r"0*([1-9]\d*)", None)],
-                                f"tuned sets {twin}"))
+                                f"tuned sets {twin}"),
+            facts.tuned_setting(re.escape(vm_twin), [(r"0*([1-9]\d*)", None)],
+                                f"tuned [vm] sets {vm_twin}"))
         bytes_limit = all_of(nothing_sets, twin_sets, comment=f"{twin} is set instead")
         kernel_default = (any_of(kernel_default, bytes_limit) if kernel_default is not None
                           else bytes_limit)
@@ -189,10 +204,8 @@ def sysctl_at_boot(facts: OvalFacts, rule: Rule) -> Element:
                                        reapply_off), negate=True)),
             all_of(any_of(*(some(object_id, equal, f"a system file sets {key}")
                             for object_id in (reapplied, packaged, files)),
-                          facts.tuned_setting(tuned_key, [(r"(\d+)", equal)],
-                                              f"tuned sets {key}")),
-                   none_of(facts.tuned_setting(tuned_key, [(r"(\d+)", other)],
-                                               f"tuned sets {key} to another value")))),
+                          tuned_sets(r"(\d+)", equal, f"tuned sets {key}")),
+                   none_of(tuned_sets(r"(\d+)", other, f"tuned sets {key} to another value")))),
         comment=f"{key} is the site value after boot")
     return any_of(judged, kernel_default) if kernel_default is not None else judged
 

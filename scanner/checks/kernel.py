@@ -5,11 +5,18 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ...rules.host_layout import PROC_CMDLINE, PROC_CPUINFO, SYSCTL_BYTES_TWINS
+from ...rules.host_layout import (
+    PROC_CMDLINE,
+    PROC_CPUINFO,
+    SYSCTL_BYTES_TWINS,
+    TUNED_VM_DIRTY_PERCENT_SINCE,
+    TUNED_VM_DIRTY_SINCE,
+)
 from ..facts import Facts
 from ..parsers.simple import ascii_int
 from ..results import Evidence, Outcome, Verdict, combine, summarise
 from ..sysctl_boot import kernel_default
+from ..tuned import TunedFacts
 from ..unavailable import Unavailable
 
 
@@ -121,6 +128,8 @@ def sysctl_at_boot(params: Mapping[str, Any], facts: Facts,
             unit.type == "sysctl" and tuned.chain.applies(unit) is None
             for unit in tuned.chain.units.values()):
         setting = tuned.chain.setting("sysctl", key)
+        for name, value, source in _tuned_vm_dirty(tuned, key, notes):
+            write(name, value, source)
         for name in filter(None, (twin, key)):
             if profile_setting := tuned.chain.setting("sysctl", name):
                 write(name, profile_setting[0], f"tuned profile {profile_setting[1]} [sysctl]")
@@ -145,6 +154,40 @@ def sysctl_at_boot(params: Mapping[str, Any], facts: Facts,
     verdict = Verdict.PASS if ascii_int(value) == wanted else Verdict.FAIL
     evidence = Evidence(key, source, value, verdict, "; ".join(notes))
     return Outcome(verdict, expected, f"{value} ({source})", [evidence])
+
+
+def _tuned_vm_dirty(tuned: TunedFacts, key: str,
+                    notes: list[str]) -> list[tuple[str, str, str]]:
+    """What tuned's [vm] plugin writes for ``key`` (vm.dirty_ratio and its byte twin), as
+    plugin_vm.py does in the installed version: dirty_ratio and dirty_bytes from 2.25,
+    dirty_bytes = N% as dirty_ratio from 2.26. [vm] is applied before [sysctl] in the stock
+    profiles' unit order."""
+    option = key.removeprefix("vm.")
+    twin = SYSCTL_BYTES_TWINS.get(key, "").removeprefix("vm.")
+    if not twin:
+        return []
+    found = []
+    for name in (option, twin):
+        setting = tuned.chain.setting("vm", name)
+        if not setting:
+            continue
+        value, source = setting[0].strip(), f"tuned profile {setting[1]} [vm] {name}"
+        if tuned.honours(TUNED_VM_DIRTY_SINCE) is False:
+            notes.append(f"{source}: tuned {_version(tuned)} ignores it (from 2.25)")
+            continue
+        if value.endswith("%"):
+            if name != twin or tuned.honours(TUNED_VM_DIRTY_PERCENT_SINCE) is False:
+                notes.append(f"{source} = {value}: tuned {_version(tuned)} wants an integer "
+                             "there and sets nothing")
+                continue
+            found.append((key, value[:-1].strip(), f"{source} = {value} (as a ratio)"))
+        else:
+            found.append((f"vm.{name}", value, source))
+    return found
+
+
+def _version(tuned: TunedFacts) -> str:
+    return ".".join(map(str, tuned.version)) if tuned.version else "(version unknown)"
 
 
 def numa_enabled(params: Mapping[str, Any], facts: Facts, values: Mapping[str, Any]) -> Outcome:
