@@ -24,6 +24,7 @@ from ..rules.host_layout import (
     KTUNE_SYSCONFIG,
     KTUNE_SYSV,
     SYSTEMD_WANTS_DIRS,
+    TUNED02_ACTIVE,
     TUNED_ACTIVE_FILES,
     TUNED_BINARIES,
     TUNED_NEW_LAYOUT,
@@ -347,8 +348,10 @@ def collect_tuned(root: HostRoot) -> TunedFacts:
         if text is not None:
             active, active_source = parse_active_profile(text), path
             break
-    chain = resolve_chain(root, active, host_match(root)) if isinstance(active, list) \
-        else TunedChain()
+    # tuned 0.2 (RHEL 6) profiles are /etc/tune-profiles/<name>/ directories whose
+    # ktune.sysconfig collect_ktune reads; they have no tuned.conf include chain.
+    chain = resolve_chain(root, active, host_match(root)) \
+        if isinstance(active, list) and active_source != TUNED02_ACTIVE else TunedChain()
     return TunedFacts(installed, installed_evidence, bool(enabled), enabled_evidence,
                       active, active_source, chain, collect_ktune(root),
                       available_profiles(root) if root.is_dir(TUNED_SHIPPED_PROFILES) else None,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from .boot_samples import KTUNE_SAS_XTREMIO, rhel6_ktune
+from .boot_samples import KTUNE_SAS_XTREMIO, rhel6_ktune, tuned02_installed
 from .hosts import BASELINE_SETS
 from .oscap import oscap_available
 from .test_parity import _compare
@@ -188,3 +188,16 @@ def test_a_tuned_too_old_for_the_vm_options_is_named(host, scan):
 def test_oscap_agrees_on_rhel10_stock_throughput_performance(host, tmp_path):
     _compare("rhel10 stock", _stock_2_27(host, (2, 27, 0)), list(BASELINE_SETS),
              tmp_path / "work")
+
+
+def test_tuned02_profile_is_named_without_a_tuned2_lookup(host, scan):
+    # tuned 0.2.22 (RHEL 6): tuned-adm writes the name to /etc/tune-profiles/active-profile
+    # and links the profile's ktune files in; there is no /etc/tuned or /usr/lib/tuned chain.
+    files, links = tuned02_installed("throughput-performance")
+    root = host(**{**RHEL6_KTUNE, "extra_files": files, "extra_links": links})
+    rule = scan(root)["by_id"]["tuned_profile"]
+    assert rule["result"] == "pass"
+    active = rule["evidence"][-1]
+    assert (active["source"], active["actual"]) == ("/etc/tune-profiles/active-profile",
+                                                    "throughput-performance")
+    assert "not found" not in active["note"]

@@ -80,12 +80,11 @@ def rhel5_ktune(tuned: TunedFacts, expected: str) -> Outcome:
                    f"{item.subject}: {item.actual}", [item])
 
 
-
-
 def _governor_at_boot(facts: Facts) -> tuple[str, str] | None:
     """(governor, source) the enabled tuned or ktune sets at boot: tuned's [cpu] governor
-    takes the first of its |-separated list the CPU offers (plugin_cpu.py); ktune runs
-    set_cpu_governor in its scripts' start()."""
+    may list several separated by |, of which the CPU gets the first it offers
+    (plugin_cpu.py); the first listed is taken here, which is what the throughput profiles
+    list. ktune runs set_cpu_governor in its scripts' start()."""
     tuned = enabled_tuned(facts)
     if tuned is not None and (setting := tuned.chain.setting("cpu", "governor")):
         return setting[0].split("|")[0].strip(), f"tuned profile {setting[1]} [cpu]"
