@@ -123,6 +123,8 @@ class FleetData:
                 "kernel": host.kernel, "role": host.role, "reasons": host.role_reasons,
                 "cpus": host.cpus, "mem": host.memory_kib, "root": host.root,
                 "at": host.scanned_at,
+                "problems": [*(["Problem", p] for p in host.problems),
+                             *(["SAS directories", n] for n in host.discovery_notes)],
                 "dirs": [[d.get("role", ""), d.get("path", ""), d.get("source", "")]
                          for d in host.sas_dirs],
                 "storage": storage, "chart": chart,

@@ -15,6 +15,7 @@ RESULT_ORDER = ("fail", "error", "unknown", "notchecked", "pass", "informational
                 "notapplicable", "notselected")
 TAILORED_SUFFIX = "_tailored"
 THROUGHPUT_RULE = "sas_fs_throughput"
+FAILURE_SCHEMA = "sascheck-failure/1"  # a host the fleet scan could not scan (failure.py)
 
 
 class ReportInputError(Exception):
@@ -129,7 +130,7 @@ def _severity_rank(severity: str) -> int:
     return SEVERITY_ORDER.index(severity) if severity in SEVERITY_ORDER else len(SEVERITY_ORDER)
 
 
-def _with_catalogue(rule: RuleView, catalogue: Catalogue) -> RuleView:
+def with_catalogue(rule: RuleView, catalogue: Catalogue) -> RuleView:
     known = catalogue.rules.get(rule.id)
     if known is not None:
         rule.title = rule.title or known.title
@@ -160,7 +161,7 @@ def from_json(data: dict[str, Any], path: str, catalogue: Catalogue) -> HostView
             measurements=list(data.get("measurements", [])),
             io_targets=_io_targets(data.get("values"), catalogue),
             values=dict(data["values"]) if isinstance(data.get("values"), dict) else {})
-        view.rules = [_with_catalogue(RuleView(
+        view.rules = [with_catalogue(RuleView(
             id=r["id"], title=r.get("title", ""), severity=r.get("severity", ""),
             result=r["result"], expected=r.get("expected", ""), actual=r.get("actual", ""),
             message=r.get("message", ""), evidence=list(r.get("evidence", [])),
@@ -226,7 +227,7 @@ def from_arf(path: str, catalogue: Catalogue) -> HostView:
     if unknown:
         raise ReportInputError(f"{path}: rule results that XCCDF does not define: "
                                f"{', '.join(repr(u[:40]) for u in unknown[:3])}")
-    view.rules = [_with_catalogue(RuleView(id=rule_id, title="", severity="", result=result,
+    view.rules = [with_catalogue(RuleView(id=rule_id, title="", severity="", result=result,
                                            message="from oscap's ARF: no per-item evidence"),
                                   catalogue)
                   for rule_id, result in sorted(arf.results.items())
@@ -261,4 +262,7 @@ def load(path: str, catalogue: Catalogue) -> HostView:
         data = decode_json(raw, path)
     except ResultFileError as exc:
         raise ReportInputError(str(exc)) from exc
+    if isinstance(data, dict) and data.get("schema") == FAILURE_SCHEMA:
+        from .failure import from_failure  # a host the fleet scan could not scan
+        return from_failure(data, path, catalogue)
     return from_json(data, path, catalogue)

@@ -143,6 +143,9 @@ def _parser() -> argparse.ArgumentParser:
                          help="print a standalone shell script (coreutils and tar only) that "
                               "collects the same files on a host without sascheck")
 
+    from .scan_snapshots import add_parser as add_scan_snapshots
+    add_scan_snapshots(commands)
+
     iotest = commands.add_parser(
         "iotest", help="measure each SAS file system's sequential throughput with fio "
                        "(writes test files; this host only)")
@@ -188,7 +191,7 @@ def _catalogue() -> Any:
 def _root(args: argparse.Namespace) -> Iterator[str]:
     """The root to read: a directory, this host, or an extracted --snapshot or --sosreport
     (removed after; args.sos holds the sosreport's notes)."""
-    args.sos = None
+    args.sos = args.opened_snapshot = None
     if getattr(args, "sosreport", None):
         from .scanner.sosreport import SosreportError
         from .scanner.sosreport import opened as opened_sosreport
@@ -199,10 +202,14 @@ def _root(args: argparse.Namespace) -> Iterator[str]:
         except SosreportError as exc:
             raise UsageError(str(exc)) from exc
     elif getattr(args, "snapshot", None):
-        from .scanner.snapshot import SnapshotError, opened
+        from .scanner.snapshot import SnapshotError, opened_snapshot
         try:
-            with opened(args.snapshot) as root:
-                yield root
+            with opened_snapshot(args.snapshot) as snapshot:
+                args.opened_snapshot = snapshot
+                # The collection's site values first: --set given now overrides them.
+                if hasattr(args, "set"):
+                    args.set = [*snapshot.sets, *args.set]
+                yield snapshot.root
         except SnapshotError as exc:
             raise UsageError(str(exc)) from exc
     else:
@@ -231,6 +238,13 @@ def _collect(args: argparse.Namespace) -> int:
     print(for_terminal(f"{args.output}: snapshot of {host['hostname'] or args.root}"),
           file=sys.stderr)
     return EXIT_OK
+
+
+def _scan_snapshots(args: argparse.Namespace) -> int:
+    from .scan_snapshots import run
+
+    with _user_errors():
+        return run(args, _catalogue())
 
 
 def _check_root(root: str | None) -> None:
@@ -491,7 +505,11 @@ def _tailor(args: argparse.Namespace) -> int:
 
 
 def _with_source(data: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
-    """Results that name the sosreport scanned, what was rebuilt and what it lacked."""
+    """Results that name the sosreport or snapshot scanned (not the temporary directory it
+    was opened in), and for a sosreport what was rebuilt and what it lacked."""
+    if args.opened_snapshot:
+        named: dict[str, Any] = args.opened_snapshot.named(data)
+        return named
     if args.sos:
         data["host"]["root"] = args.sos.path
         data["source"] = args.sos.source()
@@ -603,7 +621,7 @@ def _diff(args: argparse.Namespace) -> int:
 
 COMMANDS = {"scan": _scan, "build": _build, "tailor": _tailor, "fix": _fix, "report": _report,
             "diff": _diff,
-            "collect": _collect, "iotest": _iotest,
+            "collect": _collect, "scan-snapshots": _scan_snapshots, "iotest": _iotest,
             "rules": _rules,
             "explain": _explain}
 

@@ -2,16 +2,33 @@
 # shellcheck disable=SC2034  # the host layout block lists more than this script uses
 # sascheck collect, standalone: gathers the files `sascheck scan` reads into a snapshot
 # archive, with nothing but a POSIX shell, coreutils and tar. Send the archive to whoever
-# runs `sascheck scan --snapshot FILE` (or tailor, fix).
-#
-#   sh collect.sh [-o FILE.tar.gz] [SAS_CONFIG_FILE_OR_DIRECTORY ...]
-#
-# Arguments name extra SAS configuration files (copied) and SAS directories (their
-# symbolic links recorded), as sascheck's sas_config_files and sas_*_dirs would.
-# Nothing is written on the host except the archive; no secrets are read: /proc/1/environ
-# is reduced to its container= entry, and only the configuration files listed below are
-# copied. SASCHECK_ROOT=DIR collects from a directory holding another system instead.
+# runs `sascheck scan --snapshot FILE` (or scan-snapshots, tailor, fix). sh collect.sh --help
+# says how to run it. Nothing is written on the host except the archive; no secrets are
+# read: /proc/1/environ is reduced to its container= entry, and only the configuration files
+# listed below are copied.
 set -eu
+
+usage() {
+    cat <<'USAGE'
+usage: sh collect.sh [-o FILE.tar.gz | -o -] [--base64] [--set NAME=VALUE]...
+                     [SAS_CONFIG_FILE_OR_DIRECTORY ...]
+
+Archive the files `sascheck scan` reads, to scan them on another machine with
+`sascheck scan --snapshot FILE` or `sascheck scan-snapshots`.
+
+  -o FILE       where to write the archive (default sascheck-HOSTNAME-TIME.tar.gz);
+                -o - writes it to standard output
+  --base64      encode the archive as base64 text (for transports that carry text, as
+                Ansible's script module does)
+  --set N=V     a site value for the scan (e.g. sas_data_dirs=/sasdata), kept in the
+                archive; the SAS directories and configuration files it names are followed
+  -h, --help    this help; nothing is collected
+
+Other arguments name extra SAS configuration files (copied) and SAS directories (their
+symbolic links recorded). SASCHECK_ROOT=DIR collects from a directory holding another
+system instead of this host.
+USAGE
+}
 
 # ---- host layout: generated from rules/host_layout.py (scripts/update-generated) ----
 LAYOUT_THP_DIRS='/sys/kernel/mm/transparent_hugepage '
@@ -121,14 +138,41 @@ LAYOUT_VM_VENDORS="$LAYOUT_VM_VENDORS"'amazon ec2|vmware|xen|virtual machine|inn
 LAYOUT_VM_VENDORS="$LAYOUT_VM_VENDORS"'virtualbox|bochs|parallels|bhyve|apple virtualization)'
 LAYOUT_LEGACY_KERNEL_RE='^(2\.|3\.)'
 # ---- end of host layout
+die() { echo "collect.sh: $*" >&2; exit 1; }
+NEWLINE='
+'
 ROOT="${SASCHECK_ROOT:-}"
 ROOT="${ROOT%/}"
+[ -z "$ROOT" ] || [ -d "$ROOT" ] || die "SASCHECK_ROOT=$ROOT is not a directory"
 OUT=""
-if [ "${1:-}" = "-o" ]; then
-    OUT="${2:?-o needs a file name}"
-    shift 2
-fi
+BASE64=0
+SETS=""  # NAME=VALUE lines
+add_set() {
+    case "$1" in
+        *"$NEWLINE"*) die "--set $1: a value may not hold a line break" ;;
+        [A-Za-z_]*=*) SETS="$SETS$1$NEWLINE" ;;
+        *) die "--set $1: expected NAME=VALUE" ;;
+    esac
+}
+while [ $# -gt 0 ]; do
+    case "$1" in
+        -h|--help) usage; exit 0 ;;
+        -o) [ $# -ge 2 ] || die "-o needs a file name"; OUT="$2"; shift 2 ;;
+        --base64) BASE64=1; shift ;;
+        --set) [ $# -ge 2 ] || die "--set needs NAME=VALUE"; add_set "$2"; shift 2 ;;
+        --set=*) add_set "${1#--set=}"; shift ;;
+        --) shift; break ;;
+        -*) die "unknown option $1 (see --help)" ;;
+        *) break ;;
+    esac
+done
 [ -n "$OUT" ] || OUT="sascheck-$(cat "$ROOT/proc/sys/kernel/hostname" 2>/dev/null || echo host)-$(date +%Y%m%d%H%M%S).tar.gz"
+if [ "$BASE64" = 1 ]; then
+    # coreutils' base64 from RHEL 6 on; RHEL 5's coreutils 5.97 has none, its openssl does.
+    if command -v base64 >/dev/null 2>&1; then ENCODE="base64"
+    elif command -v openssl >/dev/null 2>&1; then ENCODE="openssl base64"
+    else die "--base64 needs base64 or openssl"; fi
+fi
 
 STAGE="$(mktemp -d)"
 trap 'rm -rf "$STAGE"' EXIT INT TERM
@@ -380,6 +424,16 @@ done
 for argument in "$@"; do
     case "$argument" in /*) follow "$argument" ;; *) echo "collect.sh: ignoring relative $argument" >&2 ;; esac
 done
+# The directories and configuration files the site values name, as the scan will read them.
+printf '%s' "$SETS" | while IFS= read -r assignment; do
+    case "${assignment%%=*}" in
+        sas_data_dirs|sas_work_dirs|sas_utilloc_dirs|sas_config_files)
+            printf '%s\n' "${assignment#*=}" | tr ',' '\n' | while IFS= read -r path; do
+                path="$(printf '%s' "$path" | sed 's/^[[:space:]]*//; s/[[:space:]]*$//')"
+                case "$path" in /*) follow "$path" ;; esac
+            done ;;
+    esac
+done
 
 # Mount points must exist in the snapshot (oscap's partition probe stats them).
 if [ -r "$R/proc/mounts" ]; then
@@ -390,21 +444,39 @@ if [ -r "$R/proc/mounts" ]; then
 fi
 
 json() { printf '"%s"' "$(printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g' | tr -d '\000-\037')"; }
+# Each line of file $1 as a JSON string, between $2 and $3, the items separated by commas.
+json_items() {
+    first=1
+    while IFS= read -r line; do
+        [ "$first" = 1 ] || printf ', '
+        first=0
+        printf '%s%s%s' "$2" "$(json "$line")" "$3"
+    done < "$1"
+}
 {
     printf '{"schema": "sascheck-snapshot/1", "sascheck": "collect.sh",\n'
     printf ' "collected_at": "%s",\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
     printf ' "host": {"hostname": %s, "kernel": %s, "root": %s},\n' \
         "$(json "$(cat "$R/proc/sys/kernel/hostname" 2>/dev/null || true)")" \
         "$(json "$(cat "$R/proc/sys/kernel/osrelease" 2>/dev/null || true)")" "$(json "${ROOT:-/}")"
-    printf ' "unreadable": ['
-    first=1
-    while IFS= read -r path; do
-        [ "$first" = 1 ] || printf ', '
-        first=0
-        printf '{"path": %s, "reason": "cannot read"}' "$(json "$path")"
-    done < "$UNREADABLE"
+    printf '%s' "$SETS" > "$STAGE/sets"
+    printf ' "sets": ['
+    json_items "$STAGE/sets" '' ''
+    printf '],\n "unreadable": ['
+    json_items "$UNREADABLE" '{"path": ' ', "reason": "cannot read"}'
     printf ']}\n'
 } > "$STAGE/manifest.json"
 
-tar -C "$STAGE" -czf "$OUT" manifest.json root
-echo "wrote $OUT" >&2
+# Encoded from a file, not through a pipe: sh has no pipefail to report a failed tar.
+if [ "$BASE64" = 1 ] || [ "$OUT" = "-" ]; then
+    tar -C "$STAGE" -czf "$STAGE/snapshot.tar.gz" manifest.json root
+    if [ "$BASE64" = 1 ]; then
+        if [ "$OUT" = "-" ]; then $ENCODE < "$STAGE/snapshot.tar.gz"
+        else $ENCODE < "$STAGE/snapshot.tar.gz" > "$OUT"; fi
+    else
+        cat "$STAGE/snapshot.tar.gz"
+    fi
+else
+    tar -C "$STAGE" -czf "$OUT" manifest.json root
+fi
+[ "$OUT" = "-" ] || echo "wrote $OUT" >&2

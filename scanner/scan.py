@@ -25,6 +25,11 @@ def _values(catalogue: Catalogue, profile_name: str, assignments: Sequence[str]
     return values, origins
 
 
+def check_values(catalogue: Catalogue, profile_name: str, assignments: Sequence[str]) -> None:
+    """KeyError for an unknown profile, SiteValueError for a bad --set."""
+    _values(catalogue, profile_name, assignments)
+
+
 def site_values(catalogue: Catalogue, profile_name: str = "default",
                 assignments: Sequence[str] = (), root: str = "/") -> dict[str, Any]:
     """The values a scan of ``root`` would use, with the SAS directories and -BUFSIZE it
@@ -64,7 +69,7 @@ def collect_snapshot(catalogue: Catalogue, output: IO[bytes], profile_name: str 
     recorder = record(root, values, origins, _sysctl_keys(catalogue.rules_of(profile)))
     info = collect_host(HostRoot(root))
     host = {"hostname": info.hostname, "kernel": info.kernel, "os": info.os, "root": root}
-    write_snapshot(recorder, output, host)
+    write_snapshot(recorder, output, host, assignments)
     return host
 
 

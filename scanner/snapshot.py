@@ -17,8 +17,9 @@ import stat
 import tarfile
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from typing import IO, Any
 
 from .. import __version__
@@ -36,6 +37,9 @@ MAX_MEMBER_BYTES = 64 << 20
 # to reach the next member, so a skipped 40 GB member costs as much as an extracted one.
 MAX_ARCHIVE_BYTES = 4 << 30
 SMALL_FILE = 64 * 1024
+# Site values given to the collection (collect --set, collect.sh --set), kept in the
+# manifest so that the scan elsewhere judges the host as its administrator described it.
+MAX_SETS, MAX_SET_CHARS = 64, 4096
 ENVIRON = "/proc/1/environ"
 
 
@@ -129,13 +133,14 @@ def _info(name: str, kind: bytes, mtime: int, size: int = 0, mode: int = 0o644) 
     return info
 
 
-def write_snapshot(recorder: RecordingRoot, output: IO[bytes], host: Mapping[str, Any]) -> None:
+def write_snapshot(recorder: RecordingRoot, output: IO[bytes], host: Mapping[str, Any],
+                   sets: Sequence[str] = ()) -> None:
     """Write the archive to ``output`` (the caller decides where and how it lands)."""
     mtime = int(os.environ.get("SOURCE_DATE_EPOCH", "0") or 0) or int(time.time())
     manifest = {
         "schema": SNAPSHOT_SCHEMA, "sascheck": __version__,
         "collected_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(mtime)),
-        "host": dict(host),
+        "host": dict(host), "sets": list(sets),
         "unreadable": [{"path": p, "reason": r} for p, r in sorted(recorder.errors.items())],
         "files": len(recorder.files), "links": len(recorder.links),
     }
@@ -312,13 +317,67 @@ def make_directories(root: str, path: str) -> None:
             raise SnapshotError(f"member under {path!r}: {part!r} is not a directory")
 
 
+@dataclass
+class OpenedSnapshot:
+    path: str  # the archive, as named
+    root: str  # its extracted root, removed when the context ends
+    sets: list[str] = field(default_factory=list)
+    collected_at: str = ""
+    collector: str = ""
+
+    def named(self, data: dict[str, Any]) -> dict[str, Any]:
+        """Results that name the archive scanned (not its removed temporary root) and the
+        site values its collection carried."""
+        data["host"]["root"] = self.path
+        notes = [f"collected {self.collected_at or 'at an unknown time'} by "
+                 f"{self.collector or 'an unknown collector'}"]
+        if self.sets:
+            notes.append("site values given to the collection: " + ", ".join(self.sets))
+        data["source"] = {"kind": "snapshot", "path": self.path, "notes": notes}
+        return data
+
+
+def manifest_sets(manifest: Mapping[str, Any], archive_path: str) -> list[str]:
+    """The manifest's NAME=VALUE site values, checked for shape (the scan checks names and
+    values as it does for --set); an archive from before they were kept has none."""
+    sets = manifest.get("sets", [])
+    if not isinstance(sets, list) or len(sets) > MAX_SETS or not all(
+            isinstance(item, str) and "=" in item and len(item) <= MAX_SET_CHARS
+            for item in sets):
+        raise SnapshotError(f"{archive_path}: the manifest's 'sets' is not a list of at most "
+                            f"{MAX_SETS} NAME=VALUE strings")
+    return list(sets)
+
+
+def _manifest_text(manifest: Mapping[str, Any], key: str) -> str:
+    value = manifest.get(key, "")
+    return value[:128] if isinstance(value, str) else ""
+
+
+def _collector(stamp: str) -> str:
+    """Who wrote the archive: collect.sh says so, sascheck collect writes its version."""
+    return stamp if stamp in ("", "collect.sh") else f"sascheck collect {stamp}"
+
+
+@contextmanager
+def opened_snapshot(archive_path: str, scratch: str | None = None
+                    ) -> Iterator[OpenedSnapshot]:
+    """An extracted snapshot with what its manifest says, removed afterwards; extracted in
+    ``scratch`` (default: the temporary directory)."""
+    destination = tempfile.mkdtemp(prefix="sascheck-snapshot-", dir=scratch)
+    try:
+        manifest = extract(archive_path, destination)
+        sets = manifest_sets(manifest, archive_path)
+        mark_partial_root(os.path.join(destination, ROOT_PREFIX))
+        yield OpenedSnapshot(archive_path, os.path.join(destination, ROOT_PREFIX), sets,
+                             _manifest_text(manifest, "collected_at"),
+                             _collector(_manifest_text(manifest, "sascheck")))
+    finally:
+        shutil.rmtree(destination, ignore_errors=True)
+
+
 @contextmanager
 def opened(archive_path: str) -> Iterator[str]:
     """The root directory of an extracted snapshot, removed afterwards."""
-    destination = tempfile.mkdtemp(prefix="sascheck-snapshot-")
-    try:
-        extract(archive_path, destination)
-        mark_partial_root(os.path.join(destination, ROOT_PREFIX))
-        yield os.path.join(destination, ROOT_PREFIX)
-    finally:
-        shutil.rmtree(destination, ignore_errors=True)
+    with opened_snapshot(archive_path) as snapshot:
+        yield snapshot.root

@@ -215,6 +215,15 @@
     var heading = add(section, el("h2", host.n + " "));
     add(heading, el("span", "(" + host.s + (data.profile ? ", profile " + data.profile : "") + ")", "muted"));
     facts(section, host, data);
+    if (data.problems.length) {  // what the scan could not read, place or collect
+      var banner = add(section, el("div", null, "banner"));
+      banner.setAttribute("role", "note");
+      data.problems.forEach(function (pair) {
+        var line = add(banner, el("p"));
+        add(line, el("b", pair[0] + ":"));
+        line.appendChild(document.createTextNode(" " + pair[1]));
+      });
+    }
     if (data.dirs.length) { table(section, ["SAS role", "Directory", "From"], data.dirs, "sasdirs"); }
     var results = data.rules.map(function (pair) { return details.results[pair[1]]; });
     var summary = add(section, el("div", null, "summary"));

@@ -1,0 +1,103 @@
+"""`sascheck scan-snapshots`: judge many hosts' snapshot archives on the controller, the
+agentless fleet scan (reports/playbooks/fleet-scan.yml collects them with collect.sh)."""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import os
+import sys
+import time
+
+from .rules import Catalogue
+from .rules.errors import UserInputError
+
+EXIT_OK, EXIT_FINDINGS = 0, 2
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = commands.add_parser(
+        "scan-snapshots",
+        help="scan many snapshot archives (sascheck collect, collect.sh) in parallel, one "
+             "results file per host")
+    parser.add_argument("snapshots", nargs="+", metavar="SNAPSHOT|DIR",
+                        help="archives, or directories whose *.tar.gz are scanned")
+    parser.add_argument("-d", "--output-dir", required=True, metavar="DIR",
+                        help="where each host's results go, as <archive name>.json (a "
+                             "snapshot that cannot be scanned: its failure record)")
+    parser.add_argument("--jobs", type=int, metavar="N",
+                        help="worker processes (default: the CPUs this process may use)")
+    parser.add_argument("--profile", default="default", metavar="NAME")
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                        help="site values for every host, after those each archive "
+                             "carries from its collection")
+    parser.add_argument("--quiet", action="store_true", help="no progress and no summary")
+
+
+def snapshot_files(arguments: list[str]) -> list[str]:
+    files: list[str] = []
+    for argument in arguments:
+        if os.path.isdir(argument):
+            files += sorted(glob.glob(os.path.join(glob.escape(argument), "*.tar.gz")))
+        elif os.path.isfile(argument):
+            files.append(argument)
+        else:
+            raise UserInputError(f"{argument}: no such snapshot archive or directory")
+    if not files:
+        raise UserInputError("no snapshot archives (*.tar.gz) to scan")
+    return files
+
+
+def available_cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def run(args: argparse.Namespace, catalogue: Catalogue) -> int:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    from .reports.escaping import for_terminal
+    from .scanner.batch import BatchOutcome, plan, scan_all
+    from .scanner.scan import check_values
+
+    check_values(catalogue, args.profile, args.set)  # once, not as every host's failure
+    if args.jobs is not None and args.jobs < 1:
+        raise UserInputError("--jobs needs a number of processes of at least 1")
+    files = snapshot_files(args.snapshots)
+    try:
+        os.makedirs(args.output_dir, exist_ok=True)
+    except OSError as exc:
+        raise UserInputError(f"cannot make {args.output_dir}: {exc.strerror}") from exc
+    jobs = plan(files, args.output_dir, args.profile, args.set)
+    processes = args.jobs or available_cpus()
+    failures: list[BatchOutcome] = []
+    started = time.monotonic()
+    show = not args.quiet and sys.stderr.isatty()
+    with Progress("[progress.description]{task.description}", BarColumn(),
+                  MofNCompleteColumn(), TimeElapsedColumn(), transient=True,
+                  disable=not show) as progress:
+        task = progress.add_task("scanning snapshots", total=len(jobs))
+
+        def done(outcome: BatchOutcome) -> None:
+            progress.advance(task)
+            if outcome.status == "failed":
+                failures.append(outcome)
+
+        outcomes = scan_all(jobs, processes, done)
+    elapsed = time.monotonic() - started
+    if not args.quiet:
+        for failure in sorted(failures, key=lambda outcome: outcome.snapshot):
+            print(for_terminal(f"{failure.snapshot}: not scanned: {failure.message}"),
+                  file=sys.stderr)
+        findings = sum(1 for outcome in outcomes if outcome.status == "findings")
+        print(for_terminal(
+            f"{len(outcomes)} snapshots in {elapsed:.1f} s with {min(processes, len(jobs))} "
+            f"processes: {len(outcomes) - findings - len(failures)} without findings, "
+            f"{findings} with findings, {len(failures)} not scanned; results in "
+            f"{args.output_dir}"), file=sys.stderr)
+        print(for_terminal(f"next: sascheck report --fleet {args.output_dir} -o fleet.html"),
+              file=sys.stderr)
+    return EXIT_FINDINGS if failures or any(o.status == "findings" for o in outcomes) \
+        else EXIT_OK

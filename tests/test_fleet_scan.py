@@ -1,0 +1,238 @@
+"""The fleet from the controller (issue 25): hosts run nothing but collect.sh, the controller
+scans their snapshots across its cores, and a host that could not be collected or scanned
+is a row of errors saying why, never a host missing from the page."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sascheck.cli import main
+from sascheck.scanner.collect_script import SCRIPT
+from tests.example_roots import EXAMPLE_VALUES, EXAMPLES
+
+from .browser import browser_available, fleet_index, open_page
+from .oscap import oscap_available
+
+PROJECT = Path(__file__).resolve().parent.parent
+PLAYBOOK = PROJECT / "reports/playbooks/fleet-scan.yml"
+SASCHECK = str(Path(sys.executable).parent / "sascheck")
+
+
+def _example_roots(base: Path) -> dict[str, tuple[Path, list[str]]]:
+    """host<N> -> (root, site values) of each example system, built under ``base``."""
+    roots = {}
+    for index, name in enumerate(sorted(EXAMPLES)):
+        EXAMPLES[name](base / name)
+        roots[f"host{index}"] = (base / name, EXAMPLE_VALUES[name])
+    return roots
+
+
+def _run_playbook(tmp_path: Path, hosts: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """ansible-playbook fleet-scan.yml over local "hosts" (each line's host variables)."""
+    from .remedy import ANSIBLE_BIN
+
+    inventory = tmp_path / "inventory.ini"
+    inventory.write_text("[sas]\n" + "".join(f"{host} ansible_connection=local {variables}\n"
+                                             for host, variables in hosts.items()))
+    return subprocess.run(
+        [str(ANSIBLE_BIN / "ansible-playbook"), "-i", str(inventory), str(PLAYBOOK),
+         "-e", "ansible_become=false", "-e", f"sascheck_command={SASCHECK}",
+         "-e", f"sascheck_controller_command={SASCHECK}",
+         "-e", f"sascheck_remote_dir={tmp_path}",
+         "-e", f"sascheck_results_dir={tmp_path / 'results'}",
+         "-e", f"sascheck_fleet_report={tmp_path / 'fleet.html'}"],
+        capture_output=True, text=True, timeout=600,
+        env={"PATH": f"{ANSIBLE_BIN}:/usr/bin:/bin:/usr/sbin:/sbin", "ANSIBLE_NOCOLOR": "1",
+             "HOME": str(tmp_path), "ANSIBLE_LOCALHOST_WARNING": "0"})
+
+
+def _needs_ansible() -> None:
+    from .remedy import ansible_available
+
+    if not ansible_available():
+        pytest.skip("ansible-core not installed")
+
+
+def test_agentless_playbook_needs_nothing_but_sh_on_the_hosts(tmp_path):
+    """Each host's Python is a path that does not exist, so any module run there fails: the
+    snapshots come back through ansible.builtin.script alone. host3's collection fails
+    (its root is gone) and it is on the page as such, with the others' verdicts."""
+    _needs_ansible()
+    hosts = {host: (f"sascheck_scan_root={root} sascheck_sets='{json.dumps(sets)}' "
+                    "ansible_python_interpreter=/nonexistent/python3")
+             for host, (root, sets) in _example_roots(tmp_path / "roots").items()}
+    hosts["host3"] = ("sascheck_scan_root=/nonexistent/root "
+                      "ansible_python_interpreter=/nonexistent/python3")
+    completed = _run_playbook(tmp_path, hosts)
+    assert completed.returncode == 0, completed.stdout[-3000:] + completed.stderr[-2000:]
+    results = tmp_path / "results"
+    assert sorted(path.name for path in results.glob("*.tar.gz")) == [
+        "host0.tar.gz", "host1.tar.gz", "host2.tar.gz"]
+    # The site values given per host travel in its archive and were used on the controller.
+    for host, name in zip(("host0", "host1", "host2"), sorted(EXAMPLES)):
+        data = json.loads((results / f"{host}.json").read_text())
+        assert data["source"]["kind"] == "snapshot"
+        assert data["host"]["root"].endswith(f"{host}.tar.gz")
+        given = [note for note in data["source"]["notes"] if note.startswith("site values")]
+        values = EXAMPLE_VALUES[name]
+        assert given == (["site values given to the collection: " + ", ".join(values)]
+                         if values else [])
+        assert {f"sas_data_dirs={d['path']}" for d in data["sas_dirs"]
+                if d["source"] == "--set"} == set(values)
+    failed = json.loads((results / "host3.failed.json").read_text())
+    assert failed["stage"] == "collect"
+    assert "SASCHECK_ROOT=/nonexistent/root is not a directory" in failed["reason"]
+    hosts_on_page = {row["n"]: row for row in
+                     fleet_index((tmp_path / "fleet.html").read_text())["hosts"]}
+    assert sorted(hosts_on_page) == ["host3", "kvmhost02", "sasgrid07", "sasprod01"]
+    assert set(hosts_on_page["host3"]["r"]) == {"e"}  # every rule an error, none a pass
+    assert {"p", "f"} <= set(hosts_on_page["sasprod01"]["r"])
+
+
+@pytest.mark.skipif(not oscap_available(), reason="oscap is not installed")
+def test_playbook_still_runs_sascheck_and_oscap_where_hosts_have_them(tmp_path):
+    from .oscap import DATASTREAM
+
+    _needs_ansible()
+    hosts = {host: (f"sascheck_scan_root={root} sascheck_sets='{json.dumps(sets)}' "
+                    f"sascheck_engine={'oscap' if host == 'host0' else 'sascheck'} "
+                    f"sascheck_datastream={DATASTREAM} "
+                    f"ansible_python_interpreter={sys.executable}")
+             for host, (root, sets) in _example_roots(tmp_path / "roots").items()}
+    completed = _run_playbook(tmp_path, hosts)
+    assert completed.returncode == 0, completed.stdout[-3000:] + completed.stderr[-2000:]
+    fetched = sorted(p.name for p in (tmp_path / "results").iterdir())
+    assert fetched == ["host0.arf.xml", "host1.json", "host2.json"]
+    hosts_on_page = fleet_index((tmp_path / "fleet.html").read_text())["hosts"]
+    assert sorted(host["n"] for host in hosts_on_page) == ["kvmhost02", "sasgrid07", "sasprod01"]
+
+
+def test_fleet_playbook_is_ansible_lint_clean():
+    from .remedy import lint_playbook
+
+    _needs_ansible()
+    lint = lint_playbook(PLAYBOOK)
+    assert lint.returncode == 0, lint.stdout + lint.stderr
+
+
+def _collect(root: Path, output: Path, *arguments: str) -> Path:
+    completed = subprocess.run(["sh", "-c", SCRIPT, "collect.sh", "-o", str(output),
+                                *arguments], capture_output=True, text=True, timeout=120,
+                               env={**os.environ, "SASCHECK_ROOT": str(root)})
+    assert completed.returncode == 0, completed.stderr
+    return output
+
+
+@pytest.fixture(scope="module")
+def snapshots(tmp_path_factory) -> Path:
+    """One collect.sh archive per example host (with its site values), and a broken one."""
+    base = tmp_path_factory.mktemp("snapshots")
+    archives = base / "archives"
+    archives.mkdir()
+    for host, (root, sets) in _example_roots(base / "roots").items():
+        _collect(root, archives / f"{host}.tar.gz", *[f"--set={value}" for value in sets])
+    (archives / "broken.tar.gz").write_bytes(b"\x1f\x8b not really gzip")
+    return archives
+
+
+def test_scan_snapshots_in_parallel_matches_one_scan_each(tmp_path, snapshots, capsys):
+    status = main(["scan-snapshots", "--jobs", "2", "-d", str(tmp_path / "out"),
+                   str(snapshots)])
+    assert status == 2  # findings, and one archive not scanned
+    err = capsys.readouterr().err
+    assert "broken.tar.gz: not scanned: " in err and "1 not scanned" in err
+    for host in ("host0", "host1", "host2"):
+        one = tmp_path / f"{host}-alone.json"
+        main(["scan", "--snapshot", str(snapshots / f"{host}.tar.gz"), "--quiet",
+              "--json", str(one)])
+        alone = {r["id"]: r["result"] for r in json.loads(one.read_text())["rules"]}
+        batch = json.loads((tmp_path / "out" / f"{host}.json").read_text())
+        assert {r["id"]: r["result"] for r in batch["rules"]} == alone
+    broken = json.loads((tmp_path / "out" / "broken.json").read_text())
+    assert (broken["schema"], broken["stage"]) == ("sascheck-failure/1", "scan")
+    assert "not a readable tar archive" in broken["reason"]
+
+
+def test_a_failure_record_is_a_row_of_errors_with_its_reason(tmp_path, snapshots):
+    main(["scan-snapshots", "--quiet", "-d", str(tmp_path / "out"), str(snapshots)])
+    page = tmp_path / "fleet.html"
+    assert main(["report", "--fleet", str(tmp_path / "out"), "-o", str(page)]) == 0
+    rows = {row["n"]: row for row in fleet_index(page.read_text())["hosts"]}
+    assert set(rows["broken"]["r"]) == {"e"} and rows["broken"]["sc"] == 0
+    if not browser_available():
+        pytest.skip("chromium/playwright missing")
+    with open_page(page) as (browser_page, log):
+        browser_page.locator("#matrix-rows a", has_text="broken").click()
+        banner = browser_page.locator("section.host .banner").inner_text()
+        assert "Problem: not scanned: the scan failed:" in banner
+        assert "not a readable tar archive" in banner
+    assert log.console_errors == []
+
+
+@pytest.mark.parametrize(("record", "message"), [
+    ({"host": {"hostname": "x"}, "stage": "reboot", "reason": "r"}, "stage 'reboot'"),
+    ({"host": "x", "stage": "scan", "reason": "r"}, "'host' is not an object"),
+    ({"host": {"hostname": "x"}, "stage": "scan", "reason": ["r"]}, "'reason' is not a string"),
+])
+def test_a_malformed_failure_record_is_named(tmp_path, capsys, record, message):
+    path = tmp_path / "x.failed.json"
+    path.write_text(json.dumps({"schema": "sascheck-failure/1", **record}))
+    assert main(["report", str(path), "-o", str(tmp_path / "out.html")]) == 1
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_scan_snapshots_refuses_a_bad_set_before_scanning(tmp_path, snapshots, capsys):
+    assert main(["scan-snapshots", "-d", str(tmp_path / "out"), "--set", "no_such=1",
+                 str(snapshots)]) == 1
+    assert "unknown site value 'no_such'" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+def test_collect_script_help_collects_nothing(tmp_path):
+    completed = subprocess.run(["sh", "-c", SCRIPT, "collect.sh", "--help"], cwd=tmp_path,
+                               capture_output=True, text=True, timeout=60)
+    assert completed.returncode == 0 and completed.stdout.startswith("usage: sh collect.sh")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_sets_given_to_collect_are_kept_and_overridden_by_scan(tmp_path, capsys):
+    """`sascheck collect --set` and collect.sh --set: the scan of the archive uses them, and a
+    --set given to the scan wins."""
+    EXAMPLES["rhel8-tuned-sas"](tmp_path / "root")
+    values = EXAMPLE_VALUES["rhel8-tuned-sas"]
+    archive = tmp_path / "python.tar.gz"
+    assert main(["collect", "--root", str(tmp_path / "root"), "-o", str(archive),
+                 *[f"--set={value}" for value in values]]) == 0
+    script_archive = _collect(tmp_path / "root", tmp_path / "sh.tar.gz",
+                              *[f"--set={value}" for value in values])
+    direct = tmp_path / "direct.json"
+    main(["scan", "--root", str(tmp_path / "root"), "--quiet", "--json", str(direct),
+          *[f"--set={value}" for value in values]])
+    expected = json.loads(direct.read_text())
+    for each in (archive, script_archive):
+        out = tmp_path / "out.json"
+        main(["scan", "--snapshot", str(each), "--quiet", "--json", str(out)])
+        data = json.loads(out.read_text())
+        assert data["sas_dirs"] == expected["sas_dirs"] and data["sas_dirs"]
+        assert data["host"]["root"] == str(each)  # the archive, not a removed temp dir
+        main(["scan", "--snapshot", str(each), "--quiet", "--json", str(out),
+              "--set", "sas_data_dirs=/srv/elsewhere"])
+        roles = {d["path"] for d in json.loads(out.read_text())["sas_dirs"]
+                 if d["role"] == "DATA"}
+        assert roles == {"/srv/elsewhere"}
+
+
+def test_snapshot_benchmark_runs_and_prints_rates(tmp_path):
+    completed = subprocess.run([sys.executable, str(PROJECT / "scripts/bench-snapshots"), "6",
+                                str(tmp_path)], capture_output=True, text=True, timeout=300)
+    assert completed.returncode == 0, completed.stderr
+    assert "snapshots/s per core" in completed.stdout
+    assert "controller pipeline for 6 hosts" in completed.stdout
+    assert len(list((tmp_path / "results").glob("*.json"))) == 6
