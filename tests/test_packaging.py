@@ -97,6 +97,21 @@ def test_wheel_installs_into_a_fresh_venv_and_scans(tmp_path):
                           text=True).stdout.count("Sources:") == 1
 
 
+def test_every_package_of_the_tree_is_in_the_distribution():
+    """A new subpackage left out of pyproject's list would be missing from the wheel and the
+    RPM while an editable install still finds it."""
+    import tomllib
+
+    config = tomllib.loads((PROJECT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    folders = config["package-dir"]
+    found = set()
+    for package, folder in folders.items():
+        for init in (PROJECT / folder).rglob("__init__.py"):
+            relative = init.parent.relative_to(PROJECT / folder)
+            found.add(".".join([package, *relative.parts]))
+    assert found - set(config["packages"]) == set()  # (rules.profiles: data, no code)
+
+
 def test_readme_catalogue_is_generated_from_the_rules():
     from sascheck.reports.catalogue import markdown_catalogue
     from sascheck.rules import load_catalogue
