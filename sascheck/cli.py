@@ -16,6 +16,8 @@ from . import __version__
 
 ROLE_CHOICES = ("auto", "bare_metal", "kvm_guest", "kvm_host", "container")
 EXIT_OK, EXIT_USAGE, EXIT_FINDINGS = 0, 1, 2
+# Where the sascheck-content RPM puts the data stream (packaging/sascheck.spec).
+INSTALLED_DATASTREAM = "/usr/share/xml/scap/sascheck/content/sascheck-ds.xml"
 
 
 class UsageError(Exception):
@@ -492,7 +494,7 @@ def _build(args: argparse.Namespace) -> int:
 def _tailor(args: argparse.Namespace) -> int:
     from .content.build import build_time
     from .content.tailoring import write_tailoring
-    from .outputs import check_destinations, write_output
+    from .outputs import STDOUT, check_destinations, write_output
     from .scanner.scan import site_values
 
     catalogue = _catalogue()
@@ -501,6 +503,15 @@ def _tailor(args: argparse.Namespace) -> int:
         values = site_values(catalogue, args.profile, args.set, args.root)
         data = write_tailoring(catalogue, args.profile, values, build_time())
         write_output(args.output, data.decode("utf-8"))
+    if args.output != STDOUT:
+        from .content.tailoring import tailored_profile_id
+        from .reports.escaping import for_terminal
+
+        profile_id = tailored_profile_id(args.profile)
+        print(for_terminal(f"{args.output}: tailored profile {profile_id}"), file=sys.stderr)
+        print(for_terminal(f"next: oscap xccdf eval --tailoring-file {args.output} --profile "
+                           f"{profile_id} --results-arf arf.xml {INSTALLED_DATASTREAM}"),
+              file=sys.stderr)
     return EXIT_OK
 
 

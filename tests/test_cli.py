@@ -89,3 +89,32 @@ def test_rules_and_explain(capsys):
     text = capsys.readouterr().out
     assert "site values: allowed_fs_types, sas_data_dirs" in text
     assert "fix: manual: A file system's type cannot change in place" in text
+
+
+def test_tailor_names_the_profile_and_its_next_command_runs(tmp_path, capsys):
+    import os
+    import shlex
+    import shutil
+    import subprocess
+
+    from sascheck.cli import INSTALLED_DATASTREAM
+
+    from .oscap import DATASTREAM
+
+    if shutil.which("oscap") is None:
+        pytest.skip("oscap is not installed")
+    from tests.example_roots import EXAMPLE_VALUES, EXAMPLES
+
+    EXAMPLES["rhel8-tuned-sas"](tmp_path / "host")
+    tailoring = tmp_path / "t.xml"
+    assert main(["tailor", "--root", str(tmp_path / "host"), "-o", str(tailoring),
+                 *[f"--set={v}" for v in EXAMPLE_VALUES["rhel8-tuned-sas"]]]) == 0
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == f"{tailoring}: tailored profile " \
+                       "xccdf_org.sascheck.content_profile_default_tailored"
+    command = shlex.split(lines[1].removeprefix("next: "))
+    command = [str(DATASTREAM) if arg == INSTALLED_DATASTREAM else arg for arg in command]
+    ran = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                         env={**os.environ, "OSCAP_PROBE_ROOT": str(tmp_path / "host")})
+    assert ran.returncode in (0, 2), ran.stderr
+    assert (tmp_path / "arf.xml").stat().st_size > 0

@@ -3,6 +3,7 @@ prometheus_client's own exposition parser; the shipped systemd units, verified b
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -110,7 +111,10 @@ def test_systemd_units_verify_and_break_when_broken(tmp_path):
         return subprocess.run(["systemd-analyze", "verify", *units], cwd=tmp_path,
                               capture_output=True, text=True, timeout=60)
 
-    good = verify("./sascheck.service", "./sascheck.timer")
+    for unit in ("sascheck-oscap.service", "sascheck-oscap.timer"):
+        shutil.copy(UNITS / unit, tmp_path / unit)
+    good = verify("./sascheck.service", "./sascheck.timer", "./sascheck-oscap.service",
+                  "./sascheck-oscap.timer")
     assert good.returncode == 0, good.stderr
     (tmp_path / "sascheck.timer").write_text(
         (UNITS / "sascheck.timer").read_text().replace("OnCalendar=daily", "OnCalendar=dayly"))
@@ -118,15 +122,23 @@ def test_systemd_units_verify_and_break_when_broken(tmp_path):
 
 
 def test_the_services_command_line_scans_and_writes_its_three_files(tmp_path):
-    """The service's own ExecStart, run as written but for the state directory: a read-only
-    scan of this machine whose exit status the unit accepts, and the three outputs."""
+    """The service's own ExecStart, run as written but for the state directory, with
+    $SASCHECK_OPTIONS from /etc/sysconfig/sascheck naming a tailoring file: a read-only
+    scan of this machine with the site's values, an exit status the unit accepts, and the
+    three outputs."""
     argv = _exec_start((UNITS / "sascheck.service").read_text())
-    assert argv[:2] == [INSTALLED_SASCHECK, "scan"]
+    assert argv[:2] == [INSTALLED_SASCHECK, "scan"] and argv[-1] == "$SASCHECK_OPTIONS"
+    tailoring = tmp_path / "tailoring.xml"
+    assert main(["tailor", "--set", "sas_data_dirs=/srv/site-data", "-o", str(tailoring)]) == 0
     state = "/var/lib/sascheck"
-    args = [arg.replace(state, str(tmp_path)) for arg in argv[1:]]
+    # systemd splits an unbraced $VARIABLE at white space (systemd.service, "Command lines")
+    args = [arg.replace(state, str(tmp_path)) for arg in argv[1:-1]] + [
+        "--tailoring", str(tailoring)]
     (tmp_path / "metrics").mkdir()  # StateDirectory= makes it before the service starts
     status = main(args)
     assert status in (0, 2)  # SuccessExitStatus=2: findings are not a failed service
     for name in ("sascheck-report.json", "sascheck-report.html", "metrics/sascheck.prom"):
         assert (tmp_path / name).stat().st_size > 0, name
     assert "sascheck_rule_result" in _metrics(tmp_path / "metrics/sascheck.prom")
+    results = json.loads((tmp_path / "sascheck-report.json").read_text())
+    assert results["values"]["sas_data_dirs"] == ["/srv/site-data"]
