@@ -49,6 +49,20 @@ def _ansible(tool: str) -> str:
     return str(local) if local.exists() else tool
 
 
+LAST_PLAYBOOK_OUTPUT: list[str] = []  # the last run's output, for a failing test to show
+
+
+def changed_tasks(output: str) -> list[str]:
+    """The tasks a playbook run reported changed (its TASK header before each changed:)."""
+    tasks, current = [], ""
+    for line in output.splitlines():
+        if line.startswith("TASK ["):
+            current = line
+        elif line.startswith("changed:"):
+            tasks.append(f"{current} {line}")
+    return tasks
+
+
 def run_playbook(playbook: Path, root: Path | None, *args: str) -> dict[str, int]:
     """ansible-playbook against this machine (connection local); the recap's counters."""
     argv = [_ansible("ansible-playbook"), "-i", "localhost,", "-c", "local",
@@ -65,6 +79,7 @@ def run_playbook(playbook: Path, root: Path | None, *args: str) -> dict[str, int
            "ANSIBLE_HOST_KEY_CHECKING": "0", "PATH": f"{ANSIBLE_BIN}:{os.environ['PATH']}"}
     completed = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=600)
     assert completed.returncode == 0, completed.stdout[-4000:] + completed.stderr[-2000:]
+    LAST_PLAYBOOK_OUTPUT[:] = [completed.stdout]
     recap = re.search(r"localhost\s+:\s+(.*)$", completed.stdout, re.MULTILINE)
     assert recap, completed.stdout
     return {key: int(value) for key, value in re.findall(r"(\w+)=(\d+)", recap.group(1))}

@@ -149,7 +149,13 @@ def _lab_fix(fmt: str, sets: list[str], output: Path) -> Path:
 
 @pytest.mark.parametrize("fmt", ["bash", "ansible"])
 def test_live_remediation_of_the_lab(lab, tmp_path, fmt):
-    from .remedy import ansible_available, run_bash, run_playbook
+    from .remedy import (
+        LAST_PLAYBOOK_OUTPUT,
+        ansible_available,
+        changed_tasks,
+        run_bash,
+        run_playbook,
+    )
 
     if fmt == "ansible" and not ansible_available():
         pytest.fail("ansible-core is not installed (scripts/setup --test installs it)")
@@ -167,7 +173,8 @@ def test_live_remediation_of_the_lab(lab, tmp_path, fmt):
         assert run_bash(fix, None, env=env).stdout.rstrip().endswith("no changes")
     else:
         assert run_playbook(fix, None, "-e", f"sascheck_manifest={manifest}")["changed"] > 0
-        assert run_playbook(fix, None, "-e", f"sascheck_manifest={manifest}")["changed"] == 0
+        again = run_playbook(fix, None, "-e", f"sascheck_manifest={manifest}")
+        assert again["changed"] == 0, changed_tasks(LAST_PLAYBOOK_OUTPUT[0])
     after = _lab_verdicts(sets)
     assert {rule: after[rule] for rule in LAB_RULES} == dict.fromkeys(LAB_RULES, "pass")
     assert (lab["work"].queue / "read_ahead_kb").read_text().strip() == "2048"
