@@ -116,7 +116,10 @@ def _rule(rule: Rule, definition: str | None, exports: list[tuple[str, str]],
     _sub(element, "title", rule.title)
     _sub(element, "description", rule.description)
     for reference in rule.references:
-        _sub(element, "reference", reference.citation)
+        if reference.source.url:
+            _sub(element, "reference", reference.citation, href=reference.source.url)
+        else:
+            _sub(element, "reference", reference.citation)
     _sub(element, "rationale", rule.rationale)
     _sub(element, "platform", idref=f"#sascheck_platform_{rule.id}")
     element.extend(fix_element(rule, system, text) for system, text in fixes)

@@ -3,7 +3,10 @@ return the same sascheck-result/1 document a scan does, with a ``measurements`` 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import subprocess
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,8 +23,17 @@ from ..scanner.hostroot import FactError, HostRoot
 from ..scanner.parsers.simple import cpuinfo_physical_cores
 from ..scanner.scan import run_scan
 from .fio import FioJob, fio_command, fio_version
-from .plan import DEFAULT_BLOCK, MAX_DEFAULT_JOBS, Plan, PlanError, plan, targets
-from .runner import measure, sigterm_interrupts
+from .plan import (
+    DEFAULT_BLOCK,
+    MAX_DEFAULT_JOBS,
+    SAS_BLOCK,
+    Plan,
+    PlanError,
+    human,
+    plan,
+    targets,
+)
+from .runner import Measurement, measure, sigterm_interrupts, stop_process
 
 RULE_ID = "sas_fs_throughput"
 
@@ -33,7 +45,9 @@ class Request:
     size: int | None = None  # per job; None: the default
     jobs: int | None = None
     block: int | None = None
-    direct: bool = True
+    method: str = "sas"
+    buffered: bool = False  # fio-direct through the page cache (--buffered)
+    concurrent: bool = False  # every file system at once
     dry_run: bool = False
     quiet: bool = False
     plans: list[Plan] = field(default_factory=list)
@@ -45,10 +59,21 @@ def _block(request: Request, facts: Facts) -> tuple[int, str]:
     bufsize = facts.discovery.bufsize  # read with the SAS directories, from the same chain
     if bufsize:
         return bufsize[0], f"-BUFSIZE in {bufsize[1]}"
+    if request.method == "sas":
+        return SAS_BLOCK, "no -BUFSIZE configured: SAS's tests use 64 KiB"
     return DEFAULT_BLOCK, "no -BUFSIZE configured: 256 KiB"
 
 
-def make_plans(request: Request, facts: Facts, cores: int) -> list[Plan]:
+def _jobs(request: Request, cores: int) -> tuple[int, str]:
+    if request.jobs:
+        return request.jobs, "--jobs"
+    if request.method == "sas":
+        return cores, "one per physical core"
+    return min(cores, MAX_DEFAULT_JOBS), f"physical cores, at most {MAX_DEFAULT_JOBS}"
+
+
+def make_plans(request: Request, facts: Facts, cores: int,
+               ram_bytes: int | None = None) -> list[Plan]:
     """Every file system's plan, or PlanError before anything is written."""
     wanted = [d for d in facts.discovery.dirs if not request.roles or d.role in request.roles]
     if request.roles and not wanted:
@@ -58,9 +83,10 @@ def make_plans(request: Request, facts: Facts, cores: int) -> list[Plan]:
     if not pairs:
         raise PlanError(HOW_TO_NAME_SAS_DIRS + ", or test a directory with --dir DIR")
     mounts = facts.mounts if isinstance(facts.mounts, list) else []
-    jobs = request.jobs or min(cores, MAX_DEFAULT_JOBS)
+    jobs = _jobs(request, cores)
     block = _block(request, facts)
-    return [plan(target, jobs, block, request.size, request.direct)
+    direct = False if request.buffered else None
+    return [plan(target, jobs, block, request.size, request.method, ram_bytes, direct)
             for target in targets(pairs, mounts)]
 
 
@@ -71,32 +97,82 @@ def _cores(facts: Facts) -> tuple[int, str]:
         raise PlanError(f"cannot count cores: {exc}") from exc
 
 
+def _ram_bytes(facts: Facts) -> int | None:
+    kib = facts.host.memory_kib
+    return kib * 1024 if kib else None
+
+
 def _measure_all(request: Request, console: Console) -> Any:
     def run(facts: Facts, values: Mapping[str, Any]) -> None:
         cores, basis = _cores(facts)
-        request.plans = make_plans(request, facts, cores)
+        request.plans = make_plans(request, facts, cores, _ram_bytes(facts))
         if request.dry_run:
             return
         fio = fio_command()
         version = fio_version(fio)
-        measurements = []
         show = not request.quiet and console.is_terminal
-        columns = (TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn())
+        columns = (TextColumn("{task.description}"), BarColumn(),
+                   TextColumn("{task.fields[moved]}"), TimeElapsedColumn())
         with sigterm_interrupts(), Progress(*columns, console=console, transient=True,
                                             disable=not show) as progress:
-            for chosen in request.plans:
-                if not request.quiet:
+            def advance_for(chosen: Plan) -> Callable[[float], None]:
+                name = escape(for_terminal(chosen.target.mountpoint))
+                task = progress.add_task(f"{name}: write", total=1.0, moved="")
+
+                def advance(done: float) -> None:
+                    phase = "write" if done < 0.5 else "read"
+                    moved = human(int(min(done * 2 - (phase == "read"), 1.0)
+                                      * chosen.total_bytes))
+                    progress.update(task, completed=done, description=f"{name}: {phase}",
+                                    moved=f"{moved} of {human(chosen.total_bytes)}")
+                return advance
+
+            if not request.quiet:
+                for chosen in request.plans:
                     console.print(for_terminal("testing " + chosen.describe()), markup=False,
                                   highlight=False)
-                task = progress.add_task(escape(for_terminal(chosen.target.mountpoint)),
-                                         total=1.0)
-
-                def advance(done: float, task: Any = task) -> None:
-                    progress.update(task, completed=done)
-                measured = measure(chosen, fio, advance).to_dict(version)
-                measurements.append({**measured, "cores": cores, "cores_basis": basis})
-        facts.measurements = measurements
+            if request.concurrent and len(request.plans) > 1:
+                measured = measure_together(request.plans, fio, advance_for)
+            else:
+                measured = [measure(chosen, fio, advance_for(chosen))
+                            for chosen in request.plans]
+        facts.measurements = [{**m.to_dict(version), "cores": cores, "cores_basis": basis}
+                              for m in measured]
     return run
+
+
+def measure_together(plans: Sequence[Plan], fio: str,
+                     advance_for: Callable[[Plan], Callable[[float], None]]
+                     ) -> list[Measurement]:
+    """Every file system at once, as SAS jobs load DATA, WORK and UTILLOC together: each in a
+    thread of its own, all writing, then all reading. An interrupt stops every fio and
+    waits for each thread's clean-up; the first real failure is the one reported."""
+    together = threading.Barrier(len(plans))
+    processes: list[subprocess.Popen[str]] = []
+    lock = threading.Lock()
+
+    def started(process: subprocess.Popen[str]) -> None:
+        with lock:
+            processes.append(process)
+
+    with ThreadPoolExecutor(max_workers=len(plans)) as pool:
+        futures = [pool.submit(measure, chosen, fio, advance_for(chosen), together, started)
+                   for chosen in plans]
+        try:
+            wait(futures)
+        except KeyboardInterrupt:
+            together.abort()
+            with lock:
+                running = list(processes)
+            for process in running:
+                stop_process(process)
+            wait(futures)
+            raise
+    failures = [f.exception() for f in futures if f.exception() is not None]
+    real = [e for e in failures if not isinstance(e, threading.BrokenBarrierError)]
+    if failures:
+        raise (real or failures)[0]  # type: ignore[misc]
+    return [future.result() for future in futures]
 
 
 def dry_run_text(plans: Sequence[Plan]) -> str:
@@ -142,6 +218,18 @@ def print_measurements(result: dict[str, Any], console: Console) -> None:
                       f"{measured['read']['mb_s'] / cores:.1f}",
                       str(throughput_target(measured["roles"], result["values"])[0]),
                       evidence.get("result", "?"))
+    together = [m for m in result.get("measurements", []) if m.get("concurrent")]
+    if together:
+        cores = together[0]["cores"]
+        write, read = (sum(m[rw]["mb_s"] for m in together) for rw in ("write", "read"))
+        table.add_row("all at once", "-", f"{write:.0f}", f"{read:.0f}",
+                      f"{write / cores:.1f} / {read / cores:.1f}", "-", "-")
     console.print(table)
+    if result.get("measurements"):
+        first = result["measurements"][0]
+        basis = "physical cores" if str(first.get("cores_basis", "")).startswith(
+            "physical") else "CPUs"
+        console.print(f"per core: divided by {first['cores']} {basis}", markup=False,
+                      highlight=False)
     if rule:
         console.print(f"{RULE_ID}: {rule['result']}", markup=False, highlight=False)

@@ -12,13 +12,25 @@ from dataclasses import dataclass
 from ..scanner.parsers.mounts import MountEntry
 
 KIB, MIB, GIB = 1024, 1024**2, 1024**3
-DEFAULT_BLOCK = 256 * KIB  # where no -BUFSIZE is configured (SAS papers: 256K stripes)
-MAX_DEFAULT_JOBS = 16
-# The default size: as much as fits in a quarter of the free space (so twice the test size
-# stays free), at most this per job, each phase stopped after PHASE_SECONDS: about 30 s.
+# Two ways to measure (--method). "sas" is SAS's own: sassoftware/viya-perf-tool
+# (viya_perf_tool.sh, validate_system and start_iotests) writes with dd, 64 KiB blocks
+# through the page cache closed by an fsync (conv=fsync), one writer per physical core,
+# pushes the files out of the cache before reading them back, and divides by physical
+# cores; its timing (/usr/bin/time around dd) includes the fsync. "fio-direct" is the
+# earlier default: direct I/O, the SAS papers' 256 KiB stripe as block, at most 16 jobs,
+# each phase stopped after PHASE_SECONDS.
+METHODS = ("sas", "fio-direct")
+SAS_BLOCK = 64 * KIB
+DEFAULT_BLOCK = 256 * KIB  # fio-direct where no -BUFSIZE is configured (SAS papers: 256K stripes)
+MAX_DEFAULT_JOBS = 16  # fio-direct only
+# fio-direct's default size: as much as fits in a quarter of the free space (so twice the
+# test size stays free), at most this per job, each phase stopped after PHASE_SECONDS.
 DEFAULT_SIZE_CAP = 4 * GIB
 MIN_SIZE = 16 * MIB
 PHASE_SECONDS = 15
+# The SAS method's default: files totalling twice the RAM (SAS's tests size them well
+# beyond it), where a quarter of the free space allows.
+SAS_RAM_FACTOR = 2
 # Memory-backed and kernel file systems: a run there measures RAM or is meaningless
 # (iotest --dir /dev, /proc, /dev/shm).
 NOT_DISK_FILE_SYSTEMS = frozenset({
@@ -52,16 +64,29 @@ class Plan:
     runtime_s: int | None
     direct: bool
     free_bytes: int
+    method: str = "fio-direct"
+    ram_bytes: int | None = None  # the host's MemTotal, for the size against RAM
+    jobs_source: str = "--jobs"
 
     @property
     def total_bytes(self) -> int:
         return self.size_bytes * self.jobs
 
+    @property
+    def cache(self) -> str:
+        """How the page cache is kept out of the figures."""
+        if self.direct:
+            return "direct I/O: the page cache is bypassed"
+        return ("writes closed by fsync and timed until it returns; the files' cached pages "
+                "dropped before reading (fio invalidate: posix_fadvise DONTNEED)")
+
     def describe(self) -> str:
-        kind = "direct I/O" if self.direct else "buffered I/O (page cache included)"
+        kind = "direct I/O" if self.direct else "buffered I/O, fsync at the end"
         limit = f", each phase at most {self.runtime_s} s" if self.runtime_s else ""
+        ram = (f" ({self.total_bytes / self.ram_bytes:.1f} x RAM)" if self.ram_bytes else "")
         return (f"{self.target.mountpoint} ({self.target.fstype} on {self.target.device}): "
-                f"sequential write then read, {self.jobs} jobs x {human(self.size_bytes)}, "
+                f"{self.method} method, sequential write then read, {self.jobs} jobs "
+                f"({self.jobs_source}) x {human(self.size_bytes)}{ram}, "
                 f"{human(self.block_bytes)} blocks, {kind}{limit}; needs "
                 f"{human(2 * self.total_bytes)} free, has {human(self.free_bytes)}")
 
@@ -147,26 +172,37 @@ def refusal(target: Target) -> str | None:
     return None
 
 
-def plan(target: Target, jobs: int, block: tuple[int, str], size: int | None,
-         direct: bool) -> Plan:
+def plan(target: Target, jobs: tuple[int, str], block: tuple[int, str], size: int | None,
+         method: str, ram_bytes: int | None, direct: bool | None = None) -> Plan:
     """The run for one target, or PlanError when it does not fit (less than twice the test
-    size free)."""
+    size free). ``direct`` overrides the method's (--buffered with fio-direct)."""
     problem = refusal(target)
     if problem:
         raise PlanError(problem)
     free = free_bytes(target.directory)
+    count, jobs_source = jobs
     block_bytes, block_source = block
+    quarter = free // (4 * count)
     if size is not None:
         per_job, source, runtime = max(size // block_bytes, 1) * block_bytes, "--size", None
+    elif method == "sas":
+        wanted = -(-SAS_RAM_FACTOR * (ram_bytes or 0) // count)  # ceiling
+        if ram_bytes and wanted <= quarter:
+            per_job, source = wanted, f"{SAS_RAM_FACTOR} x RAM in all"
+        else:
+            per_job = quarter
+            source = ("a quarter of the free space" + (
+                f" ({SAS_RAM_FACTOR} x RAM does not fit)" if ram_bytes else " (RAM unknown)"))
+        per_job, runtime = max(per_job // block_bytes, 1) * block_bytes, None
     else:
-        fitting = min(DEFAULT_SIZE_CAP, free // (4 * jobs))
-        per_job = fitting // block_bytes * block_bytes
+        per_job = min(DEFAULT_SIZE_CAP, quarter) // block_bytes * block_bytes
         source, runtime = "default: fits a quarter of the free space", PHASE_SECONDS
-        if per_job < max(MIN_SIZE, block_bytes):
-            raise PlanError(f"{target.directory}: {human(free)} free is too little for "
-                            f"{jobs} jobs of at least {human(max(MIN_SIZE, block_bytes))}")
-    chosen = Plan(target, jobs, block_bytes, block_source, per_job, source, runtime, direct,
-                  free)
+    if size is None and per_job < max(MIN_SIZE, block_bytes):
+        raise PlanError(f"{target.directory}: {human(free)} free is too little for "
+                        f"{count} jobs of at least {human(max(MIN_SIZE, block_bytes))}")
+    chosen = Plan(target, count, block_bytes, block_source, per_job, source, runtime,
+                  method == "fio-direct" if direct is None else direct, free, method,
+                  ram_bytes, jobs_source)
     if free < 2 * chosen.total_bytes:
         raise PlanError(f"{target.directory}: needs {human(2 * chosen.total_bytes)} free "
                         f"(twice the test size), has {human(free)}; use a smaller --size")

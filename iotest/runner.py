@@ -9,6 +9,7 @@ import signal
 import stat
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -43,6 +44,8 @@ class Measurement:
     write: PhaseResult
     read: PhaseResult
     commands: list[list[str]]
+    concurrent: bool = False  # measured while the other file systems were
+    spans: tuple[tuple[float, float], ...] = ()  # each phase's start and end (epoch s)
 
     def to_dict(self, fio_version: str) -> dict[str, Any]:
         target = self.plan.target
@@ -52,11 +55,16 @@ class Measurement:
                 "block_bytes": self.plan.block_bytes, "block_source": self.plan.block_source,
                 "size_bytes": self.plan.size_bytes, "size_source": self.plan.size_source,
                 "runtime_limit_s": self.plan.runtime_s, "direct": self.plan.direct,
+                "method": self.plan.method, "jobs_source": self.plan.jobs_source,
+                "ram_bytes": self.plan.ram_bytes, "cache": self.plan.cache,
+                "concurrent": self.concurrent,
+                "phases": {rw: [round(start, 3), round(end, 3)]
+                           for rw, (start, end) in zip(("write", "read"), self.spans)},
                 "write": self.write.to_dict(), "read": self.read.to_dict(),
                 "fio_commands": self.commands}
 
 
-def _stop(process: subprocess.Popen[str]) -> None:
+def stop_process(process: subprocess.Popen[str]) -> None:
     """Let fio and its job processes stop cleanly (SIGINT to its group), then insist: a
     job process left running would keep writing to files already removed."""
     for signum, patience in ((signal.SIGINT, 10.0), (signal.SIGKILL, 10.0)):
@@ -126,18 +134,36 @@ class PrivateDirectory:
             os.close(self.fd)
 
 
-def measure(plan: Plan, fio: str, progress: Progress) -> Measurement:
+def measure(plan: Plan, fio: str, progress: Progress,
+            together: threading.Barrier | None = None,
+            started: Callable[[subprocess.Popen[str]], None] | None = None) -> Measurement:
+    """Write then read one file system. ``together``: the barrier every concurrently
+    measured file system meets before each phase, so that all write, then all read;
+    ``started`` is told each fio process (so the main thread can stop them all)."""
     running: list[subprocess.Popen[str]] = []
-    private = PrivateDirectory(plan.target.directory)
+
+    def start(process: subprocess.Popen[str]) -> None:
+        running.append(process)
+        if started is not None:
+            started(process)
+    try:
+        private = PrivateDirectory(plan.target.directory)
+    except BaseException:
+        if together is not None:
+            together.abort()
+        raise
     try:
         results: list[PhaseResult] = []
         commands: list[list[str]] = []
+        spans: list[tuple[float, float]] = []
         size = plan.size_bytes
         for phase, rw in enumerate(("write", "read")):
             job = FioJob(private.path, rw, plan.block_bytes, size, plan.jobs, plan.direct,
                          plan.runtime_s)
             commands.append(job.argv("fio"))
-            began = time.monotonic()
+            if together is not None:
+                together.wait()
+            began, began_at = time.monotonic(), time.time()
 
             def status(moved: int, phase: int = phase, began: float = began,
                        job: FioJob = job) -> None:
@@ -145,8 +171,11 @@ def measure(plan: Plan, fio: str, progress: Progress) -> Measurement:
                 if job.runtime_s:
                     done = max(done, (time.monotonic() - began) / job.runtime_s)
                 progress((phase + min(done, 1.0)) / 2)
-            results.append(run_phase(job, fio, status, running.append, private.fd))
+            result = run_phase(job, fio, status, start, private.fd)
             running.clear()  # finished and reaped: its process group is gone
+            # Buffered (the SAS method): timed as a whole, fsync included, as dd is timed.
+            results.append(result if plan.direct else result.timed(time.monotonic() - began))
+            spans.append((began_at, time.time()))
             private.verify()
             # Read what every job wrote (a runtime limit may have cut the writes short):
             # past it lie only allocated blocks, which read as zeroes without touching disk.
@@ -154,8 +183,13 @@ def measure(plan: Plan, fio: str, progress: Progress) -> Measurement:
             if size == 0:
                 raise FioError(f"fio wrote less than one block in {plan.target.directory}")
         progress(1.0)
-        return Measurement(plan, results[0], results[1], commands)
+        return Measurement(plan, results[0], results[1], commands, together is not None,
+                           tuple(spans))
+    except BaseException:
+        if together is not None:
+            together.abort()  # the others stop waiting for this one
+        raise
     finally:
         for process in running:
-            _stop(process)
+            stop_process(process)
         private.close()

@@ -129,7 +129,8 @@ KINDS: dict[str, CheckKind] = {kind.name: kind for kind in (
                                         "virtio and cache='none'", automatic_fix=False),
     CheckKind("throughput", "measured sequential MB/s per physical core of each SAS file "
                             "system reach the site's targets (sascheck iotest)",
-              values=("io_mb_per_core_work", "io_mb_per_core_data"), automatic_fix=False,
+              values=("io_mb_per_core_work", "io_mb_per_core_data", "iotest_min_seconds"),
+              automatic_fix=False,
               measured=True),
 )}
 

@@ -26,7 +26,8 @@ RULES_DIR = Path(__file__).resolve().parent
 RULE_ID = re.compile(r"^[a-z0-9_]+$")
 SOURCE_ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 NON_RULE_FILES = {"variables.yml", "sources.yml"}
-SOURCE_FIELDS = {"file": str, "title": str, "publisher": str, "year": int}
+SOURCE_FIELDS = {"title": str, "publisher": str, "year": int}
+SOURCE_LOCATIONS = ("file", "url")  # exactly one: a seed text or a public https page
 STAMP_FILE = "validated.sha256"
 # The parsed documents of the stamped catalogue, as JSON: a scan of the shipped rules then
 # neither imports nor runs a YAML parser (scripts/update-rule-stamp writes it).
@@ -159,6 +160,22 @@ def _load_variables(directory: Path) -> dict[str, Variable]:
     return variables
 
 
+def _source_problems(spec: dict[str, Any]) -> list[tuple[list[str], str]]:
+    """(field path, message) for each fault of one sources.yml entry."""
+    problems: list[tuple[list[str], str]] = [
+        ([name], f"needs a {kind.__name__}") for name, kind in SOURCE_FIELDS.items()
+        if not isinstance(spec.get(name), kind) or isinstance(spec.get(name), bool)]
+    located = [name for name in SOURCE_LOCATIONS if name in spec]
+    if len(located) != 1:
+        problems.append(([], "needs exactly one of file (a seed text) or url"))
+    elif not isinstance(spec[located[0]], str) or (
+            located[0] == "url" and not spec["url"].startswith("https://")):
+        problems.append(([located[0]], "needs a string (an https:// address for url)"))
+    problems += [([name], "unknown field") for name in sorted(
+        set(spec) - set(SOURCE_FIELDS) - set(SOURCE_LOCATIONS))]
+    return problems
+
+
 def _load_sources(directory: Path) -> dict[str, Source]:
     document = _read(directory / "sources.yml")
     if not isinstance(document.data, dict):
@@ -172,16 +189,13 @@ def _load_sources(directory: Path) -> dict[str, Source]:
         if not isinstance(spec, dict):
             errors.append(document.error([source_id], "expected file, title, publisher, year"))
             continue
-        wrong = [name for name, kind in SOURCE_FIELDS.items()
-                 if not isinstance(spec.get(name), kind) or isinstance(spec.get(name), bool)]
-        unknown = sorted(set(spec) - set(SOURCE_FIELDS))
-        for name in wrong:
-            errors.append(document.error([source_id, name], f"needs a {SOURCE_FIELDS[name].__name__}"))
-        for name in unknown:
-            errors.append(document.error([source_id, name], "unknown field"))
-        if not wrong and not unknown:
-            sources[source_id] = Source(source_id, spec["file"], " ".join(spec["title"].split()),
-                                        spec["publisher"], spec["year"])
+        problems = _source_problems(spec)
+        for path, message in problems:
+            errors.append(document.error([source_id, *path], message))
+        if not problems:
+            sources[source_id] = Source(source_id, spec.get("file", ""),
+                                        " ".join(spec["title"].split()), spec["publisher"],
+                                        spec["year"], spec.get("url", ""))
     if errors:
         raise CatalogueError(errors)
     return sources

@@ -21,10 +21,11 @@ class Severity(str, Enum):
 class Source:
     """A published document the rules cite (rules/sources.yml)."""
     id: str
-    file: str  # the document's text among the project's seeds
+    file: str  # the document's text among the project's seeds, or ""
     title: str
     publisher: str
     year: int
+    url: str = ""  # a public page, for a document that is not among the seeds
 
     @property
     def citation(self) -> str:

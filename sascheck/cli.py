@@ -156,15 +156,26 @@ def _parser() -> argparse.ArgumentParser:
                         help="only the file systems of this SAS role (repeatable)")
     iotest.add_argument("--dir", dest="dirs", action="append", default=[], metavar="DIR",
                         help="also test the file system holding DIR (repeatable)")
+    iotest.add_argument("--method", choices=("sas", "fio-direct"), default="sas",
+                        help="sas (default): SAS's own way, one writer per physical core, "
+                             "64K blocks, buffered writes closed by fsync, the cache dropped "
+                             "before reading, files twice the RAM; fio-direct: direct I/O, "
+                             "256K blocks, at most 16 jobs, 15 s a phase")
+    iotest.add_argument("--concurrent", action="store_true",
+                        help="test every file system at once (as SAS jobs load DATA, WORK "
+                             "and UTILLOC together) and report each and the sum")
     iotest.add_argument("--size", metavar="SIZE",
-                        help="file size per job, e.g. 2G (default: what fits in a quarter "
-                             "of the free space, at most 4G, each phase stopped after 15 s)")
+                        help="file size per job, e.g. 2G (default: sas, twice the RAM in "
+                             "all where a quarter of the free space allows; fio-direct, "
+                             "what fits in a quarter of the free space, at most 4G)")
     iotest.add_argument("--jobs", type=int, metavar="N",
-                        help="concurrent files (default: physical cores, at most 16)")
+                        help="concurrent files (default: one per physical core; "
+                             "fio-direct: at most 16)")
     iotest.add_argument("--block", metavar="SIZE",
-                        help="block size (default: the configured -BUFSIZE, else 256K)")
+                        help="block size (default: the configured -BUFSIZE, else 64K; "
+                             "fio-direct 256K)")
     iotest.add_argument("--buffered", action="store_true",
-                        help="through the page cache (default: direct I/O)")
+                        help="fio-direct through the page cache")
     iotest.add_argument("--dry-run", action="store_true",
                         help="print the fio jobs and the space they need; write nothing")
     iotest.add_argument("--profile", default="default", metavar="NAME")
@@ -367,7 +378,8 @@ def _iotest(args: argparse.Namespace) -> int:
         request = Request(roles=args.roles, dirs=args.dirs,
                           size=parse_size(args.size) if args.size else None, jobs=args.jobs,
                           block=parse_size(args.block) if args.block else None,
-                          direct=not args.buffered, dry_run=args.dry_run, quiet=args.quiet)
+                          method=args.method, buffered=args.buffered,
+                          concurrent=args.concurrent, dry_run=args.dry_run, quiet=args.quiet)
         with _user_errors():
             result = run_iotest(catalogue, args.profile, args.set, request, console)
     except (PlanError, FioError) as exc:

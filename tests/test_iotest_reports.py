@@ -32,15 +32,16 @@ MIB = 1 << 20
 
 def measurement(mountpoint: str, roles: tuple[str, ...], write_mb_s: float, read_mb_s: float,
                 cores: int = 8) -> dict[str, Any]:
-    """What sascheck iotest records for one file system after a 10 s run of 8 jobs."""
+    """What sascheck iotest records for one file system after a 60 s run of 8 jobs (at
+    least iotest_min_seconds, so it is judged)."""
     plan = Plan(Target(mountpoint, mountpoint, "xfs", "/dev/mapper/sasvg-x", roles), jobs=8,
                 block_bytes=256 * 1024, block_source="no -BUFSIZE configured: 256 KiB",
                 size_bytes=1024 * MIB, size_source="--size", runtime_s=None, direct=True,
                 free_bytes=100 * 1024 * MIB)
 
     def phase(rw: str, mb_s: float) -> PhaseResult:
-        total = int(mb_s * 1e6 * 10)
-        return PhaseResult(rw, total, (total // 8,) * 8, mb_s * 1e6, mb_s * 4, 10_000,
+        total = int(mb_s * 1e6 * 60)
+        return PhaseResult(rw, total, (total // 8,) * 8, mb_s * 1e6, mb_s * 4, 60_000,
                            {"p50": 800.0, "p99": 2100.0})
     data = Measurement(plan, phase("write", write_mb_s), phase("read", read_mb_s),
                        [["fio", "--rw=write"], ["fio", "--rw=read"]]).to_dict("fio-3.33")
@@ -68,8 +69,9 @@ def host_root(tmp_path_factory) -> Path:
 @pytest.mark.parametrize(("roles", "rates", "sets", "expected"), [
     (("WORK",), (1200, 1300), (), "pass"),  # 150 and 162 MB/s per core >= 100
     (("UTILLOC",), (640, 1300), (), "fail"),  # write 80 per core < 100
-    (("DATA",), (480, 900), (), "pass"),  # 60 per core >= 50
-    (("DATA",), (480, 900), ("io_mb_per_core_data=70",), "fail"),
+    (("DATA",), (880, 900), (), "pass"),  # 110 per core >= SAS's minimum of 100
+    (("DATA",), (480, 900), (), "fail"),  # 60 per core: the old target of 50 passed it
+    (("DATA",), (880, 900), ("io_mb_per_core_data=120",), "fail"),
     (("DATA", "WORK"), (480, 900), (), "fail"),  # WORK shares it: the WORK target applies
 ])
 def test_verdict_per_core_against_the_role_target(host_root, roles, rates, sets, expected):
@@ -103,6 +105,17 @@ def test_scan_and_iotest_of_one_host_report_as_one(host_root, tmp_path):
     assert host.slowest_per_core() == pytest.approx(80.0)
 
 
+def test_a_run_shorter_than_the_minimum_is_notchecked_not_passed(host_root):
+    fast = measurement("/sas", ("WORK",), 1200, 1300)
+    fast["write"]["runtime_ms"] = 300  # a 0.3 s burst into caches
+    rule = _throughput(measured_result(host_root, [fast]))
+    assert rule["result"] == "notchecked"
+    assert rule["evidence"][0]["note"].startswith("too short to judge: write 0.3 s")
+    # with the other file system judged and passing, the rule still says not judged
+    rule = _throughput(measured_result(host_root, [fast, measurement("/d", ("DATA",), 900, 900)]))
+    assert rule["result"] == "notchecked" and "too short" in rule["message"]
+
+
 def test_measurements_are_validated_when_read(host_root, tmp_path):
     result = measured_result(host_root, [measurement("/sas", ("WORK",), 1200, 1300)])
     result["measurements"][0]["write"]["mb_s"] = "fast"
@@ -118,7 +131,8 @@ HOSTILE = '/sas</text></svg><script>window.__pwned=1</script><svg><text>'
 def test_chart_in_chromium_with_a_hostile_mount_point(host_root, tmp_path):
     measurements = [measurement("/saswork", ("WORK",), 1200, 640),
                     measurement(HOSTILE, ("DATA",), 480, 900)]
-    (tmp_path / "io.json").write_text(json.dumps(measured_result(host_root, measurements)))
+    (tmp_path / "io.json").write_text(json.dumps(measured_result(
+        host_root, measurements, ("io_mb_per_core_data=50",))))
     html = tmp_path / "io.html"
     assert main(["report", str(tmp_path / "io.json"), "-o", str(html)]) == 0
     with open_page(html) as (page, log):
