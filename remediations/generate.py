@@ -43,6 +43,9 @@ def bash_library() -> str:
                      .rstrip("\n") for part in BASH_LIBRARY)
 
 
+TUNED_PROFILE_NAME = "sas-performance"  # the profile the fixes write (bash: the same)
+
+
 class FixError(UserInputError):
     """Nothing to generate, or an unusable input."""
 
@@ -92,6 +95,7 @@ class FixInput:
     # The tuned profiles the host has (results' host.tuned_profiles); None: not recorded.
     tuned_profiles: tuple[str, ...] | None = None
     tuned_new_layout: bool = False  # tuned >= 2.24: profiles under .../tuned/profiles
+    tuned_legacy: bool = False  # tuned 0.2 (RHEL 5/6): loads no tuned 2 profile
 
     @property
     def tuned_user_dir(self) -> str:
@@ -165,7 +169,7 @@ def tuned_profile(fix: FixInput, env: jinja2.Environment | None = None, *,
         floor = TUNED_STOCK_READAHEAD_KIB.get(include, 0)
         shown["read_ahead_min_kb"] = str(max(int(shown["read_ahead_min_kb"]), floor))
     return env.get_template("tuned/tuned.conf.j2").render(
-        name="sas-performance", version=__version__, profile=fix.profile, include=include,
+        name=TUNED_PROFILE_NAME, version=__version__, profile=fix.profile, include=include,
         role=role or fix.role, user_dir=fix.tuned_user_dir,
         force_cpu_latency=bool(fix.values.get("force_cpu_latency")), **shown)
 
@@ -328,12 +332,34 @@ def xccdf_fixes(catalogue: Catalogue) -> dict[str, list[tuple[str, str]]]:
     return fixes
 
 
+def next_steps(fmt: str, output: str, fix: FixInput) -> list[str]:
+    """What to do with a fix once written, for the person who asked for it; first, a
+    warning where installing it would replace a site's own file."""
+    steps = []
+    if fmt == "tuned" and fix.tuned_profiles and TUNED_PROFILE_NAME in fix.tuned_profiles:
+        steps.append(f"warning: the host already has a tuned profile named "
+                     f"{TUNED_PROFILE_NAME}; installing this replaces it (compare them first)")
+    steps.append({
+        "bash": f"next: bash {output} --dry-run, then bash {output} (as root)",
+        "ansible": f"next: ansible-playbook -i HOST, {output} --check, then without --check",
+        "tuned": f"next: install -D -m 0644 {output} {fix.tuned_user_dir}/"
+                 f"{TUNED_PROFILE_NAME}/tuned.conf && tuned-adm profile {TUNED_PROFILE_NAME}",
+        "udev": f"next: install -m 0644 {output} /etc/udev/rules.d/99-sascheck-io.rules && "
+                "udevadm control --reload && udevadm trigger --subsystem-match=block "
+                "--action=change"}[fmt])
+    return steps
+
+
 def generate(fmt: str, catalogue: Catalogue, fix: FixInput) -> str:
     if fmt == "bash":
         return bash_script(catalogue, fix)
     if fmt == "ansible":
         return ansible_playbook(catalogue, fix).rstrip("\n") + "\n"
     if fmt == "tuned":
+        if fix.tuned_legacy:
+            raise FixError("this host runs tuned 0.2 (RHEL 5/6: /etc/tune-profiles), which "
+                           "loads no tuned 2 profile: use --format bash or ansible, which "
+                           "switch tuned 0.2 to its own throughput profile")
         return tuned_profile(fix)
     if fmt == "udev":
         return udev_rules(fix)
@@ -361,4 +387,5 @@ def fix_input_from_result(catalogue: Catalogue, result: Mapping[str, Any], *,
                     forced_role="" if role == "auto" else role,
                     tuned_profiles=(tuple(result["host"]["tuned_profiles"])
                                     if "tuned_profiles" in result["host"] else None),
-                    tuned_new_layout=bool(result["host"].get("tuned_new_layout")))
+                    tuned_new_layout=bool(result["host"].get("tuned_new_layout")),
+                    tuned_legacy=bool(result["host"].get("tuned_legacy")))

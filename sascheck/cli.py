@@ -462,12 +462,13 @@ def _load_results(catalogue: Any, paths: Sequence[str]) -> list[Any]:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from .outputs import check_destinations, write_output
+    from .outputs import STDOUT, check_destinations, write_output
 
     with _user_errors():
         check_destinations([args.output, args.junit], [*args.results, *args.baseline])
     catalogue = _catalogue()
     hosts = _load_results(catalogue, args.results)
+    count = len(hosts)  # the page takes the hosts (see _drained)
     regressed = None
     if args.baseline:
         from .reports import drift
@@ -477,6 +478,12 @@ def _report(args: argparse.Namespace) -> int:
             from .reports.junit import render_junit
             write_output(args.junit, render_junit(hosts))
         write_output(args.output, _html(hosts, catalogue, args.fleet, regressed))
+    if args.output != STDOUT:
+        from .reports.escaping import for_terminal
+
+        kind = "fleet report" if args.fleet or count > 1 else "host report"
+        print(for_terminal(f"{args.output}: {kind} of {count} host{'s' if count != 1 else ''}"
+                           "; open it in a browser"), file=sys.stderr)
     return EXIT_OK
 
 
@@ -561,8 +568,8 @@ def _fix_input(catalogue: Any, args: argparse.Namespace) -> Any:
 
 @_rooted
 def _fix(args: argparse.Namespace) -> int:
-    from .outputs import check_destinations, write_output
-    from .remediations.generate import generate
+    from .outputs import STDOUT, check_destinations, write_output
+    from .remediations.generate import generate, next_steps
 
     with _user_errors():
         check_destinations([args.output], [args.from_json, args.snapshot, args.sosreport])
@@ -575,6 +582,13 @@ def _fix(args: argparse.Namespace) -> int:
         write_output(args.output, text, mode=0o755 if args.format == "bash" else None)
     if not fix_input.rule_ids:
         print("sascheck: nothing failed; the remediation changes nothing", file=sys.stderr)
+    if args.output != STDOUT:
+        from .reports.escaping import for_terminal
+
+        print(for_terminal(f"{args.output}: {args.format} fix for "
+                           f"{len(fix_input.rule_ids)} rules"), file=sys.stderr)
+        for step in next_steps(args.format, args.output, fix_input):
+            print(for_terminal(step), file=sys.stderr)
     return EXIT_OK
 
 
@@ -596,11 +610,24 @@ def _rules(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _find_rule(catalogue: Any, text: str) -> Any:
+    """A rule by its id, its XCCDF id (as oscap and ARF name it) or a unique prefix."""
+    from .content.xccdf import rule_id
+
+    name = text.removeprefix(rule_id(""))
+    if name in catalogue.rules:
+        return catalogue.rules[name]
+    matches = sorted(known for known in catalogue.rules if known.startswith(name))
+    if len(matches) == 1:
+        return catalogue.rules[matches[0]]
+    if matches:
+        raise UsageError(f"'{text}' could be {', '.join(matches)}: name one")
+    raise UsageError(f"unknown rule '{text}'; 'sascheck rules' lists them")
+
+
 def _explain(args: argparse.Namespace) -> int:
     catalogue = _catalogue()
-    rule = catalogue.rules.get(args.rule_id)
-    if rule is None:
-        raise UsageError(f"unknown rule '{args.rule_id}'; 'sascheck rules' lists them")
+    rule = _find_rule(catalogue, args.rule_id)
     lines = [f"{rule.id}: {rule.title}", f"severity: {rule.severity.value}",
              f"applies to: {', '.join(rule.applies_to)}", f"check: {rule.kind}",
              f"site values: {', '.join(rule.values) or '(none)'}",
@@ -608,6 +635,11 @@ def _explain(args: argparse.Namespace) -> int:
              rule.description, "", "Rationale:", rule.rationale, "", "Sources:"]
     lines += [f"  - {ref.citation}" + (f" ({ref.note})" if ref.note else "")
               for ref in rule.references]
+    if not rule.manual_fix:
+        from .remediations.generate import rule_snippets
+
+        snippet = rule_snippets(catalogue)[rule.id]
+        lines += ["", "Fix (bash):", snippet["bash"], "", "Fix (Ansible):", snippet["ansible"]]
     print("\n".join(lines))
     return EXIT_OK
 

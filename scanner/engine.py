@@ -78,7 +78,11 @@ def _tuned_host(facts: Facts) -> dict[str, Any]:
     """What a fix needs to write a tuned profile the host will load: its profiles, and
     where they live."""
     tuned = facts.tuned
-    if isinstance(tuned, Unavailable) or tuned.available is None:
+    if isinstance(tuned, Unavailable):
+        return {}
+    if tuned.legacy:
+        return {"tuned_legacy": True}
+    if tuned.available is None:
         return {}
     return {"tuned_profiles": list(tuned.available), "tuned_new_layout": tuned.new_layout}
 

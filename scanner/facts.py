@@ -139,9 +139,10 @@ def _selection(root: HostRoot, path: str) -> Selection | Unavailable:
     except FactError as exc:
         return Unavailable(str(exc))
     except ValueError as exc:
-        return Unavailable(f"{path}: {exc}")
+        return Unavailable(f"{path}: {exc}", "not understood")
     if selection.selected is None:
-        return Unavailable(f"{path}: no [selected] value in {' '.join(selection.options)!r}")
+        return Unavailable(f"{path}: no [selected] value in {' '.join(selection.options)!r}",
+                           "not understood")
     return selection
 
 
@@ -162,7 +163,8 @@ def collect_governors(root: HostRoot) -> dict[str, str | Unavailable]:
         if not root.exists(f"/sys/devices/system/cpu/{name}/cpufreq"):
             continue
         try:
-            governors[name] = root.read_first_line(path) or Unavailable(f"{path}: empty")
+            governors[name] = root.read_first_line(path) or Unavailable(f"{path}: empty",
+                                                                        "empty")
         except FactError as exc:
             governors[name] = Unavailable(str(exc))
     return dict(sorted(governors.items(), key=lambda item: int(item[0][3:])))
@@ -173,7 +175,7 @@ def collect_sysctl(root: HostRoot, keys: list[str]) -> dict[str, str | Unavailab
     for key in keys:
         path = "/proc/sys/" + key.replace(".", "/")
         try:
-            values[key] = root.read_first_line(path) or Unavailable(f"{path}: empty")
+            values[key] = root.read_first_line(path) or Unavailable(f"{path}: empty", "empty")
         except FactError as exc:
             values[key] = Unavailable(str(exc))
     return values

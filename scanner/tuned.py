@@ -25,6 +25,7 @@ from ..rules.host_layout import (
     KTUNE_SYSV,
     SYSTEMD_WANTS_DIRS,
     TUNED02_ACTIVE,
+    TUNED02_PROFILES,
     TUNED_ACTIVE_FILES,
     TUNED_BINARIES,
     TUNED_NEW_LAYOUT,
@@ -172,6 +173,7 @@ class TunedFacts:
     # (major, minor, patch) from the package's tuned/version.py, and that file; None: unknown
     version: tuple[int, int, int] | None = None
     version_source: str = ""
+    legacy: bool = False  # tuned 0.2 (RHEL 5/6): /etc/tune-profiles, no /usr/lib/tuned
 
     def honours(self, since: tuple[int, int]) -> bool | None:
         """Whether this tuned has a feature added in ``since``; None when the version is
@@ -355,7 +357,9 @@ def collect_tuned(root: HostRoot) -> TunedFacts:
     return TunedFacts(installed, installed_evidence, bool(enabled), enabled_evidence,
                       active, active_source, chain, collect_ktune(root),
                       available_profiles(root) if root.is_dir(TUNED_SHIPPED_PROFILES) else None,
-                      root.is_dir(TUNED_NEW_LAYOUT), *tuned_version(root))
+                      root.is_dir(TUNED_NEW_LAYOUT), *tuned_version(root),
+                      legacy=root.is_dir(TUNED02_PROFILES)
+                      and not root.is_dir(TUNED_SHIPPED_PROFILES))
 
 
 def _start_function(script: str) -> str:

@@ -8,6 +8,9 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class Unavailable:
     reason: str
+    # What a report shows as the actual value: "unreadable" only where reading failed; a
+    # file that was read but says nothing usable is "not understood" or "empty".
+    what: str = "unreadable"
 
     def __str__(self) -> str:
         return self.reason

@@ -162,3 +162,12 @@ def test_scanning_is_read_only(host, scan, tmp_path):
     scan(root)
     scan(tmp_path / "hostile", "sas_data_dirs=/sasghost")
     assert (tree_digest(root), tree_digest(tmp_path / "hostile")) == before
+
+
+def test_a_thp_file_without_a_choice_is_not_understood_not_unreadable(host, scan):
+    """A THP file that was read but has no bracketed choice says so; "unreadable" is kept
+    for files that could not be read."""
+    rule = scan(host(thp_enabled="always madvise never"))["by_id"]["thp_disabled"]
+    assert (rule["result"], rule["actual"]) == ("error", "not understood")
+    assert rule["evidence"][0]["actual"] == "not understood"
+    assert "no [selected] value in 'always madvise never'" in rule["message"]

@@ -89,6 +89,20 @@ def test_rules_and_explain(capsys):
     text = capsys.readouterr().out
     assert "site values: allowed_fs_types, sas_data_dirs" in text
     assert "fix: manual: A file system's type cannot change in place" in text
+    assert "Fix (bash):" not in text
+
+
+def test_explain_takes_a_prefix_or_the_xccdf_id_and_shows_the_fix(capsys):
+    assert main(["explain", "xccdf_org.sascheck.content_rule_read_ahead"]) == 0
+    by_xccdf = capsys.readouterr().out
+    assert main(["explain", "read_ah"]) == 0
+    assert capsys.readouterr().out == by_xccdf
+    assert by_xccdf.startswith("read_ahead: ")
+    assert "Fix (bash):" in by_xccdf and "sascheck fix --format bash --rule read_ahead" in by_xccdf
+    assert "ansible-playbook -i HOST, sascheck-fix.yml --tags read_ahead" in by_xccdf
+    assert main(["explain", "thp_"]) == 1
+    err = capsys.readouterr().err
+    assert "could be thp_defrag_disabled, thp_disabled" in err
 
 
 def test_tailor_names_the_profile_and_its_next_command_runs(tmp_path, capsys):

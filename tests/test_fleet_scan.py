@@ -159,10 +159,11 @@ def test_scan_snapshots_in_parallel_matches_one_scan_each(tmp_path, snapshots, c
     assert "not a readable tar archive" in broken["reason"]
 
 
-def test_a_failure_record_is_a_row_of_errors_with_its_reason(tmp_path, snapshots):
+def test_a_failure_record_is_a_row_of_errors_with_its_reason(tmp_path, snapshots, capsys):
     main(["scan-snapshots", "--quiet", "-d", str(tmp_path / "out"), str(snapshots)])
     page = tmp_path / "fleet.html"
     assert main(["report", "--fleet", str(tmp_path / "out"), "-o", str(page)]) == 0
+    assert capsys.readouterr().err == f"{page}: fleet report of 4 hosts; open it in a browser\n"
     rows = {row["n"]: row for row in fleet_index(page.read_text())["hosts"]}
     assert set(rows["broken"]["r"]) == {"e"} and rows["broken"]["sc"] == 0
     if not browser_available():

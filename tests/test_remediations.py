@@ -301,6 +301,9 @@ def test_udev_format_matches_what_the_script_writes(tmp_path):
     assert body(rules) == body(written) and len(body(rules)) == 2 + 3
     # Disks only (a partition has no queue/), as udev matches them.
     assert all('SUBSYSTEM=="block", ENV{DEVTYPE}=="disk", ' in line for line in body(rules))
+    # The header says how to apply them to the running devices (udevadm's own options).
+    assert "#   udevadm control --reload && udevadm trigger --subsystem-match=block " \
+           "--action=change" in rules
 
 
 def test_udev_rules_never_lower_read_ahead(tmp_path):
@@ -418,6 +421,38 @@ def _rhel6_tuned02(path: Path, active: str | None) -> Path:
         links = {}
     rc_local = {"/etc/rc.d/rc.local": "#!/bin/sh\ntouch /var/lock/subsys/local\n"}
     return sas_host(path, **RHEL6_HOST, extra_files={**files, **rc_local}, extra_links=links)
+
+
+def test_tuned_format_refuses_a_tuned_02_host(tmp_path, capsys):
+    """RHEL 6's tuned 0.2 reads /etc/tune-profiles and no tuned.conf of tuned 2: a
+    sas-performance profile written there would never load."""
+    from sascheck.cli import main
+
+    root = _rhel6_tuned02(tmp_path / "root", "throughput-performance")
+    assert main(["fix", "--format", "tuned", "--root", str(root), "-o",
+                 str(tmp_path / "tuned.conf"), *[f"--set={v}" for v in BASELINE_SETS]]) == 1
+    assert "runs tuned 0.2" in capsys.readouterr().err
+    assert not (tmp_path / "tuned.conf").exists()
+
+
+def test_fix_says_what_it_wrote_what_to_run_and_what_it_would_replace(tmp_path, capsys):
+    from sascheck.cli import main
+
+    root = sas_host(tmp_path / "root", tuned_active="balanced", extra_files={
+        "/etc/tuned/sas-performance/tuned.conf": "[main]\nsummary=the site's own\n"})
+    output = tmp_path / "tuned.conf"
+    assert main(["fix", "--format", "tuned", "--root", str(root), "-o", str(output),
+                 *[f"--set={v}" for v in BASELINE_SETS]]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith(f"{output}: tuned fix for ")
+    assert err[1].startswith("warning: the host already has a tuned profile named "
+                             "sas-performance")
+    assert err[2] == (f"next: install -D -m 0644 {output} /etc/tuned/sas-performance/"
+                      "tuned.conf && tuned-adm profile sas-performance")
+    assert main(["fix", "--format", "udev", "--root", str(root), "-o",
+                 str(tmp_path / "99.rules"), *[f"--set={v}" for v in BASELINE_SETS]]) == 0
+    err = capsys.readouterr().err
+    assert "warning" not in err and "udevadm trigger --subsystem-match=block" in err
 
 
 def test_bash_fix_uses_sysv_tools_on_rhel6(tmp_path):

@@ -31,9 +31,9 @@ def thp_mode(params: Mapping[str, Any], facts: Facts, values: Mapping[str, Any])
     source = f"{thp.base}/{setting}"
     selection = thp.enabled if setting == "enabled" else thp.defrag
     if isinstance(selection, Unavailable):
-        unreadable = Evidence(f"THP {setting}", source, "unreadable", Verdict.ERROR,
+        unreadable = Evidence(f"THP {setting}", source, selection.what, Verdict.ERROR,
                               selection.reason)
-        return Outcome(Verdict.ERROR, expected, "unreadable", [unreadable], selection.reason)
+        return Outcome(Verdict.ERROR, expected, selection.what, [unreadable], selection.reason)
     verdict = Verdict.PASS if selection.selected in allowed else Verdict.FAIL
     actual = str(selection.selected)
     evidence = [Evidence(f"THP {setting}", source, actual, verdict,
@@ -57,7 +57,7 @@ def cpu_governor(params: Mapping[str, Any], facts: Facts, values: Mapping[str, A
     for cpu, governor in facts.governors.items():
         source = f"/sys/devices/system/cpu/{cpu}/cpufreq/scaling_governor"
         if isinstance(governor, Unavailable):
-            evidence.append(Evidence(cpu, source, "unreadable", Verdict.ERROR, governor.reason))
+            evidence.append(Evidence(cpu, source, governor.what, Verdict.ERROR, governor.reason))
         else:
             verdict = Verdict.PASS if governor == wanted else Verdict.FAIL
             evidence.append(Evidence(cpu, source, governor, verdict))
@@ -74,8 +74,8 @@ def sysctl_value(params: Mapping[str, Any], facts: Facts, values: Mapping[str, A
     source = "/proc/sys/" + key.replace(".", "/")
     actual = facts.sysctl.get(key, Unavailable(f"{key} was not collected"))
     if isinstance(actual, Unavailable):
-        return Outcome(Verdict.ERROR, expected, "unreadable", [Evidence(
-            key, source, "unreadable", Verdict.ERROR, actual.reason)], actual.reason)
+        return Outcome(Verdict.ERROR, expected, actual.what, [Evidence(
+            key, source, actual.what, Verdict.ERROR, actual.reason)], actual.reason)
     number = ascii_int(actual)
     if number is None:
         return Outcome(Verdict.ERROR, expected, actual, [Evidence(
