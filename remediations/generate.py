@@ -27,6 +27,7 @@ from ..rules.host_layout import (
     TUNED_PROFILES_SUBDIR,
     TUNED_ROLE_PROFILES,
     TUNED_STOCK_READAHEAD_KIB,
+    UDEV_RULES_DIRS,
     shell_layout,
 )
 from . import udev
@@ -344,7 +345,7 @@ def next_steps(fmt: str, output: str, fix: FixInput) -> list[str]:
         "ansible": f"next: ansible-playbook -i HOST, {output} --check, then without --check",
         "tuned": f"next: install -D -m 0644 {output} {fix.tuned_user_dir}/"
                  f"{TUNED_PROFILE_NAME}/tuned.conf && tuned-adm profile {TUNED_PROFILE_NAME}",
-        "udev": f"next: install -m 0644 {output} /etc/udev/rules.d/99-sascheck-io.rules && "
+        "udev": f"next: install -m 0644 {output} {UDEV_RULES_DIRS[0]}/99-sascheck-io.rules && "
                 "udevadm control --reload && udevadm trigger --subsystem-match=block "
                 "--action=change"}[fmt])
     return steps
