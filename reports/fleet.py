@@ -134,12 +134,14 @@ class FleetData:
 
     def page(self) -> dict[str, Any]:
         """What the template needs: columns, counts, and the two JSON blocks. Hosts are
-        ordered worst first (most high, then medium, then low failures), then by name."""
+        ordered worst first (most high, then medium, then low failures, then the lowest
+        score; a host with nothing judged after those with a score), then by name."""
         ids = sorted(self.columns)
         column_of = {rule_id: index for index, rule_id in enumerate(ids)}
         counts = {rule_id: {"fail": 0, "error": 0, "pass": 0, "other": 0} for rule_id in ids}
         ranked = sorted(range(len(self._rows)), key=lambda i: (
-            [-n for n in self._rows[i]["f"]], self._rows[i]["n"]))
+            [-n for n in self._rows[i]["f"]], self._rows[i]["sc"] is None,
+            self._rows[i]["sc"] or 0, self._rows[i]["n"]))
         rows = []
         for i in ranked:
             row = dict(self._rows[i])

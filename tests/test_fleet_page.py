@@ -59,10 +59,13 @@ def test_rows_page_search_filter_and_sort(tmp_path, samples):
     index = fleet_index(page_path.read_text())
     with open_page(page_path) as (page, log):
         assert len(_rows(page)) == PAGE_ROWS
-        assert page.locator("#hosts-shown").text_content() == str(PAGE_ROWS + 50)
+        # "N shown of M matching" counts the rows drawn, then the rows that match
+        assert page.locator("#hosts-shown").text_content() == str(PAGE_ROWS)
+        assert page.locator("#hosts-matching").text_content() == str(PAGE_ROWS + 50)
         assert _rows(page)[0] == index["hosts"][0]["n"]  # worst first, as the index is
         page.locator("#more-hosts").click()
         assert len(_rows(page)) == PAGE_ROWS + 50 and page.locator("#more-hosts").is_hidden()
+        assert page.locator("#hosts-shown").text_content() == str(PAGE_ROWS + 50)
 
         page.fill("#host-search", "SAS0012")  # any case, any part of the name
         assert sorted(_rows(page)) == [f"sas0012{digit}" for digit in range(10)]
@@ -70,7 +73,8 @@ def test_rows_page_search_filter_and_sort(tmp_path, samples):
 
         page.locator("#only-failing").check()
         failing = [host["n"] for host in index["hosts"] if set(host["r"]) & {"f", "e"}]
-        assert page.locator("#hosts-shown").text_content() == str(len(failing))
+        assert page.locator("#hosts-matching").text_content() == str(len(failing))
+        assert page.locator("#hosts-shown").text_content() == str(min(PAGE_ROWS, len(failing)))
         assert 0 < len(failing) < PAGE_ROWS + 50
         assert set(_rows(page)) <= set(failing)
         page.locator("#only-failing").uncheck()
@@ -81,6 +85,31 @@ def test_rows_page_search_filter_and_sort(tmp_path, samples):
         scores = [int(text) for text in page.locator(
             "#matrix-rows tr td:nth-child(2)").all_text_contents() if text != "-"]
         assert scores == sorted(scores) and scores[0] < scores[-1]
+    assert log.console_errors == []
+
+
+@needs_browser
+def test_matrix_names_its_columns_explains_its_symbols_and_ranks_worst_first(tmp_path,
+                                                                            samples):
+    def ranked(data: dict[str, Any], index: int) -> None:
+        # Two hosts alike in failures, differing only in a pass turned notchecked: the one
+        # with fewer judged passes has the lower score and must come first.
+        if index == 1:
+            next(r for r in data["rules"] if r["result"] == "pass")["result"] = "notchecked"
+
+    page_path = _fleet(tmp_path, samples[:1] * 2, 2, ranked)
+    index = fleet_index(page_path.read_text())
+    assert [host["n"] for host in index["hosts"]] == ["sas00001", "sas00000"]
+    assert index["hosts"][0]["sc"] < index["hosts"][1]["sc"]
+    with open_page(page_path) as (page, log):
+        headers = page.locator("table.matrix th.rule").all_text_contents()
+        assert headers == sorted(rule["id"] for rule in index["rules"])  # the ids, in order
+        legend = page.locator("#matrix-legend")
+        assert "\u2718 fail" in legend.inner_text() and "Worst first" in legend.inner_text()
+        assert legend.evaluate("p => p.compareDocumentPosition(document.querySelector("
+                               "'table.matrix')) & Node.DOCUMENT_POSITION_FOLLOWING") > 0
+        assert page.locator("table.matrix thead th").first.evaluate(
+            "th => getComputedStyle(th).position") == "sticky"
     assert log.console_errors == []
 
 

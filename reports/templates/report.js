@@ -121,7 +121,8 @@
     view.slice(0, limit).forEach(function (i) { rows.appendChild(row(i)); });
     body.textContent = "";
     body.appendChild(rows);
-    document.getElementById("hosts-shown").textContent = String(view.length);
+    document.getElementById("hosts-shown").textContent = String(Math.min(limit, view.length));
+    document.getElementById("hosts-matching").textContent = String(view.length);
     more.hidden = view.length <= limit;
     more.textContent = "show " + Math.min(PAGE, view.length - limit) + " more (" + (view.length - limit) + " not shown)";
   }
