@@ -252,6 +252,9 @@ SAS_VIYA_SASROOT = "/opt/sas/spre/home/SASFoundation"
 SAS_ROLE_VALUES = {"DATA": "sas_data_dirs", "WORK": "sas_work_dirs",
                    "UTILLOC": "sas_utilloc_dirs"}
 SAS_ROLES = tuple(SAS_ROLE_VALUES)
+# The site values that name SAS directories or configuration files: a collection follows
+# them (collect.sh --set), since the scan elsewhere will read what they name.
+SAS_PATH_VALUES = (*SAS_ROLE_VALUES.values(), "sas_config_files")
 
 
 def legacy_kernel(release: str) -> bool:
@@ -304,7 +307,7 @@ def shell_layout() -> str:
         "KTUNE_SYSV": (KTUNE_SYSV,), "TUNED02_PROFILES": (TUNED02_PROFILES,),
         "TUNED02_ACTIVE": (TUNED02_ACTIVE,),
         "TUNED02_LINKS": tuple(f"{name}:{link}" for name, link in TUNED02_LINKS),
-        "RHEL5_KERNEL_PREFIX": (RHEL5_KERNEL_PREFIX,),
+        "RHEL5_KERNEL_PREFIX": (RHEL5_KERNEL_PREFIX,), "SAS_PATH_VALUES": SAS_PATH_VALUES,
         **{name: (pattern.replace(r"[ \t]", "[[:space:]]").replace(r"\b", "([^[:alnum:]_]|$)"),)
            for name, pattern in (("KTUNE_ENABLES_THP", KTUNE_ENABLES_THP),
                                  ("KTUNE_NOBARRIER", KTUNE_NOBARRIER))},

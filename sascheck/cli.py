@@ -257,7 +257,7 @@ def _scan_snapshots(args: argparse.Namespace) -> int:
     from .scan_snapshots import run
 
     with _user_errors():
-        return run(args, _catalogue())
+        return EXIT_FINDINGS if run(args, _catalogue()) else EXIT_OK
 
 
 def _check_root(root: str | None) -> None:

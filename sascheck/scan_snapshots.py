@@ -12,8 +12,6 @@ import time
 from .rules import Catalogue
 from .rules.errors import UserInputError
 
-EXIT_OK, EXIT_FINDINGS = 0, 2
-
 
 def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = commands.add_parser(
@@ -55,7 +53,8 @@ def available_cpus() -> int:
         return os.cpu_count() or 1
 
 
-def run(args: argparse.Namespace, catalogue: Catalogue) -> int:
+def run(args: argparse.Namespace, catalogue: Catalogue) -> bool:
+    """Scan every archive; True when a host has findings or was not scanned."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
     from .reports.escaping import for_terminal
@@ -99,5 +98,4 @@ def run(args: argparse.Namespace, catalogue: Catalogue) -> int:
             f"{args.output_dir}"), file=sys.stderr)
         print(for_terminal(f"next: sascheck report --fleet {args.output_dir} -o fleet.html"),
               file=sys.stderr)
-    return EXIT_FINDINGS if failures or any(o.status == "findings" for o in outcomes) \
-        else EXIT_OK
+    return bool(failures) or any(outcome.status == "findings" for outcome in outcomes)

@@ -64,6 +64,8 @@ LAYOUT_TUNED02_LINKS="$LAYOUT_TUNED02_LINKS"'sysctl.ktune:/etc/ktune.d/tunedadm.
 LAYOUT_TUNED02_LINKS="$LAYOUT_TUNED02_LINKS"'ktune.sysconfig:/etc/sysconfig/ktune '
 LAYOUT_TUNED02_LINKS="$LAYOUT_TUNED02_LINKS"tuned.conf:/etc/tuned.conf
 LAYOUT_RHEL5_KERNEL_PREFIX=2.6.18
+LAYOUT_SAS_PATH_VALUES='sas_data_dirs sas_work_dirs sas_utilloc_dirs '
+LAYOUT_SAS_PATH_VALUES="$LAYOUT_SAS_PATH_VALUES"sas_config_files
 LAYOUT_KTUNE_ENABLES_THP='^[[:space:]]*enable_transparent_hugepages('
 LAYOUT_KTUNE_ENABLES_THP="$LAYOUT_KTUNE_ENABLES_THP"'[^[:alnum:]_]|$)'
 LAYOUT_KTUNE_NOBARRIER='^[[:space:]]*remount_partitions[[:space:]]+nob'
@@ -426,8 +428,8 @@ for argument in "$@"; do
 done
 # The directories and configuration files the site values name, as the scan will read them.
 printf '%s' "$SETS" | while IFS= read -r assignment; do
-    case "${assignment%%=*}" in
-        sas_data_dirs|sas_work_dirs|sas_utilloc_dirs|sas_config_files)
+    case " $LAYOUT_SAS_PATH_VALUES " in
+        *" ${assignment%%=*} "*)
             printf '%s\n' "${assignment#*=}" | tr ',' '\n' | while IFS= read -r path; do
                 path="$(printf '%s' "$path" | sed 's/^[[:space:]]*//; s/[[:space:]]*$//')"
                 case "$path" in /*) follow "$path" ;; esac
