@@ -9,7 +9,6 @@ import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
-from typing import Any
 
 from ..reports import json_output
 from ..reports.failure import failure_record
@@ -66,13 +65,13 @@ def plan(snapshots: Sequence[str], directory: str, profile: str,
     """One job per archive; two archives of one name would write one file, so that is an
     error before anything is scanned."""
     jobs: dict[str, BatchJob] = {}
+    scratch = scratch_directory()
     for snapshot in snapshots:
         output = os.path.join(directory, host_stem(snapshot) + ".json")
         if output in jobs:
             raise UserInputError(f"{snapshot} and {jobs[output].snapshot} would both write "
                                  f"{output}: rename one")
-        jobs[output] = BatchJob(snapshot, output, profile, tuple(assignments),
-                                scratch_directory())
+        jobs[output] = BatchJob(snapshot, output, profile, tuple(assignments), scratch)
     return list(jobs.values())
 
 
@@ -91,24 +90,23 @@ def scan_one(job: BatchJob) -> BatchOutcome:
     what the archive holds."""
     from ..outputs import write_output
 
-    data: dict[str, Any]
     try:
         with opened_snapshot(job.snapshot, job.scratch) as snapshot:
             result = run_scan(_catalogue(), job.profile,
                               [*snapshot.sets, *job.assignments], snapshot.root)
             data = snapshot.named(result.to_dict())
-        status = "findings" if result.exit_status else "pass"
-        message = ""
     except (SnapshotError, FactError, UserInputError, KeyError) as exc:
         message = str(exc.args[0]) if isinstance(exc, KeyError) else str(exc)
-        data, status = failure_record(host_stem(job.snapshot), "scan", message,
-                                      job.snapshot, job.profile), "failed"
     except Exception as exc:  # one host's bug must not end the fleet's scan
         message = f"internal error ({type(exc).__name__}: {exc}); please report it"
-        data, status = failure_record(host_stem(job.snapshot), "scan", message,
-                                      job.snapshot, job.profile), "failed"
-    write_output(job.output, json_output.dumps(data))
-    return BatchOutcome(job.snapshot, job.output, status, message)
+    else:
+        write_output(job.output, json_output.dumps(data))
+        return BatchOutcome(job.snapshot, job.output,
+                            "findings" if result.exit_status else "pass")
+    record = failure_record(host_stem(job.snapshot), "scan", message, job.snapshot,
+                            job.profile)
+    write_output(job.output, json_output.dumps(record))
+    return BatchOutcome(job.snapshot, job.output, "failed", message)
 
 
 def scan_all(jobs: Sequence[BatchJob], processes: int,
