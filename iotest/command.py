@@ -16,7 +16,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ..reports.escaping import for_terminal
 from ..rules import Catalogue
-from ..scanner.checks.measured import throughput_target
+from ..scanner.checks.measured import concurrent_sums, throughput_target
 from ..scanner.engine import HOW_TO_NAME_SAS_DIRS, ScanResult
 from ..scanner.facts import Facts
 from ..scanner.hostroot import FactError, HostRoot
@@ -218,12 +218,11 @@ def print_measurements(result: dict[str, Any], console: Console) -> None:
                       f"{measured['read']['mb_s'] / cores:.1f}",
                       str(throughput_target(measured["roles"], result["values"])[0]),
                       evidence.get("result", "?"))
-    together = [m for m in result.get("measurements", []) if m.get("concurrent")]
-    if together:
-        cores = together[0]["cores"]
-        write, read = (sum(m[rw]["mb_s"] for m in together) for rw in ("write", "read"))
-        table.add_row("all at once", "-", f"{write:.0f}", f"{read:.0f}",
-                      f"{write / cores:.1f} / {read / cores:.1f}", "-", "-")
+    sums = concurrent_sums(result.get("measurements", []))
+    if sums is not None:
+        cores = result["measurements"][0]["cores"]
+        table.add_row("all at once", "-", f"{sums['write']:.0f}", f"{sums['read']:.0f}",
+                      f"{sums['write'] / cores:.1f} / {sums['read'] / cores:.1f}", "-", "-")
     console.print(table)
     if result.get("measurements"):
         first = result["measurements"][0]

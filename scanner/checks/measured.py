@@ -19,6 +19,15 @@ def throughput_target(roles: list[str], values: Mapping[str, Any]) -> tuple[int,
     return int(values[name]), name
 
 
+def concurrent_sums(measurements: list[dict[str, Any]]) -> dict[str, float] | None:
+    """Write and read MB/s of the file systems measured at once (--concurrent), summed;
+    None where they were measured one at a time."""
+    together = [m for m in measurements if m.get("concurrent")]
+    if len(together) < 2:
+        return None
+    return {rw: sum(m[rw]["mb_s"] for m in together) for rw in ("write", "read")}
+
+
 def _too_short(measured: Mapping[str, Any], minimum: int) -> str:
     """Why a measurement says nothing about the storage, or "": a phase shorter than
     ``minimum`` seconds measures caches (the array's, the device's, the page cache)."""
@@ -62,10 +71,9 @@ def throughput(params: Mapping[str, Any], facts: Facts, values: Mapping[str, Any
             f"({cores} {'core' if cores == 1 else 'cores'})", verdict,
             short or (f"target {target} MB/s per core ({name})"
                       + (f"; {' and '.join(low)} below it" if low else ""))))
-    together = [m for m in facts.measurements if m.get("concurrent")]
-    if len(together) > 1:
-        cores = int(together[0]["cores"])
-        sums = {rw: sum(m[rw]["mb_s"] for m in together) for rw in ("write", "read")}
+    sums = concurrent_sums(facts.measurements)
+    if sums is not None:
+        cores = int(facts.measurements[0]["cores"])
         evidence.append(Evidence(
             "all file systems at once", "the sum of the file systems measured together",
             f"write {sums['write']:.0f} MB/s, read {sums['read']:.0f} MB/s: "
