@@ -19,7 +19,6 @@ KIB, MIB, GIB = 1024, 1024**2, 1024**3
 # cores; its timing (/usr/bin/time around dd) includes the fsync. "fio-direct" is the
 # earlier default: direct I/O, the SAS papers' 256 KiB stripe as block, at most 16 jobs,
 # each phase stopped after PHASE_SECONDS.
-METHODS = ("sas", "fio-direct")
 SAS_BLOCK = 64 * KIB
 DEFAULT_BLOCK = 256 * KIB  # fio-direct where no -BUFSIZE is configured (SAS papers: 256K stripes)
 MAX_DEFAULT_JOBS = 16  # fio-direct only

@@ -140,18 +140,23 @@ def measure(plan: Plan, fio: str, progress: Progress,
     """Write then read one file system. ``together``: the barrier every concurrently
     measured file system meets before each phase, so that all write, then all read;
     ``started`` is told each fio process (so the main thread can stop them all)."""
+    try:
+        return _measure(plan, fio, progress, together, started)
+    except BaseException:
+        if together is not None:
+            together.abort()  # the others stop waiting for this one
+        raise
+
+
+def _measure(plan: Plan, fio: str, progress: Progress, together: threading.Barrier | None,
+             started: Callable[[subprocess.Popen[str]], None] | None) -> Measurement:
     running: list[subprocess.Popen[str]] = []
 
     def start(process: subprocess.Popen[str]) -> None:
         running.append(process)
         if started is not None:
             started(process)
-    try:
-        private = PrivateDirectory(plan.target.directory)
-    except BaseException:
-        if together is not None:
-            together.abort()
-        raise
+    private = PrivateDirectory(plan.target.directory)
     try:
         results: list[PhaseResult] = []
         commands: list[list[str]] = []
@@ -185,10 +190,6 @@ def measure(plan: Plan, fio: str, progress: Progress,
         progress(1.0)
         return Measurement(plan, results[0], results[1], commands, together is not None,
                            tuple(spans))
-    except BaseException:
-        if together is not None:
-            together.abort()  # the others stop waiting for this one
-        raise
     finally:
         for process in running:
             stop_process(process)
