@@ -237,3 +237,23 @@ def test_snapshot_benchmark_runs_and_prints_rates(tmp_path):
     assert "snapshots/s per core" in completed.stdout
     assert "controller pipeline for 6 hosts" in completed.stdout
     assert len(list((tmp_path / "results").glob("*.json"))) == 6
+
+
+def test_a_hostile_failure_record_is_shown_not_run(tmp_path):
+    """A failure record carries a host's words (collect.sh's stderr) into the page: they
+    are text there, never markup or script."""
+    if not browser_available():
+        pytest.skip("chromium/playwright missing")
+    hostile = '</script><img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>'
+    record = tmp_path / "evil.failed.json"
+    record.write_text(json.dumps({"schema": "sascheck-failure/1", "stage": "collect",
+                                  "host": {"hostname": f"evil{hostile}"},
+                                  "reason": f"{hostile}\n\x1b[2Jcleared"}))
+    page = tmp_path / "fleet.html"
+    assert main(["report", "--fleet", str(record), "-o", str(page)]) == 0
+    with open_page(page) as (browser_page, log):
+        browser_page.locator("#matrix-rows a").first.click()
+        banner = browser_page.locator("section.host .banner").inner_text()
+        assert hostile in banner
+        assert browser_page.evaluate("typeof window.__pwned") == "undefined"
+    assert log.console_errors == []
