@@ -64,9 +64,12 @@ CHAIN_DEPTH = 5  # active tuned profiles + 4 levels of include=
 # README lists the difference). Matched against the whole file, line anchors multiline.
 _TUNED_CONDITION = (r"(?![ \t]*(?:cpuinfo_regex|uname_regex)[ \t]*=)"
                     r"(?![ \t]*enabled[ \t]*=[ \t]*(?i:false|0|no|off)[ \t]*$)")
+# tuned 2.19+ reads tuned.conf with inline_comment_prefixes=('#'): a '#' after whitespace
+# ends the value (tuned/profiles/loader.py).
+TUNED_VALUE_END = r"(?:[ \t]+#[^\n]*)?[ \t]*$"
 TUNED_UNIT_LINE = (r"^\[[^\]\n]*\][^\n]*\n(?:(?!\[)" + _TUNED_CONDITION + r"[^\n]*\n)*?"
-                   r"[ \t]*{key}[ \t]*=[ \t]*{value}[ \t]*$"
-                   r"(?=(?:\n(?!\[)" + _TUNED_CONDITION
+                   r"[ \t]*{key}[ \t]*=[ \t]*{value}" + TUNED_VALUE_END
+                   + r"(?=(?:\n(?!\[)" + _TUNED_CONDITION
                    + r"[^\n]*)*(?:\n\[|\n?(?![\s\S])))")
 PAIR_OPEN, PAIR_CLOSE = r"^(?:\Q", r"\E)?"
 PAIR_FROM_PATTERN = r"^\^\(\?:\\Q(.*)\\E\)\?$"
@@ -319,11 +322,13 @@ class OvalFacts:
                     "ind:textfilecontent54", f"tuned include= at level {depth}",
                     entity("ind:filepath", var=self.tuned_files(levels[-1]),
                            var_check="at least one"),
-                    entity("ind:pattern", r"^[ \t]*include[ \t]*=[ \t]*(.*?)[ \t]*$",
+                    entity("ind:pattern", r"^[ \t]*include[ \t]*=[ \t]*(.*?)" + TUNED_VALUE_END,
                            op="pattern match"),
                     entity("ind:instance", "1", datatype="int", op="greater than or equal"))
+                # loader._load_profile splits on ',' or ';'; '-name' is a conditional include
                 levels.append(oval.local(f"tuned profiles at include level {depth}", capture(
-                    r"^\s*(\S+)\s*$", split(",", component(included, "subexpression")))))
+                    r"^\s*-?(\S+)\s*$",
+                    split(";", split(",", component(included, "subexpression"))))))
             return levels
         return self._once("tuned", build)
 

@@ -95,7 +95,7 @@ class FixInput:
     forced_role: str = ""  # --role given to sascheck fix
     # The tuned profiles the host has (results' host.tuned_profiles); None: not recorded.
     tuned_profiles: tuple[str, ...] | None = None
-    tuned_new_layout: bool = False  # tuned >= 2.24: profiles under .../tuned/profiles
+    tuned_new_layout: bool = False  # tuned >= 2.23: profiles under .../tuned/profiles
     tuned_legacy: bool = False  # tuned 0.2 (RHEL 5/6): loads no tuned 2 profile
 
     @property

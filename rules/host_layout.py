@@ -42,11 +42,11 @@ LIBVIRT_SYSV = "libvirtd"  # RHEL 6: /etc/rc.d/rc3.d/S97libvirtd
 
 # -- tuned ----------------------------------------------------------------------------
 TUNED_SHIPPED_PROFILES = "/usr/lib/tuned"  # the package's profiles: tuned is installed
-# tuned 2.24 moved profiles one level down (consts.py SYSTEM_PROFILE_DIR, CFG_DEF_PROFILE_DIRS
+# tuned 2.23 moved profiles one level down (consts.py SYSTEM_PROFILE_DIR, CFG_DEF_PROFILE_DIRS
 # = /usr/lib/tuned/profiles, /etc/tuned/profiles; its spec's %post moves the site's
 # /etc/tuned/NAME there). Earlier releases load /usr/lib/tuned and /etc/tuned (LOAD_DIRECTORIES).
 TUNED_PROFILES_SUBDIR = "profiles"
-TUNED_NEW_LAYOUT = f"{TUNED_SHIPPED_PROFILES}/{TUNED_PROFILES_SUBDIR}"  # exists: tuned >= 2.24
+TUNED_NEW_LAYOUT = f"{TUNED_SHIPPED_PROFILES}/{TUNED_PROFILES_SUBDIR}"  # exists: tuned >= 2.23
 # Searched first to last, /etc before /usr/lib as tuned's Locator does (a site's profile
 # hides a namesake the package ships); both layouts, since only one exists on a host.
 TUNED_PROFILE_DIRS = (f"/etc/tuned/{TUNED_PROFILES_SUBDIR}", "/etc/tuned", TUNED_NEW_LAYOUT,
@@ -60,6 +60,15 @@ TUNED02_ACTIVE = f"{TUNED02_PROFILES}/active-profile"
 # tuned 2.x, then RHEL 6's tuned 0.2 (tune-profiles); the first that exists is in force.
 TUNED_ACTIVE_FILES = ("/etc/tuned/active_profile", TUNED02_ACTIVE)
 TUNED_BINARIES = ("/usr/sbin/tuned", "/usr/bin/tuned-adm")
+# tuned-ppd (tuned 2.22+, tuned/ppd/): at every start it switches tuned to the profile its
+# saved base profile maps to (controller.initialize); its unit is WantedBy=graphical.target.
+TUNED_PPD_BINARY = "/usr/sbin/tuned-ppd"
+TUNED_PPD_CONF = "/etc/tuned/ppd.conf"  # consts.PPD_CONFIG_FILE
+TUNED_PPD_BASE = "/etc/tuned/ppd_base_profile"  # consts.PPD_BASE_PROFILE_FILE
+TUNED_PPD_LINK = "/etc/systemd/system/graphical.target.wants/tuned-ppd.service"
+DEFAULT_TARGET_LINKS = ("/etc/systemd/system/default.target",
+                        "/usr/lib/systemd/system/default.target",
+                        "/lib/systemd/system/default.target")
 # The installed tuned's version: its Python package's tuned/version.py (TUNED_VERSION_MAJOR,
 # _MINOR, _PATCH), under /usr/lib/python3.N/site-packages on RHEL (python2.7 on RHEL 7),
 # /usr/lib/python3/dist-packages on Debian.
@@ -231,6 +240,10 @@ PAGE_UNIT_RATIO_MAX = 1024
 # -- NUMA ---------------------------------------------------------------------------------
 PROC_CMDLINE = "/proc/cmdline"  # the arguments the running kernel booted with
 PROC_CPUINFO = "/proc/cpuinfo"
+# The idle states tuned's force_latency=cstate.* resolves through (plugin_cpu.py's
+# cpuidle_states_path) and the driver offering them (intel_idle, acpi_idle, ...).
+CPUIDLE_STATES = "/sys/devices/system/cpu/cpu0/cpuidle"
+CPUIDLE_DRIVER = "/sys/devices/system/cpu/cpuidle/current_driver"
 # The NUMA nodes the kernel brought online, a cpulist ("0-1"): Documentation/ABI/stable/
 # sysfs-devices-node. Absent when the kernel has no NUMA support.
 NUMA_NODES_ONLINE = "/sys/devices/system/node/online"
@@ -312,7 +325,10 @@ def shell_layout() -> str:
            for name, pattern in (("KTUNE_ENABLES_THP", KTUNE_ENABLES_THP),
                                  ("KTUNE_NOBARRIER", KTUNE_NOBARRIER))},
         "TUNED_PROFILE_DIRS": TUNED_PROFILE_DIRS, "TUNED_ACTIVE_FILES": TUNED_ACTIVE_FILES,
-        "TUNED_BINARIES": TUNED_BINARIES, "TUNED_SHIPPED_PROFILES": (TUNED_SHIPPED_PROFILES,),
+        "TUNED_BINARIES": TUNED_BINARIES,
+        "TUNED_PPD_FILES": (TUNED_PPD_BINARY, TUNED_PPD_CONF, TUNED_PPD_BASE, TUNED_PPD_LINK,
+                            *DEFAULT_TARGET_LINKS),
+        "TUNED_SHIPPED_PROFILES": (TUNED_SHIPPED_PROFILES,),
         "TUNED_NEW_LAYOUT": (TUNED_NEW_LAYOUT,),
         "TUNED_VERSION_PARENT": (TUNED_VERSION_PARENT,), "TUNED_VERSION_DIRS": TUNED_VERSION_DIRS,
         "TUNED_PROFILES_SUBDIR": (TUNED_PROFILES_SUBDIR,),
@@ -329,6 +345,7 @@ def shell_layout() -> str:
                                            for prefix, name in LEGACY_DEFAULT_SCHEDULERS),
         "SATA_VENDOR": (SATA_VENDOR,),
         "PROC_CMDLINE": (PROC_CMDLINE,), "PROC_CPUINFO": (PROC_CPUINFO,),
+        "CPUIDLE_STATES": (CPUIDLE_STATES,), "CPUIDLE_DRIVER": (CPUIDLE_DRIVER,),
         "NETWORK_FS_TYPES": NETWORK_FS_TYPES, "BDI_CLASS": (BDI_CLASS,),
         "MOUNTINFO": (MOUNTINFO,), "MULTIPATH_CONF": (MULTIPATH_CONF,),
         "VXVM_DEVICE_DIRS": VXVM_DEVICE_DIRS, "VXFS_TUNEFSTAB": (VXFS_TUNEFSTAB,),

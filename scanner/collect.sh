@@ -75,6 +75,13 @@ LAYOUT_TUNED_PROFILE_DIRS="$LAYOUT_TUNED_PROFILE_DIRS"'/usr/lib/tuned/profiles /
 LAYOUT_TUNED_ACTIVE_FILES='/etc/tuned/active_profile '
 LAYOUT_TUNED_ACTIVE_FILES="$LAYOUT_TUNED_ACTIVE_FILES"/etc/tune-profiles/active-profile
 LAYOUT_TUNED_BINARIES='/usr/sbin/tuned /usr/bin/tuned-adm'
+LAYOUT_TUNED_PPD_FILES='/usr/sbin/tuned-ppd /etc/tuned/ppd.conf '
+LAYOUT_TUNED_PPD_FILES="$LAYOUT_TUNED_PPD_FILES"'/etc/tuned/ppd_base_profile '
+LAYOUT_TUNED_PPD_FILES="$LAYOUT_TUNED_PPD_FILES"/etc/systemd/system/graphical.target.wants/tun
+LAYOUT_TUNED_PPD_FILES="$LAYOUT_TUNED_PPD_FILES"'ed-ppd.service '
+LAYOUT_TUNED_PPD_FILES="$LAYOUT_TUNED_PPD_FILES"'/etc/systemd/system/default.target '
+LAYOUT_TUNED_PPD_FILES="$LAYOUT_TUNED_PPD_FILES"'/usr/lib/systemd/system/default.target '
+LAYOUT_TUNED_PPD_FILES="$LAYOUT_TUNED_PPD_FILES"/lib/systemd/system/default.target
 LAYOUT_TUNED_SHIPPED_PROFILES=/usr/lib/tuned
 LAYOUT_TUNED_NEW_LAYOUT=/usr/lib/tuned/profiles
 LAYOUT_TUNED_VERSION_PARENT=/usr/lib
@@ -113,6 +120,8 @@ LAYOUT_LEGACY_DEFAULT_SCHEDULERS='2.:cfq 3.:deadline'
 LAYOUT_SATA_VENDOR=ATA
 LAYOUT_PROC_CMDLINE=/proc/cmdline
 LAYOUT_PROC_CPUINFO=/proc/cpuinfo
+LAYOUT_CPUIDLE_STATES=/sys/devices/system/cpu/cpu0/cpuidle
+LAYOUT_CPUIDLE_DRIVER=/sys/devices/system/cpu/cpuidle/current_driver
 LAYOUT_NETWORK_FS_TYPES='nfs nfs4'
 LAYOUT_BDI_CLASS=/sys/class/bdi
 LAYOUT_MOUNTINFO=/proc/self/mountinfo
@@ -309,13 +318,20 @@ for cpu in "$ROOT"/sys/devices/system/cpu/cpu[0-9]*; do
     grab "/sys/devices/system/cpu/${cpu##*/}"
     if [ -e "$cpu/cpufreq" ]; then follow "/sys/devices/system/cpu/${cpu##*/}/cpufreq/scaling_governor"; fi
 done
+# The C-states tuned's force_latency=cstate.* and the command line's limits resolve through.
+follow "$LAYOUT_CPUIDLE_DRIVER"
+for state in "$ROOT$LAYOUT_CPUIDLE_STATES"/state[0-9]*; do
+    [ -d "$state" ] || continue
+    for file in name latency; do follow "$LAYOUT_CPUIDLE_STATES/${state##*/}/$file"; done
+done
 
 # Configuration: boot, tuned, udev, init scripts, identity.
 for file in /etc/hostname /etc/os-release /etc/redhat-release /etc/fstab \
         $LAYOUT_GRUB_DEFAULTS $LAYOUT_KERNEL_CMDLINE $LAYOUT_GRUBENV $LAYOUT_LEGACY_GRUB_CONFS \
         $LAYOUT_GRUB2_CFG \
         $LAYOUT_INIT_SCRIPTS /etc/tuned/profile_mode $LAYOUT_TUNED_ACTIVE_FILES \
-        $LAYOUT_SYSCTL_CONF $LAYOUT_TUNED_MAIN_CONF $LAYOUT_KTUNE_SYSCONFIG $LAYOUT_KTUNE_SYSCTL; do
+        $LAYOUT_SYSCTL_CONF $LAYOUT_TUNED_MAIN_CONF $LAYOUT_KTUNE_SYSCONFIG $LAYOUT_KTUNE_SYSCTL \
+        $LAYOUT_TUNED_PPD_FILES; do
     [ -e "$ROOT$file" ] || [ -L "$ROOT$file" ] && follow "$file"
 done
 # An EFI boot reads the loader's files from the EFI system partition.

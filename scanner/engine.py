@@ -167,6 +167,13 @@ def _gate(rule: Rule, facts: Facts) -> Outcome | None:
         if missing:
             return Outcome(Verdict.NOTAPPLICABLE, "", "", message=missing)
     if rule.sas_filesystems:
+        found = {d.role for d in facts.discovery.dirs}
+        unknown = [role for role in ("WORK", "UTILLOC") if role not in found]
+        if facts.discovery.problems and unknown:  # found in what could not be read, perhaps
+            return Outcome(Verdict.ERROR, "", "unreadable", message=(
+                "SAS configuration could not be read: " + "; ".join(facts.discovery.problems)
+                + f". SAS {' and '.join(unknown)} may be on file systems not judged: make it "
+                "readable, or name them with --set sas_work_dirs=... and sas_utilloc_dirs=..."))
         if isinstance(facts.sas_filesystems, list):
             if not facts.sas_filesystems and not facts.unplaced_dirs:
                 if facts.discovery.problems:  # SAS configuration exists but is unreadable

@@ -34,6 +34,7 @@ from .blockdev import (
 from .boot_mounts import BootMount, collect_boot_mounts
 from .boot_writers import SysfsWrite, collect_boot_writes
 from .bootloader import BootConfig, collect_boot
+from .cpuidle import CpuIdle, collect_cpuidle
 from .dropins import merged
 from .guests import collect_guests
 from .hostroot import FactError, HostRoot
@@ -121,6 +122,7 @@ class Facts:
     guests: dict[str, Domain | Unavailable] = field(default_factory=dict)  # path -> domain
     multipath: MultipathConf | Unavailable | None = None  # None: no multipath.conf
     vxfs_tunables: dict[str, dict[str, str]] = field(default_factory=dict)  # tunefstab
+    cpuidle: CpuIdle = field(default_factory=lambda: CpuIdle(""))
     problems: list[str] = field(default_factory=list)
     # sascheck iotest's results (iotest.runner.Measurement.to_dict), None in a scan
     measurements: list[dict[str, Any]] | None = None
@@ -384,7 +386,9 @@ def collect(root: HostRoot, values: Mapping[str, Any], value_origins: Mapping[st
     decision = detect_role(root) if role == "auto" else forced_role(role)
     governors = _guard(lambda: collect_governors(root))
     init_scripts = collect_init_scripts(root, problems)
-    tuned = _guard(lambda: collect_tuned(root))
+    # tuned's ${f:virt_check} asks virt-what, which names a hypervisor or a container
+    virtual = None if decision.problems else decision.name in ("kvm_guest", "container")
+    tuned = _guard(lambda: collect_tuned(root, virtual))
     ktune_started = not isinstance(tuned, Unavailable) and bool(tuned.ktune.enabled)
     return Facts(
         root=root.root,
@@ -410,6 +414,7 @@ def collect(root: HostRoot, values: Mapping[str, Any], value_origins: Mapping[st
         lvm_read_ahead=collect_lvm_read_ahead(root, problems),
         udev_rules=collect_udev_rules(root, problems),
         numa=collect_numa(root),
+        cpuidle=collect_cpuidle(root),
         guests=collect_guests(root, problems),
         multipath=collect_multipath(root),
         vxfs_tunables=parse_tunefstab(_read_noting(root, VXFS_TUNEFSTAB, problems) or ""),

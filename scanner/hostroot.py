@@ -207,13 +207,24 @@ class HostRoot:
             return data.decode("latin-1")
 
     def read_optional(self, path: str, limit: int = DEFAULT_READ_LIMIT) -> str | None:
-        """The file's text, or None when it does not exist (other problems raise)."""
+        """The file's text, or None when it does not exist (other problems raise: a
+        directory on the way that may not be searched is not a missing file)."""
         try:
             return self.read_text(path, limit)
         except FactError:
-            if not os.path.lexists(self.host_path(self.resolve(path))):
+            if self._missing(self.resolve(path)):
                 return None
             raise
+
+    def _missing(self, resolved: str) -> bool:
+        """The path is not there (ENOENT, ENOTDIR); False where lstat fails otherwise."""
+        try:
+            os.lstat(self.host_path(resolved))
+        except (FileNotFoundError, NotADirectoryError):
+            return True
+        except OSError:
+            return False
+        return False
 
     def read_first_line(self, path: str) -> str:
         text = self.read_text(path, 64 * 1024)

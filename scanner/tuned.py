@@ -1,19 +1,11 @@
 """tuned: is it installed and enabled at boot, which profiles are active, and what
-the active chain (profiles and their includes, merged as tuned merges them) sets.
-
-As tuned 2.x does it (``tuned/profiles/merger.py``, ``tuned/units/manager.py``): each
-section is a *unit*, merged by name through the chain (an including profile's unit updates
-the included one's options; ``replace=true`` starts it afresh; ``drop=`` removes options);
-``[variables]`` are expanded in values; then a unit applies only when ``enabled`` is not
-false and its ``cpuinfo_regex`` matches /proc/cpuinfo and its ``uname_regex`` the host's
-uname (``uname -a`` order). The stock RHEL 9 throughput-performance, for one, has a
-``[vm.thunderx]`` unit setting THP never only on Marvell ThunderX.
-"""
+the active chain sets (loaded and merged as the installed tuned does: tuned_chain.py); and
+RHEL 5/6's ktune."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ..rules.host_layout import (
     KTUNE_ENABLES_THP,
@@ -29,102 +21,22 @@ from ..rules.host_layout import (
     TUNED_ACTIVE_FILES,
     TUNED_BINARIES,
     TUNED_NEW_LAYOUT,
-    TUNED_PROFILE_DIRS,
+    TUNED_PPD_BASE,
     TUNED_SHIPPED_PROFILES,
     TUNED_VERSION_DIRS,
     TUNED_VERSION_PARENT,
 )
-from . import host_regex
 from .hostroot import FactError, HostRoot
 from .parsers.simple import shell_assignments
-from .parsers.tuned_conf import Sections, includes, parse_active_profile, parse_tuned_conf
+from .parsers.tuned_conf import parse_active_profile
 from .services import sysv_start_links
+from .tuned_chain import PROFILE_NAME, HostMatch, LoaderRules, TunedChain, resolve_chain
+from .tuned_ppd import ppd_switch
 from .unavailable import Unavailable
 
+__all__ = ["HostMatch", "Ktune", "TunedChain", "TunedFacts", "collect_tuned", "resolve_chain"]
+
 BOOT_LINKS = tuple(f"{wants}/tuned.service" for wants in SYSTEMD_WANTS_DIRS)
-MAX_PROFILES = 32
-
-
-UNIT_CONTROLS = ("type", "enabled", "replace", "drop", "devices", "devices_udev_regex",
-                 "cpuinfo_regex", "uname_regex", "script_pre", "script_post", "priority")
-_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
-
-
-@dataclass
-class Unit:
-    """One section of the merged profile: a plugin instance with its options, each with the
-    profile that set it last."""
-    name: str
-    type: str
-    controls: dict[str, str] = field(default_factory=dict)
-    options: dict[str, tuple[str, str]] = field(default_factory=dict)
-
-
-@dataclass
-class HostMatch:
-    """What tuned matches a unit's cpuinfo_regex and uname_regex against."""
-    cpuinfo: str | None  # None: could not be read
-    uname: str
-
-
-@dataclass
-class TunedChain:
-    """Profiles in the order tuned applies them; later ones override earlier ones."""
-    profiles: list[tuple[str, str]] = field(default_factory=list)  # (name, file)
-    units: dict[str, Unit] = field(default_factory=dict)
-    variables: dict[str, str] = field(default_factory=dict)
-    skipped: list[str] = field(default_factory=list)  # units that do not apply here, and why
-    problems: list[str] = field(default_factory=list)
-    unreadable: bool = False  # a profile exists but could not be read
-    host: HostMatch | None = None
-
-    @property
-    def names(self) -> list[str]:
-        return [name for name, _ in self.profiles]
-
-    def applies(self, unit: Unit) -> str | None:
-        """Why ``unit`` does not apply on this host, or None when it does."""
-        if unit.controls.get("enabled", "true").strip().lower() in ("false", "0", "no", "off"):
-            return "enabled=false"
-        host = self.host or HostMatch(None, "")
-        for control, subject in (("cpuinfo_regex", host.cpuinfo), ("uname_regex", host.uname)):
-            pattern = unit.controls.get(control)
-            if pattern is None:
-                continue
-            if subject is None:
-                return f"{control}: /proc/cpuinfo is missing or unreadable"
-            try:  # the host wrote this expression: RE2 runs it in linear time
-                if not host_regex.search(self.expand(pattern), subject, multiline=True):
-                    return f"{control} does not match this host"
-            except host_regex.HostRegexError as exc:
-                return f"{control} cannot be evaluated safely ({exc})"
-        return None
-
-    def expand(self, value: str) -> str:
-        """``${name}`` replaced from [variables] (tuned's ${f:...} functions are left)."""
-        return _VARIABLE.sub(lambda m: self.variables.get(m.group(1), m.group(0)), value)
-
-    def not_applied(self, plugin: str, key: str) -> list[tuple[str, str, str, str]]:
-        """(unit, value, profile, why not) for units of ``plugin`` that set ``key`` but do
-        not apply on this host."""
-        found = []
-        for unit in self.units.values():
-            if unit.type == plugin and key in unit.options:
-                why = self.applies(unit)
-                if why is not None:
-                    value, profile = unit.options[key]
-                    found.append((unit.name, self.expand(value), profile, why))
-        return found
-
-    def setting(self, plugin: str, key: str) -> tuple[str, str] | None:
-        """(value, profile that set it) for a plugin option, e.g. ('disk', 'readahead'): the
-        last unit of that plugin type that applies here and sets it."""
-        found: tuple[str, str] | None = None
-        for unit in self.units.values():
-            if unit.type == plugin and key in unit.options and self.applies(unit) is None:
-                value, profile = unit.options[key]
-                found = (self.expand(value), profile)
-        return found
 
 
 @dataclass(frozen=True)
@@ -169,11 +81,12 @@ class TunedFacts:
     # Every profile tuned can load on this host; None where the package's directory is not
     # there to list (tuned missing, or a sosreport, which does not copy it).
     available: tuple[str, ...] | None = None
-    new_layout: bool = False  # tuned >= 2.24 (profiles under .../tuned/profiles)
+    new_layout: bool = False  # tuned >= 2.23 (profiles under .../tuned/profiles)
     # (major, minor, patch) from the package's tuned/version.py, and that file; None: unknown
     version: tuple[int, int, int] | None = None
     version_source: str = ""
     legacy: bool = False  # tuned 0.2 (RHEL 5/6): /etc/tune-profiles, no /usr/lib/tuned
+    ppd: str = ""  # tuned-ppd sets the profile at boot: what it replaces, and why
 
     def honours(self, since: tuple[int, int]) -> bool | None:
         """Whether this tuned has a feature added in ``since``; None when the version is
@@ -181,17 +94,15 @@ class TunedFacts:
         return None if self.version is None else self.version[:2] >= since
 
 
-# tuned's Loader.safe_name; more profiles than this on one host is not a real host.
-_PROFILE_NAME = re.compile(r"[a-zA-Z0-9_.-]{1,128}")
-MAX_AVAILABLE = 4096
+MAX_AVAILABLE = 4096  # more profiles than this on one host is not a real host
 
 
-def available_profiles(root: HostRoot) -> tuple[str, ...]:
+def available_profiles(root: HostRoot, rules: LoaderRules) -> tuple[str, ...]:
     """The profiles tuned could load here: a directory holding tuned.conf in one of its
-    profile directories, named as tuned's loader accepts. Unreadable directories are
+    load directories, named as tuned's loader accepts. Unreadable directories are
     passed over (the chain reports what it cannot read)."""
     names: set[str] = set()
-    for directory in TUNED_PROFILE_DIRS:
+    for directory in rules.load_dirs:
         try:
             entries = root.listdir(directory)
         except FactError:
@@ -199,7 +110,7 @@ def available_profiles(root: HostRoot) -> tuple[str, ...]:
         for name in entries:
             if len(names) >= MAX_AVAILABLE:
                 break
-            if _PROFILE_NAME.fullmatch(name) and name not in (".", "..") and name not in names:
+            if PROFILE_NAME.fullmatch(name) and name not in (".", "..") and name not in names:
                 try:
                     if root.probe(f"{directory}/{name}/tuned.conf"):
                         names.add(name)
@@ -208,20 +119,11 @@ def available_profiles(root: HostRoot) -> tuple[str, ...]:
     return tuple(sorted(names))
 
 
-def _profile_file(root: HostRoot, name: str) -> str | None:
-    if "/" in name or name in ("", ".", ".."):
-        return None
-    for directory in TUNED_PROFILE_DIRS:
-        path = f"{directory}/{name}/tuned.conf"
-        if root.probe(path):  # FactError when a profile directory cannot be searched
-            return path
-    return None
-
-
-def host_match(root: HostRoot) -> HostMatch:
+def host_match(root: HostRoot, virtual: bool | None = None) -> HostMatch:
     """/proc/cpuinfo and the uname string tuned matches units against (``os.uname()``
     joined: system, node, release, version, machine; the machine read from the kernel's
-    release suffix, as RHEL kernels carry it)."""
+    release suffix, as RHEL kernels carry it), and whether virt-what would find a virtual
+    machine or container (the scan's role decides it)."""
     def first_line(path: str) -> str:
         try:
             return root.read_first_line(path)
@@ -237,72 +139,7 @@ def host_match(root: HostRoot) -> HostMatch:
     uname = " ".join(part for part in ("Linux", first_line("/proc/sys/kernel/hostname"),
                                        release, first_line("/proc/sys/kernel/version"),
                                        machine) if part)
-    return HostMatch(cpuinfo, uname)
-
-
-def resolve_chain(root: HostRoot, active: list[str], host: HostMatch | None = None
-                  ) -> TunedChain:
-    chain = TunedChain()
-
-    def apply(name: str, stack: tuple[str, ...]) -> None:
-        if name in stack:
-            chain.problems.append("include cycle: " + " -> ".join((*stack, name)))
-            return
-        if len(chain.profiles) >= MAX_PROFILES or len(stack) >= MAX_PROFILES:
-            chain.problems.append(f"more than {MAX_PROFILES} profiles in the chain")
-            return
-        try:
-            path = _profile_file(root, name)
-        except FactError as exc:
-            chain.problems.append(str(exc))
-            chain.unreadable = True
-            return
-        if path is None:
-            chain.problems.append(f"profile '{name}' not found in {' or '.join(TUNED_PROFILE_DIRS)}")
-            return
-        try:
-            sections: Sections = parse_tuned_conf(root.read_text(path, 1024 * 1024))
-        except FactError as exc:
-            chain.problems.append(str(exc))
-            chain.unreadable = True
-            return
-        for included in includes(sections):
-            apply(included, (*stack, name))
-        chain.profiles.append((name, path))
-        _merge(chain, name, sections)
-
-    for name in active:
-        apply(name, ())
-    chain.host = host
-    chain.skipped = [f"[{unit.name}] in {_origin(unit)}: {why}"
-                     for unit in chain.units.values()
-                     if unit.options and (why := chain.applies(unit)) is not None]
-    return chain
-
-
-def _origin(unit: Unit) -> str:
-    return ", ".join(dict.fromkeys(profile for _, profile in unit.options.values()))
-
-
-def _merge(chain: TunedChain, profile: str, sections: Sections) -> None:
-    """Merge one profile's sections into the chain's units, as tuned's Merger does."""
-    for section, options in sections.items():
-        if section == "main":
-            continue
-        if section == "variables":
-            chain.variables.update(options)
-            continue
-        controls = {k: v for k, v in options.items() if k in UNIT_CONTROLS}
-        values = {k: (v, profile) for k, v in options.items() if k not in UNIT_CONTROLS}
-        unit = chain.units.get(section)
-        if unit is None or controls.get("replace", "").strip().lower() in ("true", "1", "yes"):
-            chain.units[section] = Unit(section, controls.get("type", section), controls, values)
-            continue
-        unit.type = controls.get("type", unit.type)
-        unit.controls.update(controls)
-        for dropped in re.split(r"[,\s]+", controls.get("drop", "")):
-            unit.options.pop(dropped, None)
-        unit.options.update(values)
+    return HostMatch(cpuinfo, uname, virtual)
 
 
 _VERSION_LINE = re.compile(r"^TUNED_VERSION_(MAJOR|MINOR|PATCH)\s*=\s*([0-9]{1,4})\s*$",
@@ -326,7 +163,7 @@ def tuned_version(root: HostRoot) -> tuple[tuple[int, int, int] | None, str]:
     return None, ""
 
 
-def collect_tuned(root: HostRoot) -> TunedFacts:
+def collect_tuned(root: HostRoot, virtual: bool | None = None) -> TunedFacts:
     binary = next((path for path in TUNED_BINARIES if root.exists(path)), None)
     installed = binary is not None or root.is_dir(TUNED_SHIPPED_PROFILES)
     installed_evidence = (f"{binary} exists" if binary else
@@ -340,7 +177,7 @@ def collect_tuned(root: HostRoot) -> TunedFacts:
                         "no tuned.service in multi-user.target.wants and no S??tuned link")
 
     active: list[str] | Unavailable | None = None
-    active_source = ""
+    active_source = ppd_note = ""
     for path in TUNED_ACTIVE_FILES:
         try:
             text = root.read_optional(path, 64 * 1024)
@@ -350,16 +187,25 @@ def collect_tuned(root: HostRoot) -> TunedFacts:
         if text is not None:
             active, active_source = parse_active_profile(text), path
             break
+    ppd = ppd_switch(root)
+    if isinstance(ppd, Unavailable):
+        active, active_source = ppd, TUNED_PPD_BASE
+    elif ppd is not None and isinstance(active, list):
+        ppd_note = f"{' '.join(active) or 'none'} in {active_source}; {ppd.why}"
+        active, active_source = [ppd.profile], f"{TUNED_PPD_BASE} (tuned-ppd)"
     # tuned 0.2 (RHEL 6) profiles are /etc/tune-profiles/<name>/ directories whose
     # ktune.sysconfig collect_ktune reads; they have no tuned.conf include chain.
-    chain = resolve_chain(root, active, host_match(root)) \
+    version, version_source = tuned_version(root)
+    rules = LoaderRules.for_host(root, version)
+    chain = resolve_chain(root, active, host_match(root, virtual), rules) \
         if isinstance(active, list) and active_source != TUNED02_ACTIVE else TunedChain()
     return TunedFacts(installed, installed_evidence, bool(enabled), enabled_evidence,
                       active, active_source, chain, collect_ktune(root),
-                      available_profiles(root) if root.is_dir(TUNED_SHIPPED_PROFILES) else None,
-                      root.is_dir(TUNED_NEW_LAYOUT), *tuned_version(root),
+                      available_profiles(root, rules)
+                      if root.is_dir(TUNED_SHIPPED_PROFILES) else None,
+                      root.is_dir(TUNED_NEW_LAYOUT), version, version_source,
                       legacy=root.is_dir(TUNED02_PROFILES)
-                      and not root.is_dir(TUNED_SHIPPED_PROFILES))
+                      and not root.is_dir(TUNED_SHIPPED_PROFILES), ppd=ppd_note)
 
 
 def _start_function(script: str) -> str:

@@ -74,7 +74,7 @@ class HostSpec:
     tuned_custom: dict[str, str] = field(default_factory=lambda: {"sas-performance": SAS_PROFILE})
     tuned_shipped: dict[str, str] | None = None  # None: every stock profile (STOCK_TUNED)
     sas_dirs: tuple[str, ...] = ()  # directories the SAS site values name (a real host has them)
-    tuned_new_layout: bool = False  # tuned 2.24+: .../tuned/profiles/NAME
+    tuned_new_layout: bool = False  # tuned 2.23+: .../tuned/profiles/NAME
     bls_options: str | None = "root=/dev/mapper/rhel-root ro transparent_hugepage=never"
     grub_cmdline: str | None = "crashkernel=auto transparent_hugepage=never"
     sas_local_cfg: str | None = "-WORK /saswork\n-UTILLOC /sasutil\n-BUFSIZE 64K\n"

@@ -346,7 +346,7 @@ class RootBuilder:
               sysv: bool = False, shipped: dict[str, str] | None = None,
               new_layout: bool = False) -> RootBuilder:
         """tuned 2.x (RHEL 7+) with the stock profiles (or ``shipped``: name -> tuned.conf);
-        ``new_layout``: tuned 2.24+, profiles under /usr/lib/tuned/profiles and
+        ``new_layout``: tuned 2.23+, profiles under /usr/lib/tuned/profiles and
         /etc/tuned/profiles; ``sysv`` for a RHEL 6 host, whose tuned 0.2 keeps its profiles
         in /etc/tune-profiles (written by the caller)."""
         self.file("/usr/sbin/tuned", "#!/usr/bin/python3\n", mode=0o755)

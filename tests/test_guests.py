@@ -47,6 +47,21 @@ BLOCK_DISK = """    <disk type='block' device='disk'>
     </disk>
 """
 VIRTIO_SCSI = "    <controller type='scsi' index='0' model='virtio-scsi'/>\n"
+# libvirt's formatdomain: a SCSI LUN passed through (device='lun' needs bus='scsi') and a
+# volume of a storage pool (an LV of a logical pool).
+LUN_DISK = """    <disk type='block' device='lun'>
+      <driver name='qemu' type='raw'{driver}/>
+      <source dev='/dev/mapper/3514f0c5a51600001'/>
+      <target dev='sdc' bus='scsi'/>
+    </disk>
+"""
+VOLUME_DISK = """    <disk type='volume' device='disk'>
+      <driver name='qemu' type='raw'{driver}/>
+      <source pool='sasvg' volume='sasguest01_sasdata'/>
+      <target dev='vdc' bus='{bus}'/>
+    </disk>
+"""
+GOOD_DRIVER = " cache='none' io='native'"
 # kvm_intel in use by two running guests: a KVM host (rules/host_layout.py).
 MODULES = ("kvm_intel 344064 2 - Live 0xffffffffc0b6e000\n"
            "kvm 1028096 1 kvm_intel, Live 0xffffffffc0a3b000\n")
@@ -72,6 +87,15 @@ CASES = {
         {"sasguest01": domain("sasguest01", bus="scsi")}, "fail"),
     "only file-backed disks": (
         {"sasguest02": DOMAIN.format(name="sasguest02", disks="")}, "pass"),
+    "SCSI LUN passed through on virtio-scsi": ({"sasguest01": domain(
+        "sasguest01", extra=LUN_DISK.format(driver=GOOD_DRIVER) + VIRTIO_SCSI)}, "pass"),
+    "SCSI LUN passed through, host cache on": ({"sasguest01": domain(
+        "sasguest01", extra=LUN_DISK.format(driver=" cache='writeback'") + VIRTIO_SCSI)},
+        "fail"),
+    "pool volume on virtio": ({"sasguest01": domain(
+        "sasguest01", extra=VOLUME_DISK.format(driver=GOOD_DRIVER, bus="virtio"))}, "pass"),
+    "pool volume on emulated SATA": ({"sasguest01": domain(
+        "sasguest01", extra=VOLUME_DISK.format(driver=GOOD_DRIVER, bus="sata"))}, "fail"),
     "one good guest, one bad": ({"sasguest01": domain("sasguest01"),
                                  "sasguest02": domain("sasguest02", bus="ide")}, "fail"),
 }
@@ -93,6 +117,15 @@ def test_guest_disks(tmp_path, scan, name):
     # The guests' OS images are listed, not judged.
     assert any(e["result"] == "informational" and e["actual"] == "file-backed"
                for e in rule["evidence"])
+
+
+def test_a_pool_volume_and_a_lun_are_named_and_judged(tmp_path, scan):
+    guests = {"sasguest01": domain("sasguest01", extra=LUN_DISK.format(driver="")
+                                   + VOLUME_DISK.format(driver="", bus="sata"))}
+    rule = scan(_kvm_host(tmp_path, guests), role="auto")["by_id"]["kvm_guest_disks_direct"]
+    judged = {e["subject"]: e["result"] for e in rule["evidence"]}
+    assert judged["sasguest01: sdc (/dev/mapper/3514f0c5a51600001)"] == "fail"
+    assert judged["sasguest01: vdc (sasvg/sasguest01_sasdata)"] == "fail"
 
 
 def test_unparsable_definition_is_an_error_naming_the_file(tmp_path, scan):

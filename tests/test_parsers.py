@@ -6,7 +6,7 @@ import pytest
 
 from sascheck.scanner.boot_mounts import collect_boot_mounts, mount_unit_settings
 from sascheck.scanner.boot_writers import EARLY, tmpfiles_writes, writes_in_shell
-from sascheck.scanner.checks.boot import tuned_readahead_kib
+from sascheck.scanner.checks.io_boot import tuned_readahead_kib
 from sascheck.scanner.hostroot import HostRoot
 from sascheck.scanner.parsers.boot import (
     arg_value,
@@ -22,10 +22,11 @@ from sascheck.scanner.parsers.mounts import parse_mounts, unescape
 from sascheck.scanner.parsers.sas_config import parse_sas_config
 from sascheck.scanner.parsers.selection import parse_selection
 from sascheck.scanner.parsers.simple import cpuinfo_flags, meminfo_kib, shell_assignments
-from sascheck.scanner.parsers.tuned_conf import includes, parse_active_profile, parse_tuned_conf
+from sascheck.scanner.parsers.tuned_conf import parse_active_profile
 from sascheck.scanner.parsers.udev_rules import is_block_rule, parse_udev_rules
 from sascheck.scanner.sysctl_boot import parse_sysctl
 from sascheck.scanner.tuned import resolve_chain
+from sascheck.scanner.tuned_chain import LoaderRules, TunedConfError, include_names, parse_profile
 from tests.boot_samples import (
     RHEL6_GRUB_CONF,
     RHEL7_GRUB_CFG,
@@ -67,16 +68,26 @@ def test_mounts_decode_escapes_and_tokenise_options():
 
 
 def test_tuned_conf_sections_includes_and_active_profiles():
-    sections = parse_tuned_conf(
-        "summary=before any section\n[main]\ninclude = throughput-performance, sap\n"
+    sections = parse_profile(
+        "[main]\ninclude = throughput-performance, sap\n"
         "# comment\n[disk]\nreadahead=>4096\n[my_disk]\ntype=disk\nelevator=none\n[vm]\n"
-        "transparent_hugepages=never\nbroken line without equals\n")
-    assert includes(sections) == ["throughput-performance", "sap"]
+        "transparent_hugepages=never\n")
+    assert include_names(sections["main"]["include"], LoaderRules()) == [
+        "throughput-performance", "sap"]
     assert sections["disk"] == {"readahead": ">4096"}
     assert sections["my_disk"]["type"] == "disk"
-    assert sections["main"]["summary"] == "before any section"
     assert parse_active_profile("virtual-guest sas-performance\n") == ["virtual-guest",
                                                                         "sas-performance"]
+
+
+@pytest.mark.parametrize("text", ["summary=before any section\n[main]\n",
+                                  "[main]\n[vm]\nbroken line without equals\n"])
+def test_tuned_conf_that_tuneds_parser_refuses_is_an_error(text):
+    # ConfigParser: MissingSectionHeaderError, ParsingError; ConfigObj (tuned < 2.17) and
+    # loader.py at v2.16.0: "Error parsing section", ParseError.
+    for rules in (LoaderRules(), LoaderRules(configobj=True)):
+        with pytest.raises(TunedConfError):
+            parse_profile(text, rules)
 
 
 def test_sas_config_options_quotes_lists_and_comments():

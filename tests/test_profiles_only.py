@@ -8,7 +8,7 @@ import pytest
 from sascheck.rules import CatalogueError, load_catalogue
 
 from .hosts import BASELINE_SETS, SAS_PROFILE, sas_host
-from .oscap import oscap_available
+from .oscap import oscap_available, oscap_eval, tailor
 from .remedy import generate, run_bash
 from .test_check_kinds import _copy_catalogue
 from .test_parity import _compare
@@ -21,6 +21,52 @@ LATENCY_CASES = {
     "force_latency=cstate.id:1|3": (SAS_PROFILE + CPU.format("cstate.id:1|3"), "fail"),
     "not set": (SAS_PROFILE, "fail"),
 }
+
+
+def cpuidle(driver: str, states: list[tuple[str, int]]) -> dict[str, str]:
+    """The kernel's C-state table in sysfs (drivers/cpuidle/sysfs.c): state0 is POLL."""
+    files = {"/sys/devices/system/cpu/cpuidle/current_driver": driver + "\n"}
+    for index, (name, latency) in enumerate([("POLL", 0), *states]):
+        base = f"/sys/devices/system/cpu/cpu0/cpuidle/state{index}"
+        files |= {f"{base}/name": name + "\n", f"{base}/latency": f"{latency}\n"}
+    return files
+
+
+# drivers/idle/intel_idle.c (v5.13+): icx_cstates (Ice Lake-SP) C1 1 us, C1E 4, C6 170;
+# skx_cstates (Skylake-SP) C1 2 us, C1E 10, C6 133.
+ICELAKE_SP = cpuidle("intel_idle", [("C1", 1), ("C1E", 4), ("C6", 170)])
+SKYLAKE_SP = cpuidle("intel_idle", [("C1", 2), ("C1E", 10), ("C6", 133)])
+BLS = "root=/dev/mapper/rhel-root ro transparent_hugepage=never"
+# tuned's plugin_cpu._parse_latency resolves cstate.* through that table; the command line
+# limits C-states itself (idle=poll: arch/x86/kernel/process.c idle_setup; max_cstate:
+# intel_idle.c "intel_idle.max_cstate=0 disables driver", then acpi_idle's
+# processor.max_cstate). Each case: (host changes, expected verdict).
+TABLE_CASES = {
+    "cstate.id:1 on Ice Lake-SP": (
+        {"tuned_custom": {"sas-performance": SAS_PROFILE + CPU.format("cstate.id:1")},
+         "extra_files": ICELAKE_SP}, "pass"),
+    "cstate.name:C1 on Skylake-SP": (
+        {"tuned_custom": {"sas-performance": SAS_PROFILE + CPU.format("cstate.name:C1")},
+         "extra_files": SKYLAKE_SP}, "fail"),
+    "cstate.id_no_zero:0|cstate.id:2 skips POLL": (
+        {"tuned_custom": {"sas-performance": SAS_PROFILE + CPU.format(
+            "cstate.id_no_zero:0|cstate.id:2")}, "extra_files": ICELAKE_SP}, "fail"),
+    "idle=poll on the command line": ({"bls_options": BLS + " idle=poll"}, "pass"),
+    "intel_idle.max_cstate=1 on Ice Lake-SP": (
+        {"bls_options": BLS + " intel_idle.max_cstate=1", "extra_files": ICELAKE_SP}, "pass"),
+    "intel_idle.max_cstate=1 on Skylake-SP": (
+        {"bls_options": BLS + " intel_idle.max_cstate=1", "extra_files": SKYLAKE_SP}, "fail"),
+    # intel_idle ignores processor.max_cstate: the deep states stay
+    "processor.max_cstate=1 under intel_idle": (
+        {"bls_options": BLS + " processor.max_cstate=1", "extra_files": ICELAKE_SP}, "fail"),
+    "intel_idle.max_cstate=0 processor.max_cstate=1 without a table": (
+        {"bls_options": BLS + " intel_idle.max_cstate=0 processor.max_cstate=1"}, "notchecked"),
+}
+# OVAL reads idle=poll and numeric force_latency; the C-state table it cannot join.
+TABLE_DIFFERENCES = {"cstate.id:1 on Ice Lake-SP": ("pass", "fail"),
+                     "intel_idle.max_cstate=1 on Ice Lake-SP": ("pass", "fail"),
+                     "intel_idle.max_cstate=0 processor.max_cstate=1 without a table":
+                         ("notchecked", "fail")}
 # A flash host: noop/none and 16 MiB read-ahead, as the xtremio profile wants.
 XTREMIO_HOST = {"read_ahead_kb": 16384, "path_scheduler": "[none] mq-deadline",
                 "mpath_scheduler": "[none] mq-deadline"}
@@ -57,6 +103,32 @@ def test_oscap_agrees_on_force_latency(tmp_path, name):
     root = sas_host(tmp_path / "root", tuned_custom={"sas-performance": LATENCY_CASES[name][0]},
                     **XTREMIO_HOST)
     _compare(name, root, BASELINE_SETS, tmp_path / "work", profile="xtremio")
+
+
+@pytest.mark.parametrize("name", sorted(TABLE_CASES))
+def test_cpu_latency_through_the_c_state_table_and_command_line(host, scan, name):
+    changes, expected = TABLE_CASES[name]
+    rule = scan(host(**changes, **XTREMIO_HOST), profile="xtremio")["by_id"]["cpu_dma_latency"]
+    assert rule["result"] == expected, rule["actual"]
+
+
+def test_the_resolved_c_state_is_named(host, scan):
+    changes, _ = TABLE_CASES["cstate.id:1 on Ice Lake-SP"]
+    rule = scan(host(**changes, **XTREMIO_HOST), profile="xtremio")["by_id"]["cpu_dma_latency"]
+    assert rule["evidence"][0]["note"] == "cstate.id:1 = C1, 1 us"
+
+
+@pytest.mark.skipif(not oscap_available(), reason="oscap is not installed")
+@pytest.mark.parametrize("name", sorted(TABLE_CASES))
+def test_oscap_on_the_c_state_cases(tmp_path, scan, name):
+    changes, _ = TABLE_CASES[name]
+    root = sas_host(tmp_path / "root", **changes, **XTREMIO_HOST)
+    work = tmp_path / "work"
+    work.mkdir()
+    tailoring = tailor(root, BASELINE_SETS, work / "tailoring.xml", "xtremio")
+    theirs = oscap_eval(root, tailoring, work, "xtremio")["cpu_dma_latency"]
+    ours = scan(root, profile="xtremio")["by_id"]["cpu_dma_latency"]["result"]
+    assert (ours, theirs) == TABLE_DIFFERENCES.get(name, (ours, ours))
 
 
 def test_the_xtremio_fix_writes_force_latency_and_the_rule_passes(tmp_path, scan):

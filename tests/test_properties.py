@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import tempfile
 from pathlib import Path
 
@@ -20,10 +21,11 @@ from sascheck.scanner.parsers.simple import (
     meminfo_kib,
     shell_assignments,
 )
-from sascheck.scanner.parsers.tuned_conf import includes, parse_active_profile, parse_tuned_conf
+from sascheck.scanner.parsers.tuned_conf import parse_active_profile
 from sascheck.scanner.parsers.udev_rules import is_block_rule, parse_udev_rules
 from sascheck.scanner.sasdirs import discover
 from sascheck.scanner.tuned import resolve_chain
+from sascheck.scanner.tuned_chain import LoaderRules, TunedConfError, include_names, parse_profile
 from tests.rootbuilder import RootBuilder
 
 FAST = settings(max_examples=300, deadline=2000,
@@ -70,8 +72,9 @@ def test_selection_parser(text):
 @FAST
 @given(texty)
 def test_small_parsers_never_raise(text):
-    parse_tuned_conf(text)
-    includes(parse_tuned_conf(text))
+    for rules in (LoaderRules(), LoaderRules(configobj=True, include_list=False)):
+        with contextlib.suppress(TunedConfError):  # tuned refuses such a file too
+            include_names(parse_profile(text, rules).get("main", {}).get("include", ""), rules)
     parse_active_profile(text)
     parse_sas_config(text)
     for rule in parse_udev_rules(text):

@@ -89,6 +89,8 @@ def test_fleet_report_mixing_json_and_arf_in_chromium(tmp_path, example_results)
         assert first_host == "sasprod01"  # the worst host first
         page.locator("table.matrix a").first.click()
         assert page.url.endswith("#h0")
+        # the host's rules are drawn after the click; under load that takes a moment
+        page.locator("article.rule").first.wait_for(state="visible")
         before = _visible_rules(page)
         page.locator("input[data-filter=result][value=pass]").uncheck()
         assert _visible_rules(page) < before

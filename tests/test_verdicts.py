@@ -100,6 +100,13 @@ def nfs_data(read_ahead_kb: int) -> SasFs:
                  bdi_read_ahead_kb=read_ahead_kb)
 
 
+def nfs_work() -> SasFs:
+    """SAS WORK on NFS v4.1 (as nfs_data mounts DATA)."""
+    data = nfs_data(16384)
+    return SasFs("saswork", "/saswork", fstype=data.fstype, source="nas01:/export/saswork",
+                 options=data.options, bdi_read_ahead_kb=16384)
+
+
 # A RHEL 5 host: 2.6.18, no THP directory, no tuned, booting from GRUB 0.97.
 RHEL5: dict[str, Any] = {"kernel": "2.6.18-419.el5", "thp_enabled": None, "tuned_installed": False,
                          "bls_options": None, "grub_cmdline": None, "defrag_tmpfiles": False}
@@ -232,6 +239,17 @@ CASES: list[tuple[str, str, dict[str, Any], list[str], str]] = [
          options="rw,relatime,context=system_u:object_r:noatime_t:s0")},
      [], "fail"),
     ("ext3", "sas_fs_type", {"filesystems": data_fs("ext3")}, [], "fail"),
+    # DATA alone may be shared (seed 001 "RHEL Filesystems": NFS, GFS2; seed 003: VxCFS);
+    # WORK and UTILLOC want local storage.
+    ("fs type: DATA on NFS", "sas_fs_type", {"filesystems": [
+        nfs_data(16384), SasFs("saswork", "/saswork"), SasFs("sasutil", "/sasutil")]}, [],
+     "pass"),
+    ("fs type: DATA on gfs2", "sas_fs_type", {"filesystems": data_fs("gfs2")}, [], "pass"),
+    ("fs type: WORK on NFS", "sas_fs_type", {"filesystems": [
+        SasFs("sasdata", "/sasdata"), nfs_work(), SasFs("sasutil", "/sasutil")]}, [], "fail"),
+    ("fs type: DATA on NFS, no shared type allowed", "sas_fs_type", {"filesystems": [
+        nfs_data(16384), SasFs("saswork", "/saswork"), SasFs("sasutil", "/sasutil")]},
+     ["allowed_shared_data_fs_types="], "fail"),
     ("ext4", "sas_fs_type", {"filesystems": data_fs("ext4")}, [], "pass"),
     ("ext4 not allowed by site", "sas_fs_type",
      {"filesystems": data_fs("ext4")}, ["allowed_fs_types=xfs"], "fail"),

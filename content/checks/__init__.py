@@ -6,7 +6,7 @@ and tests/test_parity.py asserts it. One module per group, mirroring scanner/che
 
 from __future__ import annotations
 
-from . import boot, guests, kernel, multipath, storage, striping
+from . import boot, guests, kernel, latency, multipath, storage, striping
 from .common import Generator
 
 GENERATORS: dict[str, Generator] = {
@@ -26,7 +26,7 @@ GENERATORS: dict[str, Generator] = {
     "io_tuning_at_boot": boot.io_tuning_at_boot,
     "numa_enabled": kernel.numa_enabled,
     "multipath_all_paths": multipath.multipath_all_paths,
-    "tuned_cpu_latency": boot.tuned_cpu_latency,
+    "tuned_cpu_latency": latency.tuned_cpu_latency,
     "kvm_guest_disks_direct": guests.kvm_guest_disks_direct,
     "volume_striped": striping.volume_striped,
     "bufsize_matches_stripe": striping.bufsize_matches_stripe,

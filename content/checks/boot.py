@@ -11,8 +11,6 @@ from ...rules.host_layout import (
     BLK_MQ_UNKNOWN_SCHEDULERS,
     INIT_SCRIPTS,
     KTUNE_ENABLES_THP,
-    KTUNE_PMQOS_LATENCY,
-    KTUNE_SCRIPTS,
     LEGACY_DEFAULT_SCHEDULERS,
     RHEL5_KERNEL_PREFIX,
     SATA_VENDOR,
@@ -187,7 +185,7 @@ def io_tuning_at_boot(facts: OvalFacts, rule: Rule) -> Element:
                                    check="at least one"))
 
     read_ahead = any_of(
-        # As tuned parses it (scanner.checks.boot.tuned_readahead_kib): N, >N, N WORD (KiB
+        # As tuned parses it (scanner.checks.io_boot.tuned_readahead_kib): N, >N, N WORD (KiB
         # unless WORD starts with s: sectors); >N s and Ns are rejected and set nothing.
         facts.tuned_setting("readahead", [(r">[ \t]*(\d+)", kib_ok), (r"(\d+)", kib_ok),
                                           (r"(\d+)[ \t]+[^s \t][^\n]*?", kib_ok),
@@ -209,7 +207,7 @@ def io_tuning_at_boot(facts: OvalFacts, rule: Rule) -> Element:
     refused = "|".join(BLK_MQ_UNKNOWN_SCHEDULERS)
 
     def scheduler_set(blk_mq: bool) -> Element:
-        """As scanner.checks.boot.io_tuning_at_boot: on blk-mq a legacy name sets nothing."""
+        """As scanner.checks.io_boot.io_tuning_at_boot: on blk-mq a legacy name sets nothing."""
         kind = "blk-mq" if blk_mq else "legacy"
         skip = rf"(?!(?:{refused})\b)" if blk_mq else ""
         udev_scheduler = udev_rules(facts, f"udev scheduler ({kind})",
@@ -296,21 +294,3 @@ def _kernel_default_allowed(facts: OvalFacts) -> Element:
         all_of(kernel_is(facts, r"^2\.", "a 2.x kernel (RHEL 5, 6)"),
                _allows(facts, prefixes["2."])),
         comment="the kernel's default scheduler is allowed")
-
-
-def tuned_cpu_latency(facts: OvalFacts, rule: Rule) -> Element:
-    at_most = facts.oval.state("ind:textfilecontent54", f"at most {rule.params['max_us']} us",
-                               entity("ind:subexpression", str(rule.params["max_us"]),
-                                      datatype="int", op="less than or equal"))
-    # RHEL 5/6: a ktune script's pmqos-static.py (scanner.tuned.Ktune.cpu_dma_latency).
-    oval = facts.oval
-    pmqos = oval.obj("ind:textfilecontent54", "ktune scripts' pmqos-static.py cpu_dma_latency",
-                     entity("ind:path", KTUNE_SCRIPTS),
-                     entity("ind:filename", r"\.sh$", op="pattern match"),
-                     entity("ind:pattern", KTUNE_PMQOS_LATENCY, op="pattern match"),
-                     entity("ind:instance", "1", datatype="int", op="greater than or equal"))
-    return any_of(facts.tuned_setting("force_latency", [(r"(\d+)", at_most)],
-                                      "tuned [cpu] force_latency"),
-                  all_of(ktune_started(facts), criterion(oval.test(
-                      "ind:textfilecontent54", "ktune holds cpu_dma_latency low", pmqos,
-                      at_most, check="all"))))

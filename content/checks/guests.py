@@ -14,8 +14,10 @@ from ..oval import (
 )
 from ..oval_facts import OvalFacts
 
-# A defined guest's block-device disk off the direct path (scanner.checks.guests).
-UNDIRECT_DISKS = ("//devices/disk[@type='block' and (not(@device) or @device='disk')]"
+# A defined guest's disk on the host's storage (block, a pool volume, a SCSI LUN passed
+# through) off the direct path (scanner.checks.guests).
+UNDIRECT_DISKS = ("//devices/disk[(@type='block' or @type='volume' or @device='lun') and "
+                  "(not(@device) or @device='disk' or @device='lun')]"
                   "[not(driver/@cache='none') or not(target/@bus='virtio' or "
                   "(target/@bus='scsi' and ../controller[@type='scsi' and "
                   "@model='virtio-scsi']))]/@type")

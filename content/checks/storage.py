@@ -112,10 +112,20 @@ def mount_options_at_boot(facts: OvalFacts, rule: Rule) -> Element:
 
 
 def fs_type(facts: OvalFacts, rule: Rule) -> Element:
-    state = facts.oval.state("linux:partition", "an allowed file system type",
-                              entity("linux:fs_type", var=facts.listed("allowed_fs_types"),
-                                     var_check="at least one"))
-    return _each_role(facts, rule, state, "all")
+    """DATA's file systems may also be of a shared type; one that WORK or UTILLOC shares is
+    judged in their tests too (scanner.checks.storage.fs_type)."""
+    oval = facts.oval
+    local = oval.state("linux:partition", "an allowed file system type",
+                       entity("linux:fs_type", var=facts.listed("allowed_fs_types"),
+                              var_check="at least one"))
+    data_types = oval.union_values("file system types for SAS DATA", [
+        facts.listed("allowed_fs_types"), facts.listed("allowed_shared_data_fs_types")])
+    data = oval.state("linux:partition", "an allowed file system type for SAS DATA",
+                      entity("linux:fs_type", var=data_types, var_check="at least one"))
+    return all_of(*(criterion(oval.test(
+        "linux:partition", f"{rule.title} ({role})", facts.sas_partitions(role),
+        data if role == "DATA" else local, check="all", existence="any_exist"))
+        for role in SAS_ROLES))
 
 
 def sas_dirs_separate(facts: OvalFacts, rule: Rule) -> Element:

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..facts import Facts
 from ..results import Outcome
-from . import boot, guests, kernel, measured, multipath, storage, striping, tuned
+from . import boot, guests, io_boot, kernel, latency, measured, multipath, storage, striping, tuned
 
 Check = Callable[[Mapping[str, Any], Facts, Mapping[str, Any]], Outcome]
 
@@ -29,10 +29,10 @@ CHECKS: dict[str, Check] = {
     "fs_type": storage.fs_type,
     "tuned_profile": tuned.tuned_profile,
     "thp_at_boot": boot.thp_at_boot,
-    "io_tuning_at_boot": boot.io_tuning_at_boot,
+    "io_tuning_at_boot": io_boot.io_tuning_at_boot,
     "numa_enabled": kernel.numa_enabled,
     "multipath_all_paths": multipath.multipath_all_paths_active,
-    "tuned_cpu_latency": boot.tuned_cpu_latency,
+    "tuned_cpu_latency": latency.tuned_cpu_latency,
     "volume_striped": striping.volume_striped,
     "bufsize_matches_stripe": striping.bufsize_matches_stripe,
     "kvm_guest_disks_direct": guests.kvm_guest_disks_direct,

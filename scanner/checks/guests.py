@@ -6,10 +6,19 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..facts import Facts
+from ..parsers.libvirt import GuestDisk
 from ..results import Evidence, Outcome, Verdict, combine, summarise
 from ..unavailable import Unavailable
 
 DIRECT_BUSES = ("virtio",)
+# What libvirt's formatdomain calls a host's storage handed to the guest: a block device, a
+# storage pool's volume (an LV of a logical pool, a LUN of an iSCSI or mpath pool), or a
+# SCSI LUN passed through (device='lun', on a block or iSCSI network source).
+PASSED_THROUGH_TYPES = ("block", "volume")
+
+
+def passed_through(disk: GuestDisk) -> bool:
+    return disk.type in PASSED_THROUGH_TYPES or disk.device == "lun"
 
 
 def disk_problems(bus: str, cache: str, virtio_scsi: bool) -> list[str]:
@@ -24,19 +33,22 @@ def disk_problems(bus: str, cache: str, virtio_scsi: bool) -> list[str]:
 
 def kvm_guest_disks_direct(params: Mapping[str, Any], facts: Facts,
                            values: Mapping[str, Any]) -> Outcome:
-    expected = ("each defined guest's block-device disks use virtio (virtio-blk or virtio-scsi) "
-                "and cache='none'")
+    expected = ("each defined guest's disks on the host's storage (block devices, pool "
+                "volumes, SCSI LUNs passed through) use virtio (virtio-blk or virtio-scsi) and "
+                "cache='none'")
     evidence: list[Evidence] = []
     for path, domain in sorted(facts.guests.items()):
         if isinstance(domain, Unavailable):
             evidence.append(Evidence(path, path, "unreadable", Verdict.ERROR, str(domain)))
             continue
         for disk in domain.disks:
-            subject = f"{domain.name or path}: {disk.target or '?'} ({disk.source or disk.type})"
-            if disk.type != "block":
+            kind = f"{disk.type} {disk.device}" if disk.device == "lun" else disk.type
+            subject = f"{domain.name or path}: {disk.target or '?'} ({disk.source or kind})"
+            if not passed_through(disk):
                 evidence.append(Evidence(subject, path, f"{disk.type or 'unknown'}-backed",
                                          Verdict.INFORMATIONAL,
-                                         "not a block device: the paper passed LVs through"))
+                                         "not the host's storage passed through: the paper "
+                                         "passed LVs through"))
                 continue
             problems = disk_problems(disk.bus, disk.cache, domain.virtio_scsi)
             notes = problems + ([] if disk.io == "native" else

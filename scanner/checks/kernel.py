@@ -18,6 +18,7 @@ from ..results import Evidence, Outcome, Verdict, combine, summarise
 from ..sysctl_boot import kernel_default
 from ..tuned import TunedFacts
 from ..unavailable import Unavailable
+from .boot import tuned_unknown
 
 
 def thp_mode(params: Mapping[str, Any], facts: Facts, values: Mapping[str, Any]) -> Outcome:
@@ -141,6 +142,10 @@ def sysctl_at_boot(params: Mapping[str, Any], facts: Facts,
                 write(line.key, line.value, line.source)
         elif setting:
             notes.append(f"reapply_sysctl is off ({boot.reapply_source}): the profile wins")
+    unknown = tuned_unknown(facts)
+    if unknown:  # tuned's profile, and whether it re-applies sysctl files, cannot be told
+        return Outcome(Verdict.ERROR, expected, "unreadable", [unknown],
+                       message=unknown.note)
     if found is None:
         default = kernel_default(key, facts.host.kernel)
         found = (key, default or "unknown",

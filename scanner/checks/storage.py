@@ -203,13 +203,22 @@ def mount_option_required(params: Mapping[str, Any], facts: Facts,
 
 
 def fs_type(params: Mapping[str, Any], facts: Facts, values: Mapping[str, Any]) -> Outcome:
+    """Each SAS file system's type: allowed_fs_types, or for one holding only DATA a shared
+    type as well (seed 001 "RHEL Filesystems": NFS, GFS2; seed 003's VxCFS)."""
     allowed: list[str] = values["allowed_fs_types"]
-    expected = f"SAS file systems of type {' or '.join(allowed)}"
+    shared: list[str] = values.get("allowed_shared_data_fs_types") or []
+    expected = f"SAS file systems of type {' or '.join(allowed)}" + (
+        f"; DATA alone also {' or '.join(shared)}" if shared else "")
     evidence = _unplaced(facts)
     for filesystem in _filesystems(facts):
         kind = filesystem.mount.fstype
+        data_only = filesystem.roles == {"DATA"}
+        ok = kind in allowed or (data_only and kind in shared)
+        note = ("" if ok or data_only or kind not in shared else
+                f"a shared {kind} is allowed for DATA alone: WORK and UTILLOC want local "
+                "storage")
         evidence.append(Evidence(_subject(filesystem), _mount_source(filesystem), kind,
-                                 Verdict.PASS if kind in allowed else Verdict.FAIL))
+                                 Verdict.PASS if ok else Verdict.FAIL, note))
     return _outcome(expected, evidence)
 
 

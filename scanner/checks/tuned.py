@@ -11,7 +11,8 @@ from ..facts import Facts
 from ..results import Evidence, Outcome, Verdict, combine
 from ..tuned import TunedFacts
 from ..unavailable import Unavailable
-from .boot import enabled_tuned, io_tuning_at_boot, thp_after_boot
+from .boot import enabled_tuned, thp_after_boot
+from .io_boot import io_tuning_at_boot
 from .kernel import sysctl_at_boot
 
 # What Red Hat's throughput profiles give a SAS host (tuned 0.2.22's throughput-performance
@@ -44,12 +45,17 @@ def tuned_profile(params: Mapping[str, Any], facts: Facts, values: Mapping[str, 
     elif not active:
         evidence.append(Evidence("active profile", TUNED_ACTIVE_FILES[0], "none",
                                  Verdict.FAIL, "no active tuned profile"))
+    elif tuned.chain.failed:  # tuned refuses the whole load and applies nothing
+        evidence.append(Evidence("active profile", tuned.active_source, " ".join(active),
+                                 Verdict.FAIL, tuned.chain.failed + ": it applies no profile"))
     else:
-        # The active profiles count even when their files are missing; includes only
-        # when the including profile could be read.
+        # The active profiles count even when their files were not collected; includes
+        # only when the including profile could be read.
         chain = list(dict.fromkeys([*active, *tuned.chain.names]))
         matched = [name for name in chain if name in allowed]
         note = "chain: " + " -> ".join(chain)
+        if tuned.ppd:
+            note = f"{tuned.ppd}; {note}"
         if tuned.chain.problems:
             note += "; " + "; ".join(tuned.chain.problems)
         if tuned.chain.skipped:

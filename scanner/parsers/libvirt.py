@@ -30,6 +30,7 @@ class DomainXmlError(ValueError):
 @dataclass(frozen=True)
 class GuestDisk:
     type: str  # block | file | network | volume | ...
+    device: str  # disk | lun (SCSI commands passed through to the LUN)
     bus: str  # virtio | scsi | sata | ide | ...
     cache: str  # '' when the driver does not say (the hypervisor default)
     io: str
@@ -57,15 +58,17 @@ def parse_domain(data: bytes) -> Domain:
         raise DomainXmlError(f"root element is <{root.tag}>, not <domain>")
     disks = []
     for disk in root.iterfind("devices/disk"):
-        if disk.get("device", "disk") != "disk":
-            continue  # cdrom, floppy, lun passthrough of a CD: not a data disk
+        device = disk.get("device", "disk")
+        if device not in ("disk", "lun"):
+            continue  # cdrom, floppy: not a data disk
         driver, source, target = disk.find("driver"), disk.find("source"), disk.find("target")
         source_name = ""
-        if source is not None:
+        if source is not None:  # a storage pool's volume is named POOL/VOLUME
             source_name = (source.get("dev") or source.get("file") or source.get("name")
-                           or source.get("volume") or "")
+                           or "/".join(filter(None, (source.get("pool"), source.get("volume"))))
+                           or "")
         disks.append(GuestDisk(
-            disk.get("type", ""), target.get("bus", "") if target is not None else "",
+            disk.get("type", ""), device, target.get("bus", "") if target is not None else "",
             driver.get("cache", "") if driver is not None else "",
             driver.get("io", "") if driver is not None else "", source_name,
             target.get("dev", "") if target is not None else ""))
