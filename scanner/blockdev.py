@@ -43,6 +43,8 @@ class BlockDevice:
     # dm-stripe and md publish their chunk and chunk x data devices there.
     io_min: int | None = None
     io_opt: int | None = None
+    # queue/rotational: 0 for flash (NVMe, SSD, an all-flash array's LUN); None: absent
+    rotational: int | None = None
 
     @property
     def label(self) -> str:
@@ -205,6 +207,7 @@ def read_queue(root: HostRoot, device: BlockDevice) -> None:
     queue = f"{device.sysfs}/queue"
     device.io_min = _optional_number(root, f"{queue}/minimum_io_size")
     device.io_opt = _optional_number(root, f"{queue}/optimal_io_size")
+    device.rotational = _optional_number(root, f"{queue}/rotational")
     try:
         text = root.read_optional(f"{queue}/scheduler", 4096)
         device.scheduler = parse_selection(text) if text is not None else None

@@ -284,7 +284,7 @@ for link in "$ROOT"/sys/block/*; do
     dir="$(real "/sys/block/$name")"
     [ -n "$dir" ] || continue
     for file in dev queue/scheduler queue/read_ahead_kb queue/minimum_io_size \
-        queue/optimal_io_size dm/name dm/uuid; do
+        queue/optimal_io_size queue/rotational dm/name dm/uuid; do
         grab "$dir/$file"
     done
     for file in wwid vendor model; do

@@ -35,11 +35,14 @@ class Layout:
     stripes: int = 0  # data devices the volume stripes over (0: not striped)
     unit: int = 0  # stripe unit in bytes
     luns: int = 0  # distinct devices directly below it
+    hardware: bool = False  # the stripe is the LUN's own (a RAID array or controller)
     # Set when the volume cannot be judged: (verdict, what was seen, why).
     skipped: tuple[Verdict, str, str] | None = None
 
     @property
     def actual(self) -> str:
+        if self.stripes and self.hardware:
+            return f"the LUN's RAID: {self.stripes} strips of {_size(self.unit)}"
         if self.stripes:
             return f"{self.stripes} stripes of {_size(self.unit)}"
         return f"not striped ({self.luns} device{'s' if self.luns != 1 else ''} below)"
@@ -88,29 +91,66 @@ def _layout(facts: Facts, filesystem: SasFilesystem) -> Iterator[Layout | Eviden
     device = facts.block.devices[facts.block.queue_device(filesystem.device)]
     source = f"{device.sysfs}/queue/{QUEUE_IO_OPT}"
     luns = _distinct_below(facts, device)
-    if _MULTIPATH.match(device.dm_uuid or ""):  # its paths lead to one LUN
-        yield Layout(f"{subject} on {device.label}", source, device.name, luns=1)
+    label = f"{subject} on {device.label}"
+    if device.kind in ("dm", "md") and not _MULTIPATH.match(device.dm_uuid or ""):
+        if device.io_min is None or device.io_opt is None:
+            yield Layout(label, source, device.name, skipped=(
+                Verdict.ERROR, "unreadable",
+                f"{device.sysfs}/queue/{QUEUE_IO_MIN} or {QUEUE_IO_OPT}: missing or not a "
+                "number"))
+            return
+        stripes = _ratio(device)
+        if 2 <= stripes <= luns:  # dm-stripe or md: the host stripes over its LUNs
+            yield Layout(label, source, device.name, stripes, device.io_min or 0, luns)
+            return
+    # The host does not stripe: the LUN itself may (a RAID array or controller publishes its
+    # strip as minimum_io_size and the stripe as optimal_io_size), or be flash.
+    below = _luns_below(facts, device)
+    if below and all(lun.rotational == 0 for lun in below):
+        yield Layout(label, f"{below[0].sysfs}/queue/rotational", device.name, luns=len(below),
+                     skipped=(Verdict.NOTAPPLICABLE, "flash",
+                              f"{', '.join(lun.label for lun in below)}: flash (rotational 0): "
+                              "an NVMe device or an all-flash array spreads I/O itself and "
+                              "needs no striping (seed 003: XtremIO has no RAID groups to "
+                              "stripe over)"))
         return
-    if device.kind not in ("dm", "md"):
-        yield Layout(f"{subject} on {device.label}", source, device.name, luns=max(luns, 1))
+    units = {(lun.io_min, _ratio(lun)) for lun in below}
+    if below and len(units) == 1 and 2 <= (ratio := _ratio(below[0])) <= MAX_RAID_DATA_DISKS:
+        yield Layout(label, f"{below[0].sysfs}/queue/{QUEUE_IO_OPT}", device.name, ratio,
+                     below[0].io_min or 0, len(below), hardware=True)
         return
-    if device.io_min is None or device.io_opt is None:
-        yield Layout(f"{subject} on {device.label}", source, device.name, skipped=(
-            Verdict.ERROR, "unreadable",
-            f"{device.sysfs}/queue/{QUEUE_IO_MIN} or {QUEUE_IO_OPT}: missing or not a number"))
-        return
+    yield Layout(label, source, device.name, luns=max(luns, 1))
+
+
+# A hardware RAID set stripes over its data disks; a larger "stripe" is a transfer-size hint.
+MAX_RAID_DATA_DISKS = 64
+
+
+def _ratio(device: BlockDevice) -> int:
+    """optimal_io_size / minimum_io_size where the one is a whole multiple of the other."""
     io_min, io_opt = device.io_min, device.io_opt
-    stripes = io_opt // io_min if io_min and io_opt % io_min == 0 else 0
-    if not 2 <= stripes <= luns:
-        stripes = 0  # a linear volume, or hints the LUN below published for itself
-    yield Layout(f"{subject} on {device.label}", source, device.name, stripes,
-                 device.io_min if stripes else 0, luns)
+    return io_opt // io_min if io_min and io_opt and io_opt % io_min == 0 else 0
 
 
-def _striping_outcome(expected: str, evidence: list[Evidence], none_message: str) -> Outcome:
+def _luns_below(facts: Facts, device: BlockDevice) -> list[BlockDevice]:
+    """The LUNs under a volume that the host does not stripe: a disk or multipath map is its
+    own; a linear volume's are the distinct LUNs below it."""
+    if device.kind == "disk" or _MULTIPATH.match(device.dm_uuid or ""):
+        return [device]
+    names = dict.fromkeys(_lun_of(facts, name) for name in device.slaves)
+    found = [facts.block.devices[name] for name in names if name in facts.block.devices]
+    return [lun for lun in found if lun.kind == "disk" or _MULTIPATH.match(lun.dm_uuid or "")]
+
+
+def _striping_outcome(expected: str, evidence: list[Evidence], none_message: str,
+                      flash_applies: bool = False) -> Outcome:
     """As storage._outcome, except that volumes the scan cannot see into (VxVM) and nothing
     judged make the rule notchecked rather than vacuously passed."""
     outcome = _outcome(expected, evidence, none_message)
+    if flash_applies and evidence and all(e.verdict == Verdict.NOTAPPLICABLE for e in evidence):
+        # every volume is one striping does not apply to (flash): nothing judged, no pass
+        return Outcome(Verdict.NOTAPPLICABLE, expected, outcome.actual, evidence,
+                       evidence[0].note)
     unseen = [e for e in evidence if e.verdict == Verdict.NOTCHECKED]
     if outcome.result == Verdict.PASS and unseen and not any(
             e.verdict == Verdict.PASS for e in evidence):
@@ -139,10 +179,13 @@ def volume_striped(params: Mapping[str, Any], facts: Facts,
             evidence.append(Evidence(
                 layout.subject, layout.source, layout.actual,
                 Verdict.PASS if layout.stripes else Verdict.FAIL,
+                ("striped by the array or RAID controller, which publishes its strip and "
+                 "stripe in the LUN's queue limits") if layout.hardware else
                 "" if layout.stripes else "one LUN (or a concatenation) carries all its I/O",
                 device=layout.device))
     return _striping_outcome(expected, evidence,
-                             "no local block device under the SAS file systems")
+                             "no local block device under the SAS file systems",
+                             flash_applies=any(e.actual == "flash" for e in evidence))
 
 
 def _page_size(facts: Facts, values: Mapping[str, Any]) -> tuple[int | None, str]:
