@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from ..rules import HOST_ROLES, Rule
 from ..rules.host_layout import (
     CONTAINER_MARKERS,
+    CPU_FEATURE_FILES,
     DMI_FILES,
     INIT_ENVIRON,
     KVM_VENDOR_MODULES,
@@ -135,6 +136,8 @@ def build_facts(oval: OvalDocument) -> dict[str, Fact]:
         "dm_multipath": ("A dm-multipath map exists", _contains_in(
             oval, "dm-multipath map uuids", r"^/sys/block/[^/]+/dm$", "uuid",
             "^" + re.escape(MULTIPATH_UUID_PREFIX))),
+        "cpu_features": ("The kernel exposes SMT control or a turbo switch", _exists(
+            oval, "SMT control, intel_pstate no_turbo or cpufreq boost", CPU_FEATURE_FILES)),
         "cpufreq": ("A CPU exposes cpufreq", _directory(
             oval, "cpufreq directories", r"^/sys/devices/system/cpu/cpu[0-9]+/cpufreq$",
             op="pattern match")),

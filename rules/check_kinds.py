@@ -26,7 +26,8 @@ STRING_LIST: Mapping[str, Any] = {"type": "array", "minItems": 1,
                                   "items": {"type": "string", "minLength": 1}}
 # Facts that make a rule applicable at all, beyond its roles (scanner/engine.py and
 # content/platforms.py each implement every one).
-APPLICABILITY_FACTS = ("thp_supported", "cpufreq", "thp_kernel", "dm_multipath")
+APPLICABILITY_FACTS = ("thp_supported", "cpufreq", "thp_kernel", "dm_multipath",
+                       "cpu_features")
 
 
 @dataclass(frozen=True)
@@ -128,6 +129,9 @@ KINDS: dict[str, CheckKind] = {kind.name: kind for kind in (
               values=("sas_bufsize_bytes",), sas_filesystems=True, automatic_fix=False),
     CheckKind("kvm_guest_disks_direct", "every block-device disk of a defined KVM guest uses "
                                         "virtio and cache='none'", automatic_fix=False),
+    CheckKind("turbo_and_smt", "Hyper-Threading (SMT) and Turbo Boost are on now and nothing "
+                               "turns them off at the next boot",
+              automatic_fix=False, needs=("cpu_features",)),
     CheckKind("throughput", "measured sequential MB/s per physical core of each SAS file "
                             "system reach the site's targets (sascheck iotest)",
               values=("io_mb_per_core_work", "io_mb_per_core_data", "iotest_min_seconds"),

@@ -209,10 +209,17 @@ MOUNTINFO = "/proc/self/mountinfo"  # proc(5): each mount's major:minor
 # -- dm-multipath ------------------------------------------------------------------------
 MULTIPATH_CONF = "/etc/multipath.conf"
 MULTIPATH_CONF_DIR = "/etc/multipath/conf.d"  # defaults' config_dir, read after it
+# What the kernel says of each multipath map (dmsetup table / status --target multipath),
+# kept under these names in a snapshot of a running host and in a rebuilt sosreport.
+DMSETUP_TABLE = "/run/sascheck/dmsetup-table"
+DMSETUP_STATUS = "/run/sascheck/dmsetup-status"
 MULTIPATH_UUID_PREFIX = "mpath-"  # dm/uuid of a multipath map: mpath-<wwid>
 # Path grouping that sends I/O down every path (seed 000 §4.2.2: round robin, all paths
 # active/active); group_by_prio does for ALUA arrays, over the paths of the best group.
-MULTIPATH_ALL_PATHS = ("multibus", "group_by_prio")
+# Policies that put every path of a LUN (or of its best ALUA port group) to work; group_by_tpg
+# (by ALUA target port group) arrived in multipath-tools 0.9.6 (libmultipath: add
+# group_by_tpg path_grouping_policy).
+MULTIPATH_ALL_PATHS = ("multibus", "group_by_prio", "group_by_tpg")
 # What multipath-tools' built-in hardware table (libmultipath/hwtable.c) sets for arrays
 # sascheck knows, as (vendor regex, product regex, path_grouping_policy); for any other
 # array the table may hold an entry sascheck cannot see.
@@ -244,6 +251,15 @@ PROC_CPUINFO = "/proc/cpuinfo"
 # cpuidle_states_path) and the driver offering them (intel_idle, acpi_idle, ...).
 CPUIDLE_STATES = "/sys/devices/system/cpu/cpu0/cpuidle"
 CPUIDLE_DRIVER = "/sys/devices/system/cpu/cpuidle/current_driver"
+# Hyper-Threading (SMT) and Turbo Boost: the kernel's SMT control (kernel/cpu.c, 4.19 and
+# RHEL 7.6+: active 1 while sibling threads run; control on, off, forceoff, notsupported),
+# intel_pstate's no_turbo (1: turbo off) and the cpufreq boost switch of acpi-cpufreq and
+# amd-pstate (0: boost off).
+CPU_SMT_ACTIVE = "/sys/devices/system/cpu/smt/active"
+CPU_SMT_CONTROL = "/sys/devices/system/cpu/smt/control"
+INTEL_NO_TURBO = "/sys/devices/system/cpu/intel_pstate/no_turbo"
+CPUFREQ_BOOST = "/sys/devices/system/cpu/cpufreq/boost"
+CPU_FEATURE_FILES = (CPU_SMT_ACTIVE, CPU_SMT_CONTROL, INTEL_NO_TURBO, CPUFREQ_BOOST)
 # The NUMA nodes the kernel brought online, a cpulist ("0-1"): Documentation/ABI/stable/
 # sysfs-devices-node. Absent when the kernel has no NUMA support.
 NUMA_NODES_ONLINE = "/sys/devices/system/node/online"
@@ -346,11 +362,13 @@ def shell_layout() -> str:
         "SATA_VENDOR": (SATA_VENDOR,),
         "PROC_CMDLINE": (PROC_CMDLINE,), "PROC_CPUINFO": (PROC_CPUINFO,),
         "CPUIDLE_STATES": (CPUIDLE_STATES,), "CPUIDLE_DRIVER": (CPUIDLE_DRIVER,),
+        "CPU_FEATURE_FILES": CPU_FEATURE_FILES,
         "NETWORK_FS_TYPES": NETWORK_FS_TYPES, "BDI_CLASS": (BDI_CLASS,),
         "MOUNTINFO": (MOUNTINFO,), "MULTIPATH_CONF": (MULTIPATH_CONF,),
         "VXVM_DEVICE_DIRS": VXVM_DEVICE_DIRS, "VXFS_TUNEFSTAB": (VXFS_TUNEFSTAB,),
         "MULTIPATH_CONF_DIR": (MULTIPATH_CONF_DIR,),
         "MULTIPATH_UUID_PREFIX": (MULTIPATH_UUID_PREFIX,),
+        "DMSETUP_TABLE": (DMSETUP_TABLE,), "DMSETUP_STATUS": (DMSETUP_STATUS,),
         "NUMA_NODES_ONLINE": (NUMA_NODES_ONLINE,),
         "SAS_HOMES": SAS_HOMES, "SAS_FOUNDATIONS": SAS_FOUNDATIONS,
         "SAS_CONFIG_DIRS": SAS_CONFIG_DIRS, "SAS_USERMODS": (SAS_USERMODS,),

@@ -122,6 +122,10 @@ LAYOUT_PROC_CMDLINE=/proc/cmdline
 LAYOUT_PROC_CPUINFO=/proc/cpuinfo
 LAYOUT_CPUIDLE_STATES=/sys/devices/system/cpu/cpu0/cpuidle
 LAYOUT_CPUIDLE_DRIVER=/sys/devices/system/cpu/cpuidle/current_driver
+LAYOUT_CPU_FEATURE_FILES='/sys/devices/system/cpu/smt/active '
+LAYOUT_CPU_FEATURE_FILES="$LAYOUT_CPU_FEATURE_FILES"'/sys/devices/system/cpu/smt/control '
+LAYOUT_CPU_FEATURE_FILES="$LAYOUT_CPU_FEATURE_FILES"/sys/devices/system/cpu/intel_pstate/no_tu
+LAYOUT_CPU_FEATURE_FILES="$LAYOUT_CPU_FEATURE_FILES"'rbo /sys/devices/system/cpu/cpufreq/boost'
 LAYOUT_NETWORK_FS_TYPES='nfs nfs4'
 LAYOUT_BDI_CLASS=/sys/class/bdi
 LAYOUT_MOUNTINFO=/proc/self/mountinfo
@@ -130,6 +134,8 @@ LAYOUT_VXVM_DEVICE_DIRS='/dev/vx/dsk/ /dev/vx/dmp/'
 LAYOUT_VXFS_TUNEFSTAB=/etc/vx/tunefstab
 LAYOUT_MULTIPATH_CONF_DIR=/etc/multipath/conf.d
 LAYOUT_MULTIPATH_UUID_PREFIX=mpath-
+LAYOUT_DMSETUP_TABLE=/run/sascheck/dmsetup-table
+LAYOUT_DMSETUP_STATUS=/run/sascheck/dmsetup-status
 LAYOUT_NUMA_NODES_ONLINE=/sys/devices/system/node/online
 LAYOUT_SAS_HOMES='/opt/sas/SASHome /usr/local/SASHome /opt/SASHome '
 LAYOUT_SAS_HOMES="$LAYOUT_SAS_HOMES"'/sas/SASHome /usr/local/SAS /opt/SAS'
@@ -320,6 +326,7 @@ for cpu in "$ROOT"/sys/devices/system/cpu/cpu[0-9]*; do
 done
 # The C-states tuned's force_latency=cstate.* and the command line's limits resolve through.
 follow "$LAYOUT_CPUIDLE_DRIVER"
+for file in $LAYOUT_CPU_FEATURE_FILES; do follow "$file"; done
 for state in "$ROOT$LAYOUT_CPUIDLE_STATES"/state[0-9]*; do
     [ -d "$state" ] || continue
     for file in name latency; do follow "$LAYOUT_CPUIDLE_STATES/${state##*/}/$file"; done
@@ -452,6 +459,16 @@ printf '%s' "$SETS" | while IFS= read -r assignment; do
             done ;;
     esac
 done
+
+# What the kernel says of each multipath map, on the running host as root: read-only
+# (dmsetup's table and status ioctls), and only of this host, never of a --root directory.
+if [ -z "$ROOT" ] && [ "$(id -u)" = 0 ] && command -v dmsetup >/dev/null 2>&1; then
+    mkdir -p "$(dirname "$R$LAYOUT_DMSETUP_TABLE")"
+    dmsetup table --target multipath 2>/dev/null | head -c "$LIMIT" > "$R$LAYOUT_DMSETUP_TABLE" \
+        || rm -f "$R$LAYOUT_DMSETUP_TABLE"
+    dmsetup status --target multipath 2>/dev/null | head -c "$LIMIT" > "$R$LAYOUT_DMSETUP_STATUS" \
+        || rm -f "$R$LAYOUT_DMSETUP_STATUS"
+fi
 
 # Mount points must exist in the snapshot (oscap's partition probe stats them).
 if [ -r "$R/proc/mounts" ]; then

@@ -143,6 +143,9 @@ MISSING_FACT: dict[str, Callable[[Facts], str | None]] = {
         if facts.host.kernel.startswith(RHEL5_KERNEL_PREFIX) else None),
     "cpufreq": lambda facts: None if facts.governors else (
         "no CPU exposes cpufreq (common in virtual machines)"),
+    "cpu_features": lambda facts: None if facts.cpu_features.exposed else (
+        "the kernel exposes neither SMT control nor a turbo switch (a virtual machine, or a "
+        "kernel before 4.19 without intel_pstate or cpufreq boost)"),
     # Veritas DMP, PowerPath or plain disks: no dm-multipath map to judge.
     "dm_multipath": lambda facts: None if any(
         (device.dm_uuid or "").startswith(MULTIPATH_UUID_PREFIX)

@@ -34,12 +34,15 @@ from .blockdev import (
 from .boot_mounts import BootMount, collect_boot_mounts
 from .boot_writers import SysfsWrite, collect_boot_writes
 from .bootloader import BootConfig, collect_boot
+from .cpu_features import CpuFeatures, collect_cpu_features
 from .cpuidle import CpuIdle, collect_cpuidle
 from .dropins import merged
 from .guests import collect_guests
 from .hostroot import FactError, HostRoot
 from .multipath import collect_multipath
+from .multipath_runtime import collect_runtime_maps
 from .numa import NumaFacts, collect_numa
+from .parsers.dm_multipath import MultipathMap
 from .parsers.libvirt import Domain
 from .parsers.lvm_metadata import lv_read_ahead
 from .parsers.mounts import MountEntry, parse_mountinfo, parse_mounts
@@ -121,8 +124,11 @@ class Facts:
     numa: NumaFacts = field(default_factory=lambda: NumaFacts((), 0, None, ""))
     guests: dict[str, Domain | Unavailable] = field(default_factory=dict)  # path -> domain
     multipath: MultipathConf | Unavailable | None = None  # None: no multipath.conf
+    # The kernel's tables for each multipath map by name; None: not recorded
+    multipath_runtime: dict[str, MultipathMap] | Unavailable | None = None
     vxfs_tunables: dict[str, dict[str, str]] = field(default_factory=dict)  # tunefstab
     cpuidle: CpuIdle = field(default_factory=lambda: CpuIdle(""))
+    cpu_features: CpuFeatures = field(default_factory=CpuFeatures)
     problems: list[str] = field(default_factory=list)
     # sascheck iotest's results (iotest.runner.Measurement.to_dict), None in a scan
     measurements: list[dict[str, Any]] | None = None
@@ -415,8 +421,10 @@ def collect(root: HostRoot, values: Mapping[str, Any], value_origins: Mapping[st
         udev_rules=collect_udev_rules(root, problems),
         numa=collect_numa(root),
         cpuidle=collect_cpuidle(root),
+        cpu_features=collect_cpu_features(root),
         guests=collect_guests(root, problems),
         multipath=collect_multipath(root),
+        multipath_runtime=collect_runtime_maps(root),
         vxfs_tunables=parse_tunefstab(_read_noting(root, VXFS_TUNEFSTAB, problems) or ""),
         problems=problems,
     )

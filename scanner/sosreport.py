@@ -29,7 +29,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
 from ..rules.errors import UserInputError
-from ..rules.host_layout import TUNED02_PROFILES, TUNED_BINARIES
+from ..rules.host_layout import DMSETUP_STATUS, DMSETUP_TABLE, TUNED02_PROFILES, TUNED_BINARIES
 from .hostroot import FactError, HostRoot, mark_partial_root
 from .parsers.sos_commands import (
     LsblkEntry,
@@ -47,6 +47,10 @@ from .tree_copy import copy_tree
 LSBLK = "/sos_commands/block/lsblk_-O_-P"
 LSBLK_TREE = "/sos_commands/block/lsblk"
 DMSETUP = "/sos_commands/devicemapper/dmsetup_info_-c"
+# The devicemapper plugin's "dmsetup table" and "dmsetup status" (all targets: the parser
+# keeps the multipath lines).
+DMSETUP_TABLES = {"/sos_commands/devicemapper/dmsetup_table": DMSETUP_TABLE,
+                  "/sos_commands/devicemapper/dmsetup_status": DMSETUP_STATUS}
 SYSCTL = "/sos_commands/kernel/sysctl_-a"
 RPMS = "/installed-rpms"
 TUNED_PLUGIN = "/sos_commands/tuned"
@@ -288,6 +292,10 @@ def _rebuild_block(writer: _Writer, report: Sosreport) -> None:
                 writer.link(f"{base}/slaves/{parent}", sysfs[parent])
     report.notes.append(f"devices, partitions and their parents from {source}")
     _path_identities(writer, report, sysfs)
+    for command, kept_as in DMSETUP_TABLES.items():
+        if (output := writer.text(command)) is not None:
+            writer.put(kept_as, output)
+            report.notes.append(f"the kernel's multipath groups from {command}")
     if any(k.startswith("dm-") for k in devices):
         if dmsetup is not None:
             report.notes.append(f"device-mapper UUIDs from {DMSETUP}")

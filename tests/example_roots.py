@@ -94,6 +94,11 @@ def rhel8_tuned_sas(path: Path) -> RootBuilder:
                   for lv in ("sasdata", "saswork", "sasutil")])
     root.thp(enabled="always madvise [never]", defrag="always defer defer+madvise madvise [never]")
     root.cpus(16, governor="performance")
+    # Hyper-Threading and Turbo Boost on, as the kernel shows them (kernel/cpu.c's smt/,
+    # intel_pstate's no_turbo)
+    root.file("/sys/devices/system/cpu/smt/active", "1\n")
+    root.file("/sys/devices/system/cpu/smt/control", "on\n")
+    root.file("/sys/devices/system/cpu/intel_pstate/no_turbo", "0\n")
     root.sysctl("vm.dirty_ratio", 40)
     root.tuned("sas-performance", custom={"sas-performance": SAS_TUNED_PROFILE})
     root.grub_defaults("crashkernel=auto resume=/dev/mapper/rhel-swap rd.lvm.lv=rhel/root "

@@ -6,7 +6,7 @@ and tests/test_parity.py asserts it. One module per group, mirroring scanner/che
 
 from __future__ import annotations
 
-from . import boot, guests, kernel, latency, multipath, storage, striping
+from . import boot, cpu, guests, kernel, latency, multipath, storage, striping
 from .common import Generator
 
 GENERATORS: dict[str, Generator] = {
@@ -30,4 +30,5 @@ GENERATORS: dict[str, Generator] = {
     "kvm_guest_disks_direct": guests.kvm_guest_disks_direct,
     "volume_striped": striping.volume_striped,
     "bufsize_matches_stripe": striping.bufsize_matches_stripe,
+    "turbo_and_smt": cpu.turbo_and_smt,
 }

@@ -141,12 +141,16 @@ class Cmdline:
                    any_of(none_of(grub), grub_ok), any_of(none_of(kernel), kernel_ok)),
             comment="the kernel command line that will boot sets transparent_hugepage=never")
 
-    def any_argument(self, name: str, value: str) -> Element:
+    def any_argument(self, name: str, value: str, flag: bool = False) -> Element:
         """Some ``name=`` argument of the command line that boots starts with ``value`` (a
-        regex), wherever it stands (numa=off: the kernel never clears it)."""
+        regex), wherever it stands (numa=off: the kernel never clears it); ``flag``: the
+        bare ``name``, with or without a value (nosmt, nosmt=force)."""
         oval = self.facts.oval
-        has = oval.state("ind:textfilecontent54", f"some {name}={value}", entity(
-            "ind:subexpression", rf"(?:^|[ \t\"']){re.escape(name)}={value}", op="pattern match"))
+        argument = (rf"{re.escape(name)}(?:=\S*)?(?=[\s\"']|$)" if flag
+                    else rf"{re.escape(name)}={value}")
+        has = oval.state("ind:textfilecontent54", f"some {name}" + ("" if flag else f"={value}"),
+                         entity("ind:subexpression", rf"(?:^|[ \t\"']){argument}",
+                                op="pattern match"))
 
         def sets(object_id: str, source: str) -> Element:
             return criterion(oval.test("ind:textfilecontent54", f"{source} sets {name}={value}",

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...rules.host_layout import MULTIPATH_ALL_PATHS, MULTIPATH_UUID_PREFIX
+from ...rules.host_layout import DMSETUP_TABLE, MULTIPATH_ALL_PATHS, MULTIPATH_UUID_PREFIX
 from ..facts import Facts
 from ..multipath import grouping
+from ..parsers.dm_multipath import MultipathMap
 from ..results import Evidence, Outcome, Verdict, combine, summarise
 from ..unavailable import Unavailable
 from .storage import _filesystems, _unplaced
@@ -36,6 +37,15 @@ def multipath_all_paths_active(params: Mapping[str, Any], facts: Facts,
             vendor = next((p.vendor for p in paths if p.vendor), "")
             product = next((p.model for p in paths if p.model), "")
             decided = grouping(conf, uuid[len(MULTIPATH_UUID_PREFIX):], vendor, product)
+            runtime = facts.multipath_runtime
+            if isinstance(runtime, Unavailable):
+                evidence.append(Evidence(subject, DMSETUP_TABLE, "unreadable", Verdict.ERROR,
+                                         runtime.reason))
+                continue
+            if runtime is not None and device.dm_name in runtime:
+                evidence.append(_as_running(subject, runtime[device.dm_name], decided.policy,
+                                            facts.block.by_dev))
+                continue
             if decided.policy is None:
                 evidence.append(Evidence(subject, decided.source, "not known",
                                          Verdict.NOTCHECKED,
@@ -57,3 +67,33 @@ def multipath_all_paths_active(params: Mapping[str, Any], facts: Facts,
     actual = summarise(evidence) or "; ".join(f"{e.subject}: {e.actual}" for e in evidence)
     return Outcome(result, expected, actual or "no SAS file system is on dm-multipath",
                    evidence)
+
+
+def _as_running(subject: str, running: MultipathMap, configured: str | None,
+                by_dev: dict[str, str]) -> Evidence:
+    """The kernel's grouping of a map (dmsetup table and status), which decides over the
+    configuration: a failed path fails; one group uses every path; ALUA groups by priority
+    (group_by_prio, group_by_tpg) use the best group's paths; several groups otherwise leave
+    all but the active one idle (failover)."""
+    def names(paths: list[str]) -> str:
+        return ", ".join(by_dev.get(path, path) for path in paths)
+
+    groups = running.groups
+    sizes = "+".join(str(len(group.paths)) for group in groups)
+    source = f"{DMSETUP_TABLE} (dmsetup table and status)"
+    failed = [path for group in groups for path in group.failed]
+    if failed:
+        return Evidence(subject, source, f"failed paths: {names(failed)}", Verdict.FAIL,
+                        "the kernel has marked these paths failed: I/O runs on fewer paths "
+                        "than the LUN has (multipath -ll; check the fabric)")
+    if len(groups) <= 1:
+        return Evidence(subject, source, f"1 path group of {sizes or 0} paths", Verdict.PASS,
+                        "every path carries I/O")
+    alua = running.hw_handler == "alua"
+    by_priority = alua and (any(len(g.paths) > 1 for g in groups)
+                            or configured in ("group_by_prio", "group_by_tpg"))
+    return Evidence(subject, source, f"{len(groups)} path groups ({sizes} paths)",
+                    Verdict.PASS if by_priority else Verdict.FAIL,
+                    "ALUA: grouped by priority, I/O down every path of the best group"
+                    if by_priority else "only the active group's paths carry I/O, the others "
+                    "wait (failover grouping)")

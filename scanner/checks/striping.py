@@ -119,7 +119,8 @@ def _layout(facts: Facts, filesystem: SasFilesystem) -> Iterator[Layout | Eviden
         yield Layout(label, f"{below[0].sysfs}/queue/{QUEUE_IO_OPT}", device.name, ratio,
                      below[0].io_min or 0, len(below), hardware=True)
         return
-    yield Layout(label, source, device.name, luns=max(luns, 1))
+    one_lun = bool(_MULTIPATH.match(device.dm_uuid or ""))  # its paths lead to one LUN
+    yield Layout(label, source, device.name, luns=1 if one_lun else max(luns, 1))
 
 
 # A hardware RAID set stripes over its data disks; a larger "stripe" is a transfer-size hint.
