@@ -110,8 +110,9 @@ class FleetData:
     def _section(self, host: HostView) -> dict[str, Any]:
         verdicts = storage_svg.device_verdicts(host.rules)
         storage = [[f"{fs.get('mountpoint', '')} on {fs.get('device', '')}",
-                    self._images.add(_svg_uri(storage_svg.render(fs, verdicts)))]
-                   for fs in host.storage]
+                    self._images.add(_svg_uri(svg))]
+                   for fs, svg in zip(host.storage,
+                                      storage_svg.render_all(host.storage, verdicts))]
         chart = self._images.add(_svg_uri(throughput_svg.render(
             host.measurements, host.io_targets))) if host.measurements else None
         rules = [[rule.id, self._results.add([
@@ -124,7 +125,8 @@ class FleetData:
                 "cpus": host.cpus, "mem": host.memory_kib, "root": host.root,
                 "at": host.scanned_at,
                 "problems": [*(["Problem", p] for p in host.problems),
-                             *(["SAS directories", n] for n in host.discovery_notes)],
+                             *(["SAS directories", n] for n in host.discovery_notes),
+                             *(["Also scanned by oscap", n] for n in host.other_engines)],
                 "dirs": [[d.get("role", ""), d.get("path", ""), d.get("source", "")]
                          for d in host.sas_dirs],
                 "storage": storage, "chart": chart,

@@ -42,7 +42,7 @@ def _assets() -> dict[str, object]:
 
 def _svgs(host: HostView) -> list[Markup]:
     verdicts = storage_svg.device_verdicts(host.rules)
-    return [Markup(storage_svg.render(fs, verdicts)) for fs in host.storage]
+    return [Markup(svg) for svg in storage_svg.render_all(host.storage, verdicts)]
 
 
 def _chart(host: HostView) -> Markup:

@@ -65,6 +65,9 @@ class HostView:
     measurements: list[dict[str, Any]] = field(default_factory=list)
     io_targets: dict[str, int] = field(default_factory=dict)
     values: dict[str, Any] = field(default_factory=dict)  # the site values (sascheck JSON)
+    # The same host's results from the other engine, read together: what they say beside
+    # these (one host is one row, whichever engines scanned it)
+    other_engines: list[str] = field(default_factory=list)
 
     def slowest_per_core(self) -> float | None:
         """The lowest write or read MB/s per core measured on any file system (fleet column)."""
@@ -210,6 +213,39 @@ def merge_measured(hosts: list[HostView]) -> list[HostView]:
             newest.path = f"{newest.path} + {latest.path}"
         superseded.update(id(host) for host in group if host is not newest)
     return [host for host in hosts if id(host) not in superseded]
+
+
+def _host_key(name: str) -> str:
+    """A host's name as both engines give it: sascheck the kernel's host name, oscap its
+    host_name or fqdn fact, either with or without the domain."""
+    return name.strip().lower().split(".", 1)[0]
+
+
+def merge_engines(hosts: list[HostView]) -> list[HostView]:
+    """A host scanned by sascheck and by oscap is one host: sascheck's newest results (they
+    carry the evidence), with a line per oscap result saying where the two agree and where
+    they differ. Hosts scanned by one engine are left as they are."""
+    by_key: dict[str, list[HostView]] = {}
+    for host in hosts:
+        by_key.setdefault(_host_key(host.name), []).append(host)
+    dropped: set[int] = set()
+    for group in by_key.values():
+        ours = [host for host in group if host.source == "sascheck"]
+        theirs = [host for host in group if host.source == "oscap"]
+        if not ours or not theirs:
+            continue
+        kept = max(ours, key=lambda host: host.scanned_at)
+        verdicts = {rule.id: rule.result for rule in kept.rules}
+        for other in theirs:
+            differ = [f"{rule.id} (sascheck {verdicts[rule.id]}, oscap {rule.result})"
+                      for rule in other.rules
+                      if rule.id in verdicts and rule.result != verdicts[rule.id]]
+            same = sum(1 for rule in other.rules if verdicts.get(rule.id) == rule.result)
+            kept.other_engines.append(
+                f"{other.path} ({other.scanned_at or 'time unknown'}): the engines agree on "
+                f"{same} rules" + (f"; differ on {', '.join(differ)}" if differ else ""))
+            dropped.add(id(other))
+    return [host for host in hosts if id(host) not in dropped]
 
 
 def from_arf(path: str, catalogue: Catalogue) -> HostView:

@@ -445,7 +445,7 @@ def _result_paths(paths: Sequence[str]) -> list[str]:
 def _load_results(catalogue: Any, paths: Sequence[str]) -> list[Any]:
     from rich.progress import Progress
 
-    from .reports.model import ReportInputError, load, merge_measured
+    from .reports.model import ReportInputError, load, merge_engines, merge_measured
 
     hosts = []
     files = _result_paths(paths)
@@ -458,7 +458,8 @@ def _load_results(catalogue: Any, paths: Sequence[str]) -> list[Any]:
             except ReportInputError as exc:
                 raise UsageError(str(exc)) from exc
             progress.advance(task)
-    return merge_measured(hosts)  # a host's scan and iotest results, read together
+    # a host's scan and iotest results, and both engines' results, read together are one host
+    return merge_engines(merge_measured(hosts))
 
 
 def _report(args: argparse.Namespace) -> int:

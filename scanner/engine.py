@@ -12,9 +12,10 @@ from ..rules import Catalogue, Profile, Rule
 from ..rules.host_layout import MULTIPATH_UUID_PREFIX, RHEL5_KERNEL_PREFIX
 from .blockdev import StackLayer, default_scheduler, multipath_paths
 from .checks import CHECKS
-from .facts import Facts, SasFilesystem
+from .facts import Facts
 from .parsers.selection import Selection
 from .results import Outcome, RuleResult, Verdict
+from .sas_filesystems import SasFilesystem
 from .unavailable import Unavailable
 
 RESULT_SCHEMA = "sascheck-result/1"

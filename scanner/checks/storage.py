@@ -7,10 +7,11 @@ from typing import Any
 
 from ...rules.host_layout import VXFS_TUNEFSTAB
 from ..blockdev import BlockDevice, multipath_paths
-from ..facts import Facts, SasFilesystem
+from ..facts import Facts
 from ..parsers.selection import Selection
 from ..parsers.vxfs import READ_NSTREAM_DEFAULT, READ_PREF_IO_DEFAULT, read_ahead_bytes
 from ..results import Evidence, Outcome, Verdict, combine, summarise
+from ..sas_filesystems import SasFilesystem
 from ..unavailable import Unavailable
 
 

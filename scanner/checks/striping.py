@@ -19,8 +19,9 @@ from ...rules.host_layout import (
     SAS_DEFAULT_PAGE_STEP,
 )
 from ..blockdev import BlockDevice
-from ..facts import Facts, SasFilesystem
+from ..facts import Facts
 from ..results import Evidence, Outcome, Verdict
+from ..sas_filesystems import SasFilesystem
 from .storage import _device_layers, _filesystems, _outcome, _subject, _unplaced
 
 _MULTIPATH = re.compile(MULTIPATH_UUID_PATTERN)
