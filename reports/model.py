@@ -215,36 +215,46 @@ def merge_measured(hosts: list[HostView]) -> list[HostView]:
     return [host for host in hosts if id(host) not in superseded]
 
 
-def _host_key(name: str) -> str:
-    """A host's name as both engines give it: sascheck the kernel's host name, oscap its
-    host_name or fqdn fact, either with or without the domain."""
-    return name.strip().lower().split(".", 1)[0]
+def _pairs(ours: list[HostView], theirs: list[HostView]) -> list[tuple[HostView, HostView]]:
+    """(sascheck host, oscap host) that are one host: the same name, or, where one of the two
+    names has no domain, the one host whose name starts with it (db1 and db1.example.com);
+    two hosts of one short name in different domains are never paired."""
+    def full(host: HostView) -> str:
+        return host.name.strip().lower()
+
+    by_name: dict[str, list[HostView]] = {}
+    by_short: dict[str, list[HostView]] = {}
+    for host in ours:
+        by_name.setdefault(full(host), []).append(host)
+        by_short.setdefault(full(host).split(".", 1)[0], []).append(host)
+    pairs = []
+    for other in theirs:
+        name = full(other)
+        candidates = by_name.get(name) or [
+            host for host in by_short.get(name.split(".", 1)[0], [])
+            if "." not in name or "." not in full(host)]
+        if len({full(host) for host in candidates}) == 1:
+            pairs.append((max(candidates, key=lambda host: host.scanned_at), other))
+    return pairs
 
 
 def merge_engines(hosts: list[HostView]) -> list[HostView]:
     """A host scanned by sascheck and by oscap is one host: sascheck's newest results (they
     carry the evidence), with a line per oscap result saying where the two agree and where
     they differ. Hosts scanned by one engine are left as they are."""
-    by_key: dict[str, list[HostView]] = {}
-    for host in hosts:
-        by_key.setdefault(_host_key(host.name), []).append(host)
+    ours = [host for host in hosts if host.source == "sascheck"]
+    theirs = [host for host in hosts if host.source == "oscap"]
     dropped: set[int] = set()
-    for group in by_key.values():
-        ours = [host for host in group if host.source == "sascheck"]
-        theirs = [host for host in group if host.source == "oscap"]
-        if not ours or not theirs:
-            continue
-        kept = max(ours, key=lambda host: host.scanned_at)
+    for kept, other in _pairs(ours, theirs):
         verdicts = {rule.id: rule.result for rule in kept.rules}
-        for other in theirs:
-            differ = [f"{rule.id} (sascheck {verdicts[rule.id]}, oscap {rule.result})"
-                      for rule in other.rules
-                      if rule.id in verdicts and rule.result != verdicts[rule.id]]
-            same = sum(1 for rule in other.rules if verdicts.get(rule.id) == rule.result)
-            kept.other_engines.append(
-                f"{other.path} ({other.scanned_at or 'time unknown'}): the engines agree on "
-                f"{same} rules" + (f"; differ on {', '.join(differ)}" if differ else ""))
-            dropped.add(id(other))
+        differ = [f"{rule.id} (sascheck {verdicts[rule.id]}, oscap {rule.result})"
+                  for rule in other.rules
+                  if rule.id in verdicts and rule.result != verdicts[rule.id]]
+        same = sum(1 for rule in other.rules if verdicts.get(rule.id) == rule.result)
+        kept.other_engines.append(
+            f"{other.path} ({other.scanned_at or 'time unknown'}): the engines agree on "
+            f"{same} rules" + (f"; differ on {', '.join(differ)}" if differ else ""))
+        dropped.add(id(other))
     return [host for host in hosts if id(host) not in dropped]
 
 

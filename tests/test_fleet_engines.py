@@ -8,7 +8,7 @@ import json
 import pytest
 
 from sascheck.cli import main
-from sascheck.reports.model import load
+from sascheck.reports.model import HostView, RuleView, load, merge_engines
 from sascheck.rules import load_catalogue
 
 from .browser import browser_available, open_page
@@ -49,3 +49,23 @@ def test_a_host_scanned_by_both_engines_is_one_row(tmp_path):
     assert "Also scanned by oscap" in text and str(arf) in text
     assert "the engines agree on" in text
     assert log.console_errors == []
+
+
+def _view(name: str, source: str) -> HostView:
+    return HostView(name=name, source=source, path=f"{name}.{source}",
+                    rules=[RuleView(id="thp_disabled", title="", severity="", result="pass")])
+
+
+@pytest.mark.parametrize(("ours", "theirs", "merged"), [
+    ("db1", "db1.example.com", True),  # one name without its domain
+    ("DB1.example.com", "db1.example.com", True),
+    ("db1.site-a.example", "db1.site-b.example", False),  # two hosts of one short name
+    ("db1", "db2", False),
+])
+def test_engines_meet_on_the_host_name(ours, theirs, merged):
+    hosts = merge_engines([_view(ours, "sascheck"), _view(theirs, "oscap")])
+    assert len(hosts) == (1 if merged else 2)
+    if merged:
+        assert hosts[0].source == "sascheck"
+        assert hosts[0].other_engines == [f"{theirs}.oscap (time unknown): the engines agree "
+                                          "on 1 rules"]
