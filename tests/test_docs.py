@@ -62,3 +62,11 @@ def test_adding_a_check_kind_names_every_place_a_kind_lives():
                   "GENERATORS", "remediations/templates/bash/", "scripts/update-generated",
                   "tests/test_check_kinds.py", "tests/test_parity.py", "host_layout.py"):
         assert place in text, place
+
+
+def test_docs_cite_nothing_outside_the_repository():
+    """A reader of a clone has the repository only (issue 24, item 10): no path above it."""
+    docs = Path(__file__).resolve().parent.parent / "docs"
+    for page in sorted(docs.glob("*.md")):
+        text = page.read_text(encoding="utf-8")
+        assert "shared/" not in text and "../" not in text, page.name
