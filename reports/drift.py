@@ -40,9 +40,46 @@ class Change:
         return asdict(self)
 
 
-def _shown(value: Any) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
-    return text if len(text) <= SHOWN_CHARACTERS else text[:SHOWN_CHARACTERS - 1] + "\u2026"
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+
+
+def _common(old: str, new: str) -> tuple[int, int]:
+    """Lengths of the longest common prefix and (after it) suffix of two texts."""
+    prefix = 0
+    while prefix < min(len(old), len(new)) and old[prefix] == new[prefix]:
+        prefix += 1
+    suffix = 0
+    while (suffix < min(len(old), len(new)) - prefix
+           and old[-1 - suffix] == new[-1 - suffix]):
+        suffix += 1
+    return prefix, suffix
+
+
+def _shown_pair(before: Any, after: Any) -> tuple[str, str]:
+    """Both values for display, cut to SHOWN_CHARACTERS around where they differ: a long
+    value keeps the changed part and some context on each side, never only its start."""
+    old, new = _text(before), _text(after)
+    if max(len(old), len(new)) <= SHOWN_CHARACTERS:
+        return old, new
+    prefix, suffix = _common(old, new)
+    context = SHOWN_CHARACTERS // 5
+    start = max(0, prefix - context)
+    shown = []
+    for text in (old, new):
+        end = min(len(text), max(len(text) - suffix + context,
+                                 start + SHOWN_CHARACTERS))
+        shown.append(("\u2026" if start else "") + text[start:end]
+                     + ("\u2026" if end < len(text) else ""))
+    return shown[0], shown[1]
+
+
+def marked(old: str, new: str) -> tuple[str, str, str, str]:
+    """(common start, old's changed part, new's changed part, common end): what the drift
+    page highlights."""
+    prefix, suffix = _common(old, new)
+    return (old[:prefix], old[prefix:len(old) - suffix], new[prefix:len(new) - suffix],
+            old[len(old) - suffix:])
 
 
 def worse(old: str, new: str) -> bool:
@@ -52,7 +89,7 @@ def worse(old: str, new: str) -> bool:
 def compare(old: HostView, new: HostView) -> list[Change]:
     """What changed on one host, worst first."""
     def change(rule: str, field: str, before: Any, after: Any, bad: bool = False) -> Change:
-        return Change(new.name, new.scanned_at, rule, field, _shown(before), _shown(after), bad)
+        return Change(new.name, new.scanned_at, rule, field, *_shown_pair(before, after), bad)
 
     changes: list[Change] = []
     if old.profile != new.profile:

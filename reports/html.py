@@ -18,7 +18,7 @@ from markupsafe import Markup
 
 from .. import __version__
 from . import storage_svg, throughput_svg
-from .drift import Change
+from .drift import Change, marked
 from .fleet import FleetData
 from .model import HostView
 
@@ -60,7 +60,7 @@ def render_drift(changes: Sequence[Change], old: str, new: str) -> str:
     return _environment().get_template("drift.html.j2").render(
         title="sascheck: what changed", subtitle=f"{old} \u2192 {new}, built {stamp}",
         changes=changes, worse=sum(change.worse for change in changes),
-        hosts=len({change.host for change in changes}), **_assets())
+        hosts=len({change.host for change in changes}), marked=marked, **_assets())
 
 
 def render_fleet(hosts: Iterable[HostView], snippets: Snippets,

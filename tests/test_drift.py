@@ -148,3 +148,30 @@ def test_fleet_report_marks_what_regressed_since_the_baseline(tmp_path):
         browser_page.locator("#only-regressed").check()
         assert browser_page.locator("#matrix-rows tr").count() == 1
     assert log.console_errors == []
+
+
+def test_a_long_value_shows_where_it_changed():
+    """Issue 24, item 10: the changed part of a long value is shown and marked, not lost
+    behind a cut at its start."""
+    from sascheck.reports.drift import SHOWN_CHARACTERS, _shown_pair, marked
+
+    head = "; ".join(f"/sas{n} (DATA) on dm-{n}: 4096 KiB" for n in range(12))
+    old, new = _shown_pair(head + "; /sasutil: 4096 KiB", head + "; /sasutil: 128 KiB")
+    assert len(head) > SHOWN_CHARACTERS
+    assert old.endswith("/sasutil: 4096 KiB") and new.endswith("/sasutil: 128 KiB")
+    assert old.startswith("\u2026") and len(old) <= SHOWN_CHARACTERS + 2
+    assert marked(old, new)[1:3] == ("4096", "128")
+
+
+def test_the_drift_page_marks_the_changed_part(tmp_path):
+    old = _results(tmp_path, "old")
+    new = _results(tmp_path, "new", read_ahead_kb=8192)
+    page = tmp_path / "drift.html"
+    main(["diff", str(old), str(new), "--quiet", "--html", str(page)])
+    tree = lxml_html.fromstring(page.read_text(encoding="utf-8"))
+    row = next(tr for tr in tree.iter("tr")
+               if any(td.text_content() == "read_ahead" for td in tr.iter("td")))
+    was, now = row.findall("td")[-2:]
+    assert [m.text for m in was.iter("mark")] and [m.text for m in now.iter("mark")]
+    assert all("8192" in m.text for m in now.iter("mark"))
+    assert was.text_content().replace("4096", "8192") == now.text_content()
