@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import shlex
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
@@ -17,6 +18,7 @@ import jinja2
 from markupsafe import Markup
 
 from .. import __version__
+from ..rules.host_layout import SAS_PATH_VALUES
 from . import storage_svg, throughput_svg
 from .drift import Change, marked
 from .fleet import FleetData
@@ -49,10 +51,30 @@ def _chart(host: HostView) -> Markup:
     return Markup(throughput_svg.render(host.measurements, host.io_targets))
 
 
+def fix_command(host: HostView, rule_id: str) -> str:
+    """The one command that writes this rule's whole bash fix (its library included) for the
+    host the report is of and runs it: on the host itself, or on the directory root scanned,
+    with the SAS directories the scan was given. Every host value is shell-quoted."""
+    script = f"sascheck-fix-{rule_id}.sh"
+    argv = ["sascheck", "fix", "--format", "bash", "--rule", rule_id]
+    offline = bool(host.root) and host.root != "/"
+    if offline:
+        argv += ["--root", host.root]
+    for name in SAS_PATH_VALUES:
+        value = host.values.get(name)
+        if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+            argv += ["--set", f"{name}={','.join(value)}"]
+    run = f"SASCHECK_ROOT={shlex.quote(host.root)} bash {script}" if offline else f"bash {script}"
+    return f"{shlex.join([*argv, '-o', script])} && {run}"
+
+
 def render_host(host: HostView, snippets: Snippets) -> str:
+    commands = ({rule.id: fix_command(host, rule.id) for rule in host.rules
+                 if rule.id in snippets} if host.source == "sascheck" else {})
     return _environment().get_template("host.html.j2").render(
         title=f"sascheck: {host.name}", subtitle="SAS tuning report",
-        host=host, snippets=snippets, svgs=[_svgs(host)], charts=[_chart(host)], **_assets())
+        host=host, snippets=snippets, commands=commands, svgs=[_svgs(host)],
+        charts=[_chart(host)], **_assets())
 
 
 def render_drift(changes: Sequence[Change], old: str, new: str) -> str:

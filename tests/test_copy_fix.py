@@ -1,0 +1,50 @@
+"""The host report's copy button copies what runs (issue 24, item 8): the one command that
+writes the rule's whole bash fix, library included, and runs it, for the root the report is
+of. Tested by running the copied text with bash on an image whose path is hostile: the fix
+lands there and nothing in the path is run."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from sascheck.cli import main
+
+from .browser import browser_available, open_page
+from .hosts import BASELINE_SETS, NO_THP_ON_CMDLINE, sas_host
+
+VENV_BIN = Path(__file__).resolve().parent.parent / ".venv" / "bin"
+needs_browser = pytest.mark.skipif(not browser_available(), reason="chromium/playwright missing")
+
+
+def _verdict(root: Path, rule: str, out: Path) -> str:
+    main(["scan", "--root", str(root), "--quiet", "--json", str(out),
+          *[f"--set={s}" for s in BASELINE_SETS]])
+    return next(r["result"] for r in json.loads(out.read_text())["rules"] if r["id"] == rule)
+
+
+@needs_browser
+def test_the_copied_fix_runs_on_the_image_and_the_rule_passes(tmp_path):
+    root = sas_host(tmp_path / "img $(touch PWNED) it's", **NO_THP_ON_CMDLINE)
+    results = tmp_path / "before.json"
+    assert _verdict(root, "thp_disabled_at_boot", results) == "fail"
+    page_file = tmp_path / "host.html"
+    assert main(["report", str(results), "-o", str(page_file)]) == 0
+    with open_page(page_file) as (page, _log):
+        button = page.locator("article#host-thp_disabled_at_boot button.copy").first
+        target = button.get_attribute("data-target")
+        copied = page.locator(f"[id='{target}']").text_content()  # what the button copies
+    assert copied.startswith("sascheck fix --format bash --rule thp_disabled_at_boot")
+    work = tmp_path / "run"
+    work.mkdir()
+    done = subprocess.run(["bash", "-c", copied], cwd=work, capture_output=True, text=True,
+                          env={**os.environ, "PATH": f"{VENV_BIN}:{os.environ['PATH']}"},
+                          timeout=300)
+    assert done.returncode in (0, 3), done.stdout + done.stderr
+    assert "thp_disabled_at_boot" in done.stdout, done.stdout  # the fix ran and said so
+    assert not (work / "PWNED").exists() and not (tmp_path / "PWNED").exists()
+    assert _verdict(root, "thp_disabled_at_boot", tmp_path / "after.json") == "pass"
