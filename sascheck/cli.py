@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from . import __version__
+from .outputs import console_options
 
 ROLE_CHOICES = ("auto", "bare_metal", "kvm_guest", "kvm_host", "container")
 EXIT_OK, EXIT_USAGE, EXIT_FINDINGS = 0, 1, 2
@@ -337,7 +338,7 @@ def _table(data: dict[str, Any], to_stderr: bool) -> None:
             _stdout_to_devnull()
 
     with _pipe_may_close():
-        terminal.render(data, PipeTolerantConsole(stderr=to_stderr))
+        terminal.render(data, PipeTolerantConsole(stderr=to_stderr, **console_options()))
 
 
 @contextlib.contextmanager
@@ -373,7 +374,7 @@ def _iotest(args: argparse.Namespace) -> int:
     if args.jobs is not None and not 1 <= args.jobs <= 1024:
         raise UsageError("--jobs must be between 1 and 1024")
     catalogue = _catalogue()
-    console = Console(stderr=True)
+    console = Console(stderr=True, **console_options())
     try:
         request = Request(roles=args.roles, dirs=args.dirs,
                           size=parse_size(args.size) if args.size else None, jobs=args.jobs,
@@ -389,7 +390,8 @@ def _iotest(args: argparse.Namespace) -> int:
         return EXIT_OK
     data = result.to_dict()
     if not args.quiet:
-        print_measurements(data, Console(stderr=STDOUT in (args.json, args.html)))
+        print_measurements(data, Console(stderr=STDOUT in (args.json, args.html),
+                                         **console_options()))
     if args.json:
         with _user_errors():
             write_output(args.json, json_output.dumps(data))
@@ -607,7 +609,7 @@ def _rules(args: argparse.Namespace) -> int:
         table.add_column(column)
     for rule in catalogue.rules.values():
         table.add_row(rule.id, rule.severity.value, ", ".join(rule.applies_to), rule.title)
-    Console().print(table)
+    Console(**console_options()).print(table)
     return EXIT_OK
 
 
@@ -662,7 +664,8 @@ def _diff(args: argparse.Namespace) -> int:
         from rich.console import Console
 
         from .reports.terminal import render_drift
-        render_drift(changes, Console(stderr=STDOUT in (args.json, args.html)))
+        render_drift(changes, Console(stderr=STDOUT in (args.json, args.html),
+                                      **console_options()))
     with _user_errors():
         if args.json:
             write_output(args.json, json.dumps(

@@ -144,3 +144,10 @@ def _identity(path: str) -> tuple[int, int] | str:
     except OSError:
         return os.path.abspath(path)
     return (status.st_dev, status.st_ino)
+
+
+def console_options() -> dict[str, Any]:
+    """What every terminal table is printed with: no escape sequences at all where NO_COLOR
+    is set (no-color.org; rich alone would still send bold and dim), colour only where rich
+    finds a terminal."""
+    return {"color_system": None} if os.environ.get("NO_COLOR") else {}

@@ -69,3 +69,46 @@ def test_at_80_columns_rule_ids_stay_whole_and_lines_fit(tmp_path, capsys, monke
         assert any(re.search(rf"\s{re.escape(rule['id'])}\s", f" {line} ") for line in lines), \
             rule["id"]
     assert not any("│" in line for line in lines)  # a list, not a squeezed table
+
+
+def _table_through(tmp_path, env: dict[str, str], tty: bool) -> str:
+    """The scan table as a terminal (a pseudo-terminal) or a pipe (cron mail) receives it."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    root = sas_host(tmp_path / f"root-{tty}-{len(env)}")
+    argv = [sys.executable, "-m", "sascheck", "scan", "--root", str(root),
+            "--set=sas_data_dirs=/sasdata"]
+    environment = {**{k: v for k, v in os.environ.items() if k not in ("NO_COLOR",
+                                                                         "FORCE_COLOR")},
+                   "TERM": "xterm-256color", "COLUMNS": "80", **env}
+    if not tty:
+        return subprocess.run(argv, capture_output=True, text=True, env=environment,
+                              timeout=120).stdout
+    leader, follower = pty.openpty()
+    process = subprocess.Popen(argv, stdout=follower, stderr=follower, env=environment)
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # the child closed the terminal
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    process.wait(timeout=120)
+    os.close(leader)
+    return b"".join(chunks).decode("utf-8", "replace")
+
+
+def test_colour_only_on_a_terminal_and_never_with_no_color(tmp_path):
+    """Issue 24, item 9: cron mail and pipes get plain text, NO_COLOR is honoured
+    (no-color.org), and a terminal without it gets colour."""
+    escape = "\x1b["
+    assert escape in _table_through(tmp_path, {}, tty=True)  # the control: colour works
+    assert escape not in _table_through(tmp_path, {"NO_COLOR": "1"}, tty=True)
+    piped = _table_through(tmp_path, {}, tty=False)
+    assert escape not in piped and "thp_disabled_at_boot" in piped
