@@ -50,3 +50,12 @@ def oscap_eval(root: Path, tailoring: Path, workdir: Path, profile: str = "defau
     # 0: all pass, 2: some rule failed; anything else is oscap itself failing.
     assert completed.returncode in (0, 2), completed.stderr
     return read_arf(str(arf)).results
+
+
+def oscap_verdict(root: Path, rule: str, workdir: Path, sets: list[str],
+                  profile: str = "default") -> str:
+    """oscap's verdict on one rule for ``root``, tailored with ``sets`` (for the tests that
+    assert a listed OVAL difference on one rule rather than a whole parity comparison)."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    tailoring = tailor(root, sets, workdir / "tailoring.xml", profile)
+    return oscap_eval(root, tailoring, workdir, profile)[rule]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from .hosts import BASELINE_SETS
-from .oscap import oscap_available, oscap_eval, tailor
+from .oscap import oscap_available, oscap_verdict
 
 MAP = "sys/devices/virtual/block/dm-1"  # the one multipath LUN of sas_host(sas_luns=1)
 
@@ -75,8 +75,6 @@ def test_oscap_on_array_layouts(host, scan, tmp_path, changes, ours, theirs):
             source = root / MAP / "queue" / name
             (root / f"sys/devices/virtual/block/{lv}/queue/{name}").write_text(
                 source.read_text())
-    work = tmp_path / "work"
-    work.mkdir()
-    result = oscap_eval(root, tailor(root, BASELINE_SETS, work / "t.xml"), work)
     assert (scan(root)["by_id"]["sas_volume_striped"]["result"],
-            result["sas_volume_striped"]) == (ours, theirs)
+            oscap_verdict(root, "sas_volume_striped", tmp_path / "work", BASELINE_SETS)
+            ) == (ours, theirs)

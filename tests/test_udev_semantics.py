@@ -13,7 +13,7 @@ import pytest
 from sascheck.scanner.parsers.udev_rules import parse_udev_rules
 
 from .hosts import BASELINE_SETS, sas_host
-from .oscap import oscap_available
+from .oscap import oscap_available, oscap_verdict
 from .test_parity import _compare
 
 # mdadm's udev-md-raid-assembly.rules (installed as 64-md-raid-assembly.rules) as the
@@ -94,9 +94,5 @@ def test_oscap_on_guarded_rules(tmp_path, scan, name):
     if expected is None:
         _compare(name, root, BASELINE_SETS, tmp_path / "work")
         return
-    from .oscap import oscap_eval, tailor
-    work = tmp_path / "work"
-    work.mkdir()
-    theirs = oscap_eval(root, tailor(root, BASELINE_SETS, work / "t.xml"), work)
-    ours = scan(root)["by_id"]["io_tuning_at_boot"]["result"]
-    assert (ours, theirs["io_tuning_at_boot"]) == expected
+    theirs = oscap_verdict(root, "io_tuning_at_boot", tmp_path / "work", BASELINE_SETS)
+    assert (scan(root)["by_id"]["io_tuning_at_boot"]["result"], theirs) == expected
