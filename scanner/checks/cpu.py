@@ -50,12 +50,13 @@ def turbo_and_smt(params: Mapping[str, Any], facts: Facts, values: Mapping[str, 
         items.append(smt)
         for source in facts.boot.deciding:
             if argument := _smt_off_at_boot(source.args):
+                always = argument.startswith("nosmt")  # else mitigations=...,nosmt
                 items.append(Evidence(
                     "SMT at next boot", source.path, argument,
-                    Verdict.FAIL if argument.startswith("nosmt") else Verdict.INFORMATIONAL,
-                    "the kernel turns sibling threads off at boot" if argument.startswith(
-                        "nosmt") else "turns sibling threads off where the CPU is vulnerable "
-                    "to L1TF or MDS: a security choice, which tailoring can keep"))
+                    Verdict.FAIL if always else Verdict.INFORMATIONAL,
+                    "the kernel turns sibling threads off at boot" if always else
+                    "turns sibling threads off where the CPU is vulnerable to L1TF or MDS: a "
+                    "security choice, which tailoring can keep"))
     for subject, path, value, on in (("Turbo now (intel_pstate)", INTEL_NO_TURBO,
                                       cpu.no_turbo, "0"),
                                      ("Turbo now (cpufreq boost)", CPUFREQ_BOOST, cpu.boost, "1")):
