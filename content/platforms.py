@@ -20,15 +20,22 @@ from ..rules.host_layout import (
     LIBVIRT_UNITS,
     MULTIPATH_UUID_PREFIX,
     PROC_MODULES,
+    QUEUE_IO_OPT,
     RHEL5_KERNEL_PREFIX,
     SYSTEMD_WANTS_DIRS,
     SYSV_RUNLEVEL_DIRS,
     THP_DIRS,
+    VXVM_DEVICE_DIRS,
     vm_vendor_regex,
 )
 from .oval import Element, OvalDocument, all_of, any_of, criterion, entity, none_of
 
 CPE_PREFIX = "cpe:/a:sascheck:"
+
+# A defined guest's data disk on the host's storage: a block device, a pool volume, a SCSI
+# LUN passed through (scanner.checks.guests.passed_through); cdroms and floppies are not data.
+HOST_STORAGE_DISKS = ("//devices/disk[(@type='block' or @type='volume' or @device='lun') and "
+                      "(not(@device) or @device='disk' or @device='lun')]")
 
 
 @dataclass(frozen=True)
@@ -105,6 +112,14 @@ def _contains_in(oval: OvalDocument, comment: str, path_pattern: str, filename: 
     return criterion(oval.test("ind:textfilecontent54", comment, found))
 
 
+def _xml_has(oval: OvalDocument, comment: str, path: str, filename: str,
+             xpath: str) -> Element:
+    found = oval.obj("ind:xmlfilecontent", comment, entity("ind:path", path),
+                     entity("ind:filename", filename, op="pattern match"),
+                     entity("ind:xpath", xpath))
+    return criterion(oval.test("ind:xmlfilecontent", comment, found))
+
+
 def build_facts(oval: OvalDocument) -> dict[str, Fact]:
     container = _container(oval)
     guest = _guest_signals(oval)
@@ -138,6 +153,20 @@ def build_facts(oval: OvalDocument) -> dict[str, Fact]:
             "^" + re.escape(MULTIPATH_UUID_PREFIX))),
         "cpu_features": ("The kernel exposes SMT control or a turbo switch", _exists(
             oval, "SMT control, intel_pstate no_turbo or cpufreq boost", CPU_FEATURE_FILES)),
+        # A stripe unit to hold BUFSIZE against: a queue publishing an optimal I/O size (a
+        # superset of the scanner's striped volumes and RAID LUNs), or a VxVM volume, whose
+        # stripe sits in VxVM's database.
+        "published_stripe": ("A block device publishes a stripe, or a VxVM volume is mounted",
+                             any_of(_contains_in(oval, "optimal I/O sizes",
+                                                 r"^/sys/block/[^/]+/queue$", QUEUE_IO_OPT,
+                                                 r"^\s*[1-9]"),
+                                    _contains(oval, "a mounted VxVM volume", ("/proc/mounts",),
+                                              "^" + re.escape(VXVM_DEVICE_DIRS[0])))),
+        # File-backed and network disks are listed by the rule, not judged: with none of
+        # these, nothing is judged.
+        "guest_host_storage": ("A defined KVM guest is given the host's storage", _xml_has(
+            oval, "defined guests' disks on the host's storage", LIBVIRT_DEFINED_DOMAINS,
+            r"\.xml$", HOST_STORAGE_DISKS + "/@type")),
         "cpufreq": ("A CPU exposes cpufreq", _directory(
             oval, "cpufreq directories", r"^/sys/devices/system/cpu/cpu[0-9]+/cpufreq$",
             op="pattern match")),

@@ -20,6 +20,7 @@ from typing import Any
 from markupsafe import Markup
 
 from . import storage_svg, throughput_svg
+from .fix_command import fix_command_parts
 from .model import HostView
 
 # One letter per XCCDF result in the matrix row; "-" where the host has no result.
@@ -131,6 +132,9 @@ class FleetData:
                          for d in host.sas_dirs],
                 "storage": storage, "chart": chart,
                 "measured": [_measurement_row(m) for m in host.measurements],
+                # the copy button's command, around each rule's id (sascheck results only:
+                # an ARF's host has no sascheck scan to repeat)
+                "fix": fix_command_parts(host) if host.source == "sascheck" else None,
                 "cores": _cores(host.measurements[0]) if host.measurements else "",
                 "rules": rules}
 

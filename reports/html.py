@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import shlex
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
@@ -18,9 +17,9 @@ import jinja2
 from markupsafe import Markup
 
 from .. import __version__
-from ..rules.host_layout import SAS_PATH_VALUES
 from . import storage_svg, throughput_svg
 from .drift import Change, marked
+from .fix_command import fix_command
 from .fleet import FleetData
 from .model import HostView
 
@@ -49,23 +48,6 @@ def _svgs(host: HostView) -> list[Markup]:
 
 def _chart(host: HostView) -> Markup:
     return Markup(throughput_svg.render(host.measurements, host.io_targets))
-
-
-def fix_command(host: HostView, rule_id: str) -> str:
-    """The one command that writes this rule's whole bash fix (its library included) for the
-    host the report is of and runs it: on the host itself, or on the directory root scanned,
-    with the SAS directories the scan was given. Every host value is shell-quoted."""
-    script = f"sascheck-fix-{rule_id}.sh"
-    argv = ["sascheck", "fix", "--format", "bash", "--rule", rule_id]
-    offline = bool(host.root) and host.root != "/"
-    if offline:
-        argv += ["--root", host.root]
-    for name in SAS_PATH_VALUES:
-        value = host.values.get(name)
-        if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
-            argv += ["--set", f"{name}={','.join(value)}"]
-    run = f"SASCHECK_ROOT={shlex.quote(host.root)} bash {script}" if offline else f"bash {script}"
-    return f"{shlex.join([*argv, '-o', script])} && {run}"
 
 
 def render_host(host: HostView, snippets: Snippets) -> str:

@@ -27,7 +27,7 @@ STRING_LIST: Mapping[str, Any] = {"type": "array", "minItems": 1,
 # Facts that make a rule applicable at all, beyond its roles (scanner/engine.py and
 # content/platforms.py each implement every one).
 APPLICABILITY_FACTS = ("thp_supported", "cpufreq", "thp_kernel", "dm_multipath",
-                       "cpu_features")
+                       "cpu_features", "guest_host_storage", "published_stripe")
 
 
 @dataclass(frozen=True)
@@ -126,9 +126,11 @@ KINDS: dict[str, CheckKind] = {kind.name: kind for kind in (
               sas_filesystems=True, automatic_fix=False),
     CheckKind("bufsize_matches_stripe", "the SAS BUFSIZE in effect is a whole multiple of the "
                                         "stripe unit of each striped SAS volume",
-              values=("sas_bufsize_bytes",), sas_filesystems=True, automatic_fix=False),
+              values=("sas_bufsize_bytes",), sas_filesystems=True, automatic_fix=False,
+              needs=("published_stripe",)),
     CheckKind("kvm_guest_disks_direct", "every block-device disk of a defined KVM guest uses "
-                                        "virtio and cache='none'", automatic_fix=False),
+                                        "virtio and cache='none'", automatic_fix=False,
+              needs=("guest_host_storage",)),
     CheckKind("turbo_and_smt", "Hyper-Threading (SMT) and Turbo Boost are on now and nothing "
                                "turns them off at the next boot",
               automatic_fix=False, needs=("cpu_features",)),

@@ -9,9 +9,15 @@ from datetime import datetime, timezone
 from typing import Any
 
 from ..rules import Catalogue, Profile, Rule
-from ..rules.host_layout import MULTIPATH_UUID_PREFIX, RHEL5_KERNEL_PREFIX
+from ..rules.host_layout import (
+    LIBVIRT_DEFINED_DOMAINS,
+    MULTIPATH_UUID_PREFIX,
+    RHEL5_KERNEL_PREFIX,
+    VXVM_DEVICE_DIRS,
+)
 from .blockdev import StackLayer, default_scheduler, multipath_paths
 from .checks import CHECKS
+from .checks.guests import passed_through
 from .facts import Facts
 from .parsers.selection import Selection
 from .results import Outcome, RuleResult, Verdict
@@ -133,6 +139,19 @@ def storage(facts: Facts) -> list[dict[str, Any]]:
     } for fs in facts.sas_filesystems]
 
 
+def _no_guest_host_storage(facts: Facts) -> str | None:
+    """Why no defined guest's disk is judged (file-backed and network disks are listed,
+    not judged), or None; an unreadable guest definition leaves it to the rule, which says
+    error."""
+    domains = facts.guests.values()
+    if any(isinstance(domain, Unavailable) or any(passed_through(disk) for disk in domain.disks)
+           for domain in domains):
+        return None
+    return ("no defined KVM guest is given the host's storage (a block device, a pool volume "
+            "or a SCSI LUN)" + ("" if domains else ": no guest is defined in "
+                                f"{LIBVIRT_DEFINED_DOMAINS}"))
+
+
 # Why a rule that needs an applicability fact (rules/check_kinds.py) cannot apply, or None.
 MISSING_FACT: dict[str, Callable[[Facts], str | None]] = {
     "thp_supported": lambda facts: None if facts.thp is not None else (
@@ -147,6 +166,15 @@ MISSING_FACT: dict[str, Callable[[Facts], str | None]] = {
     "cpu_features": lambda facts: None if facts.cpu_features.exposed else (
         "the kernel exposes neither SMT control nor a turbo switch (a virtual machine, or a "
         "kernel before 4.19 without intel_pstate or cpufreq boost)"),
+    "guest_host_storage": lambda facts: _no_guest_host_storage(facts),
+    # Not one queue publishes an optimal I/O size: no volume, LUN or RAID set is striped (or
+    # the kernel predates queue limits, as RHEL 5's does); a VxVM volume's stripe is unseen.
+    "published_stripe": lambda facts: None if any(
+        device.io_opt for device in facts.block.devices.values()) or (
+        not isinstance(facts.mounts, Unavailable) and any(
+            mount.device.startswith(VXVM_DEVICE_DIRS[0]) for mount in facts.mounts)) else (
+        "no block device publishes a stripe (queue/optimal_io_size is 0 or absent on every "
+        "one): there is no stripe unit to hold BUFSIZE against"),
     # Veritas DMP, PowerPath or plain disks: no dm-multipath map to judge.
     "dm_multipath": lambda facts: None if any(
         (device.dm_uuid or "").startswith(MULTIPATH_UUID_PREFIX)

@@ -1,7 +1,8 @@
-"""The host report's copy button copies what runs (issue 24, item 8): the one command that
-writes the rule's whole bash fix, library included, and runs it, for the root the report is
-of. Tested by running the copied text with bash on an image whose path is hostile: the fix
-lands there and nothing in the path is run."""
+"""The reports' copy buttons copy what runs (issue 24, item 8): on the host page and in a
+fleet page's host section (built by its script), the one command that writes the rule's whole
+bash fix, library included, and runs it, for the root the report is of. Tested by running the
+copied text with bash on an image whose path is hostile: the fix lands there and nothing in
+the path is run."""
 
 from __future__ import annotations
 
@@ -27,17 +28,30 @@ def _verdict(root: Path, rule: str, out: Path) -> str:
     return next(r["result"] for r in json.loads(out.read_text())["rules"] if r["id"] == rule)
 
 
+def _copied_from_host_page(page) -> str:
+    button = page.locator("article#host-thp_disabled_at_boot button.copy").first
+    return page.locator(f"[id='{button.get_attribute('data-target')}']").text_content()
+
+
+def _copied_from_fleet_page(page) -> str:
+    page.locator("#matrix-rows a").first.click()  # the script builds the host's section
+    article = page.locator("section#h0 article#h0-thp_disabled_at_boot")
+    article.locator("summary").click()
+    button = article.locator("button.copy").first
+    return page.locator(f"[id='{button.get_attribute('data-target')}']").text_content()
+
+
 @needs_browser
-def test_the_copied_fix_runs_on_the_image_and_the_rule_passes(tmp_path):
+@pytest.mark.parametrize("report", [[], ["--fleet"]], ids=["host page", "fleet page"])
+def test_the_copied_fix_runs_on_the_image_and_the_rule_passes(tmp_path, report):
     root = sas_host(tmp_path / "img $(touch PWNED) it's", **NO_THP_ON_CMDLINE)
     results = tmp_path / "before.json"
     assert _verdict(root, "thp_disabled_at_boot", results) == "fail"
-    page_file = tmp_path / "host.html"
-    assert main(["report", str(results), "-o", str(page_file)]) == 0
-    with open_page(page_file) as (page, _log):
-        button = page.locator("article#host-thp_disabled_at_boot button.copy").first
-        target = button.get_attribute("data-target")
-        copied = page.locator(f"[id='{target}']").text_content()  # what the button copies
+    page_file = tmp_path / "report.html"
+    assert main(["report", *report, str(results), "-o", str(page_file)]) == 0
+    with open_page(page_file) as (page, log):
+        copied = (_copied_from_fleet_page if report else _copied_from_host_page)(page)
+        assert not log.console_errors
     assert copied.startswith("sascheck fix --format bash --rule thp_disabled_at_boot")
     work = tmp_path / "run"
     work.mkdir()

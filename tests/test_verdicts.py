@@ -100,11 +100,15 @@ def nfs_data(read_ahead_kb: int) -> SasFs:
                  bdi_read_ahead_kb=read_ahead_kb)
 
 
-def nfs_work() -> SasFs:
-    """SAS WORK on NFS v4.1 (as nfs_data mounts DATA)."""
+def nfs_work(name: str = "saswork") -> SasFs:
+    """SAS WORK (or another SAS file system) on NFS v4.1, as nfs_data mounts DATA."""
     data = nfs_data(16384)
-    return SasFs("saswork", "/saswork", fstype=data.fstype, source="nas01:/export/saswork",
+    return SasFs(name, f"/{name}", fstype=data.fstype, source=f"nas01:/export/{name}",
                  options=data.options, bdi_read_ahead_kb=16384)
+
+
+# Every SAS file system on NFS: no local block device below any of them.
+ALL_NFS = {"filesystems": [nfs_data(16384), nfs_work(), nfs_work("sasutil")]}
 
 
 # A RHEL 5 host: 2.6.18, no THP directory, no tuned, booting from GRUB 0.97.
@@ -244,6 +248,10 @@ CASES: list[tuple[str, str, dict[str, Any], list[str], str]] = [
     ("fs type: DATA on NFS", "sas_fs_type", {"filesystems": [
         nfs_data(16384), SasFs("saswork", "/saswork"), SasFs("sasutil", "/sasutil")]}, [],
      "pass"),
+    # Nothing judged is never a pass (#24 item 4): no device below NFS has a scheduler.
+    ("scheduler: every SAS file system on NFS", "io_scheduler", ALL_NFS, [], "notapplicable"),
+    ("striping: every SAS file system on NFS", "sas_volume_striped", ALL_NFS, [],
+     "notapplicable"),
     ("fs type: DATA on gfs2", "sas_fs_type", {"filesystems": data_fs("gfs2")}, [], "pass"),
     ("fs type: WORK on NFS", "sas_fs_type", {"filesystems": [
         SasFs("sasdata", "/sasdata"), nfs_work(), SasFs("sasutil", "/sasutil")]}, [], "fail"),
@@ -772,8 +780,9 @@ CASES: list[tuple[str, str, dict[str, Any], list[str], str]] = [
      {"sas_luns": 4, "stripe_kib": 256}, [], "pass"),
     ("bufsize: 96K across the paper's 256 KiB stripe units", "sas_bufsize_matches_stripe",
      {"sas_luns": 4, "stripe_kib": 256, "sas_local_cfg": sas_cfg("96K")}, [], "fail"),
+    # nothing judged is never a pass (#24 item 4)
     ("bufsize: nothing striped, nothing to match", "sas_bufsize_matches_stripe",
-     {"sas_luns": 1, "sas_local_cfg": sas_cfg("96K")}, [], "pass"),
+     {"sas_luns": 1, "sas_local_cfg": sas_cfg("96K")}, [], "notapplicable"),
 ]
 
 

@@ -13,12 +13,10 @@ from ..oval import (
     none_of,
 )
 from ..oval_facts import OvalFacts
+from ..platforms import HOST_STORAGE_DISKS
 
-# A defined guest's disk on the host's storage (block, a pool volume, a SCSI LUN passed
-# through) off the direct path (scanner.checks.guests).
-UNDIRECT_DISKS = ("//devices/disk[(@type='block' or @type='volume' or @device='lun') and "
-                  "(not(@device) or @device='disk' or @device='lun')]"
-                  "[not(driver/@cache='none') or not(target/@bus='virtio' or "
+# A guest's disk on the host's storage (platforms.HOST_STORAGE_DISKS) off the direct path.
+UNDIRECT_DISKS = (HOST_STORAGE_DISKS + "[not(driver/@cache='none') or not(target/@bus='virtio' or "
                   "(target/@bus='scsi' and ../controller[@type='scsi' and "
                   "@model='virtio-scsi']))]/@type")
 

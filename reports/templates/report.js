@@ -165,7 +165,7 @@
     picture.alt = caption;
     add(figure, el("figcaption", caption, "muted"));
   }
-  function ruleArticle(anchor, id, result) {
+  function ruleArticle(anchor, id, result, fix) {
     var text = details.rules[id] || {rationale: "", refs: [], bash: "", ansible: ""};
     var article = el("article", null, "rule r-" + result[0]);
     article.dataset.result = result[0];
@@ -196,16 +196,26 @@
     add(more, el("p", text.rationale));
     var refs = add(more, el("ul"));
     text.refs.forEach(function (ref) { add(refs, el("li", ref)); });
-    [["bash", text.bash], ["Ansible", text.ansible]].forEach(function (pair) {
-      if (!pair[1]) { return; }
-      var label = add(more, el("p"));
-      add(label, el("b", pair[0]));
-      label.appendChild(document.createTextNode(" "));
-      var copy = add(label, el("button", "copy", "copy"));
+    function copyable(label, target, text) {
+      var line = add(more, el("p"));
+      add(line, el("b", label));
+      line.appendChild(document.createTextNode(" "));
+      var copy = add(line, el("button", "copy", "copy"));
       copy.type = "button";
-      copy.dataset.target = anchor + "-" + id + "-" + pair[0].toLowerCase();
-      add(more, el("pre", pair[1])).id = copy.dataset.target;
-    });
+      copy.dataset.target = anchor + "-" + id + "-" + target;
+      add(more, el("pre", text)).id = copy.dataset.target;
+    }
+    // As the host page: the copied bash is the one command that writes the rule's whole fix
+    // (library included) and runs it; the rule's block is shown, not copied.
+    var runnable = text.bash && Array.isArray(fix) && fix.every(function (part) { return typeof part === "string"; });
+    if (runnable) {
+      copyable("bash: this writes the rule's whole fix and runs it", "run", fix.join(id));
+      add(more, el("p", "what it does for this rule:", "muted"));
+      add(more, el("pre", text.bash)).id = anchor + "-" + id + "-bash";
+    } else if (text.bash) {
+      copyable("bash", "bash", text.bash);
+    }
+    if (text.ansible) { copyable("Ansible", "ansible", text.ansible); }
     return article;
   }
   function hostSection(i) {
@@ -243,7 +253,7 @@
       table(section, ["File system", "On", "Roles", "Write MB/s", "Read MB/s", "IOPS (w/r)",
                       "p99 latency \u00b5s (w/r)", "fio job"], data.measured, "measurements");
     }
-    data.rules.forEach(function (pair, n) { section.appendChild(ruleArticle(anchor, pair[0], results[n])); });
+    data.rules.forEach(function (pair, n) { section.appendChild(ruleArticle(anchor, pair[0], results[n], data.fix)); });
     return section;
   }
   function openFromAddress() {

@@ -58,5 +58,5 @@ def kvm_guest_disks_direct(params: Mapping[str, Any], facts: Facts,
                 f"io={disk.io or '-'}", Verdict.FAIL if problems else Verdict.PASS,
                 "; ".join(notes)))
     judged = [e for e in evidence if e.verdict != Verdict.INFORMATIONAL]
-    return Outcome(combine(judged, if_none=Verdict.PASS), expected,
+    return Outcome(combine(judged, if_none=Verdict.NOTAPPLICABLE), expected,
                    summarise(judged) or "no guest has a block-device disk", evidence)

@@ -32,12 +32,18 @@ def _unplaced(facts: Facts) -> list[Evidence]:
 
 
 def _outcome(expected: str, evidence: list[Evidence], none_message: str = "") -> Outcome:
-    """Combine item verdicts. With nothing to judge (NFS only, bio-based devices only) the
-    rule holds vacuously, as an OVAL test with check_existence="any_exist" does."""
-    result = combine(evidence, if_none=Verdict.PASS)
-    message = none_message if not any(e.verdict in (Verdict.PASS, Verdict.FAIL, Verdict.ERROR)
-                                      for e in evidence) else ""
-    return Outcome(result, expected, summarise(evidence) or "nothing to judge", evidence, message)
+    """Combine item verdicts. Nothing judged (NFS only, bio-based devices only, no scheduler
+    choice) is never a pass: notchecked where an item could not be seen into (a VxVM
+    volume), else notapplicable, with none_message saying why."""
+    result = combine(evidence, if_none=Verdict.NOTAPPLICABLE)
+    unseen = [e.note for e in evidence if e.verdict == Verdict.NOTCHECKED]
+    if result == Verdict.NOTAPPLICABLE and unseen:
+        result = Verdict.NOTCHECKED
+    judged = any(e.verdict in (Verdict.PASS, Verdict.FAIL, Verdict.ERROR) for e in evidence)
+    message = "" if judged else (unseen[0] if unseen else "") or none_message or next(
+        (e.note for e in evidence if e.note), "nothing to judge")
+    return Outcome(result, expected, summarise(evidence) or "nothing to judge", evidence,
+                   message)
 
 
 def _device_layers(facts: Facts, filesystem: SasFilesystem,

@@ -146,18 +146,11 @@ def _luns_below(facts: Facts, device: BlockDevice) -> list[BlockDevice]:
 
 def _striping_outcome(expected: str, evidence: list[Evidence], none_message: str,
                       flash_applies: bool = False) -> Outcome:
-    """As storage._outcome, except that volumes the scan cannot see into (VxVM) and nothing
-    judged make the rule notchecked rather than vacuously passed."""
-    outcome = _outcome(expected, evidence, none_message)
+    """storage._outcome; where every volume is flash, striping does not apply and the
+    volume's note says why."""
     if flash_applies and evidence and all(e.verdict == Verdict.NOTAPPLICABLE for e in evidence):
-        # every volume is one striping does not apply to (flash): nothing judged, no pass
-        return Outcome(Verdict.NOTAPPLICABLE, expected, outcome.actual, evidence,
-                       evidence[0].note)
-    unseen = [e for e in evidence if e.verdict == Verdict.NOTCHECKED]
-    if outcome.result == Verdict.PASS and unseen and not any(
-            e.verdict == Verdict.PASS for e in evidence):
-        return Outcome(Verdict.NOTCHECKED, expected, outcome.actual, evidence, unseen[0].note)
-    return outcome
+        none_message = evidence[0].note
+    return _outcome(expected, evidence, none_message)
 
 
 def _layouts(facts: Facts) -> Iterator[Layout | Evidence]:
