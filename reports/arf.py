@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
+from .arf_oval import NS_ARF, OvalItem, OvalReader
+
 NS_XCCDF = "{http://checklists.nist.gov/xccdf/1.2}"
 RULE_PREFIX = "xccdf_org.sascheck.content_rule_"
 PROFILE_PREFIX = "xccdf_org.sascheck.content_profile_"
@@ -28,6 +30,10 @@ class ArfHost:
     start_time: str = ""
     facts: dict[str, str] = field(default_factory=dict)
     results: dict[str, str] = field(default_factory=dict)  # rule id -> XCCDF result
+    # What oscap's OVAL saw: the system's facts (os_name, os_version, os_architecture,
+    # primary_host_name) and, per rule, the items its check compared.
+    system: dict[str, str] = field(default_factory=dict)
+    items: dict[str, list[OvalItem]] = field(default_factory=dict)
 
 
 MAX_ARF_BYTES = 512 << 20
@@ -51,6 +57,9 @@ def read_arf(path: str) -> ArfHost:
         raise ArfError(f"{path}: larger than {MAX_ARF_BYTES >> 20} MiB; not an ARF report "
                        "of the sascheck data stream")
     host = ArfHost()
+    oval = OvalReader()
+    checks: dict[str, tuple[str, str]] = {}  # rule id -> (ARF report id, OVAL definition)
+    report = ""
     open_wholes = 0
     try:
         for event, element in etree.iterparse(path, events=("start", "end"),
@@ -58,15 +67,21 @@ def read_arf(path: str) -> ArfHost:
                                               huge_tree=True):
             tag = element.tag
             if event == "start":
-                open_wholes += tag in _READ_WHOLE
+                open_wholes += tag in _READ_WHOLE or OvalReader.reads_whole(element)
                 if tag == f"{NS_XCCDF}TestResult":
                     host.start_time = element.get("start-time", "")
+                elif tag == f"{NS_ARF}report":
+                    report = str(element.get("id", ""))
                 continue
             if tag == f"{NS_XCCDF}rule-result":
                 idref = element.get("idref", "")
                 result = element.find(f"{NS_XCCDF}result")
                 if idref.startswith(RULE_PREFIX) and result is not None and result.text:
                     host.results[idref[len(RULE_PREFIX):]] = result.text.strip()
+                    ref = element.find(f"{NS_XCCDF}check/{NS_XCCDF}check-content-ref")
+                    if ref is not None:
+                        checks[idref[len(RULE_PREFIX):]] = (
+                            str(ref.get("href", "")).lstrip("#"), str(ref.get("name", "")))
             elif tag == f"{NS_XCCDF}target":
                 host.target = (element.text or "").strip()
             elif tag == f"{NS_XCCDF}fact":
@@ -77,7 +92,9 @@ def read_arf(path: str) -> ArfHost:
                 idref = element.get("idref", "")
                 host.profile = idref[len(PROFILE_PREFIX):] if idref.startswith(
                     PROFILE_PREFIX) else idref
-            open_wholes -= tag in _READ_WHOLE
+            else:
+                oval.ended(report, element)
+            open_wholes -= tag in _READ_WHOLE or OvalReader.reads_whole(element)
             if open_wholes == 0:  # nothing above needs it: free it and its read siblings
                 element.clear()
                 parent = element.getparent()
@@ -87,4 +104,7 @@ def read_arf(path: str) -> ArfHost:
         raise ArfError(f"{path}: {exc}") from exc
     if not host.results:
         raise ArfError(f"{path}: no sascheck rule results (is it ARF from sascheck-ds.xml?)")
+    host.system = oval.system
+    host.items = {rule: found for rule, (where, definition) in checks.items()
+                  if (found := oval.items_of(where, definition))}
     return host

@@ -8,6 +8,7 @@ from typing import Any
 
 from ..rules import Catalogue
 from .arf import ArfError, read_arf
+from .arf_oval import OvalItem
 from .resultfile import MAX_RESULT_BYTES, ResultFileError, decode_json, validate_result
 
 SEVERITY_ORDER = ("high", "medium", "low")
@@ -267,15 +268,21 @@ def from_arf(path: str, catalogue: Catalogue) -> HostView:
         TAILORED_SUFFIX) else arf.profile
     name = (arf.facts.get("asset:identifier:host_name") or arf.facts.get("asset:identifier:fqdn")
             or arf.target or Path(path).stem)
+    system = arf.system
+    known = {key: value for key, value in system.items() if value and value != "unknown"}
     view = HostView(name=name, source="oscap", path=path, profile=profile,
-                    scanned_at=arf.start_time)
+                    scanned_at=arf.start_time, kernel=known.get("kernel", ""),
+                    os=" ".join(filter(None, (known.get("os_name"), known.get("os_version"),
+                                              known.get("os_architecture")))))
     unknown = sorted({result for result in arf.results.values()} - XCCDF_RESULTS)
     if unknown:
         raise ReportInputError(f"{path}: rule results that XCCDF does not define: "
                                f"{', '.join(repr(u[:40]) for u in unknown[:3])}")
-    view.rules = [with_catalogue(RuleView(id=rule_id, title="", severity="", result=result,
-                                           message="from oscap's ARF: no per-item evidence"),
-                                  catalogue)
+    view.rules = [with_catalogue(RuleView(
+        id=rule_id, title="", severity="", result=result,
+        message="from oscap's ARF: the items its OVAL compared" if arf.items.get(rule_id)
+        else "from oscap's ARF: no items recorded for this rule",
+        evidence=[_arf_evidence(item) for item in arf.items.get(rule_id, [])]), catalogue)
                   for rule_id, result in sorted(arf.results.items())
                   # The profile left it out (a rule of another profile): not a result, as
                   # sascheck's own JSON has none for it.
@@ -286,6 +293,14 @@ def from_arf(path: str, catalogue: Catalogue) -> HostView:
             rule.severity = "unknown"
             rule.message = "a rule this sascheck release does not know; " + rule.message
     return view
+
+
+def _arf_evidence(item: OvalItem) -> dict[str, str]:
+    """One item oscap's OVAL compared: what it is of, what was found, and whether it met the
+    test's state (OVAL's own words: the rule's result is what judges)."""
+    return {"subject": item.subject, "actual": item.value, "result": "informational",
+            "note": f"{item.test}: {item.result}" if item.test else item.result,
+            "source": "oscap OVAL item"}
 
 
 def load(path: str, catalogue: Catalogue) -> HostView:

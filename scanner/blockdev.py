@@ -182,6 +182,14 @@ def _optional_number(root: HostRoot, path: str) -> int | None:
     return ascii_int(text) if text is not None else None
 
 
+def stripe_published(root: HostRoot, graph: BlockGraph) -> bool:
+    """Whether any block device's queue publishes an optimal I/O size (a stripe: md, LVM
+    striping, a RAID LUN), SAS's or not: read for every device, as the OVAL platform reads
+    /sys/block/*/queue/optimal_io_size."""
+    return any(_optional_number(root, f"{device.sysfs}/queue/optimal_io_size")
+               for device in graph.devices.values() if device.kind != "partition")
+
+
 def read_queue(root: HostRoot, device: BlockDevice) -> None:
     """Fill in scheduler and read-ahead for one device (partitions have no queue)."""
     if device.kind == "partition":

@@ -169,8 +169,7 @@ MISSING_FACT: dict[str, Callable[[Facts], str | None]] = {
     "guest_host_storage": lambda facts: _no_guest_host_storage(facts),
     # Not one queue publishes an optimal I/O size: no volume, LUN or RAID set is striped (or
     # the kernel predates queue limits, as RHEL 5's does); a VxVM volume's stripe is unseen.
-    "published_stripe": lambda facts: None if any(
-        device.io_opt for device in facts.block.devices.values()) or (
+    "published_stripe": lambda facts: None if facts.stripe_published or (
         not isinstance(facts.mounts, Unavailable) and any(
             mount.device.startswith(VXVM_DEVICE_DIRS[0]) for mount in facts.mounts)) else (
         "no block device publishes a stripe (queue/optimal_io_size is 0 or absent on every "

@@ -27,6 +27,7 @@ from .blockdev import (
     lvm_dm_name,
     read_queue,
     read_topology,
+    stripe_published,
 )
 from .boot_mounts import BootMount, collect_boot_mounts
 from .boot_writers import SysfsWrite, collect_boot_writes
@@ -105,6 +106,7 @@ class Facts:
     udev_rules: list[tuple[str, UdevRule]]
     numa: NumaFacts = field(default_factory=lambda: NumaFacts((), 0, None, ""))
     guests: dict[str, Domain | Unavailable] = field(default_factory=dict)  # path -> domain
+    stripe_published: bool = False  # some block device's queue has an optimal I/O size
     multipath: MultipathConf | Unavailable | None = None  # None: no multipath.conf
     # The kernel's tables for each multipath map by name; None: not recorded
     multipath_runtime: dict[str, MultipathMap] | Unavailable | None = None
@@ -315,6 +317,7 @@ def collect(root: HostRoot, values: Mapping[str, Any], value_origins: Mapping[st
         cpuidle=collect_cpuidle(root),
         cpu_features=collect_cpu_features(root),
         guests=collect_guests(root, problems),
+        stripe_published=stripe_published(root, graph),
         multipath=collect_multipath(root),
         multipath_runtime=collect_runtime_maps(root),
         vxfs_tunables=parse_tunefstab(_read_noting(root, VXFS_TUNEFSTAB, problems) or ""),

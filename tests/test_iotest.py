@@ -158,9 +158,9 @@ def test_measures_what_fio_measures(lab, fstype):
                   fs.mountpoint)
 
 
-def assert_agrees(measured: dict, by_hand: Callable[[Path], tuple[float, float]],
-                  under: Path) -> None:
-    """Our write and read MB/s are within TOLERANCE of the same jobs run by hand. A loop
+def disagreement(measured: dict, by_hand: Callable[[Path], tuple[float, float]],
+                 under: Path) -> list[tuple[float, float]]:
+    """The by-hand rates when ours are not within TOLERANCE of any of them, else []. A loop
     device shares the machine's disk (another process's I/O can halve one run): up to three
     runs by hand, each writing new files as ours did (rewriting allocated blocks is faster);
     agreement with any of them is agreement with fio."""
@@ -172,9 +172,16 @@ def assert_agrees(measured: dict, by_hand: Callable[[Path], tuple[float, float]]
         shutil.rmtree(scratch)
         if all(TOLERANCE[0] <= measured[rw]["mb_s"] / rate <= TOLERANCE[1]
                for rw, rate in zip(("write", "read"), theirs[-1])):
-            return
-    pytest.fail(f"sascheck {measured['write']['mb_s']} / {measured['read']['mb_s']} MB/s, "
-                f"by hand {theirs}")
+            return []
+    return theirs
+
+
+def assert_agrees(measured: dict, by_hand: Callable[[Path], tuple[float, float]],
+                  under: Path) -> None:
+    theirs = disagreement(measured, by_hand, under)
+    if theirs:
+        pytest.fail(f"sascheck {measured['write']['mb_s']} / {measured['read']['mb_s']} MB/s, "
+                    f"by hand {theirs}")
 
 
 @lab_only

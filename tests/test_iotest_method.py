@@ -21,7 +21,7 @@ from sascheck.scanner.parsers.simple import cpuinfo_physical_cores
 
 from .hosts import sas_host
 from .lab import make_fs, prerequisites_missing
-from .test_iotest import SASCHECK, assert_agrees
+from .test_iotest import SASCHECK, disagreement
 
 lab_only = pytest.mark.skipif(bool(prerequisites_missing()),
                               reason=prerequisites_missing() or "")
@@ -91,17 +91,24 @@ def test_sas_method_agrees_with_the_same_fio_jobs_run_by_hand(tmp_path):
         # direct_io: the loop device does not cache in the host's page cache, which
         # would serve the reads from memory whatever the test does
         fs = make_fs(stack, tmp_path, "saswork-sas", "xfs", "noatime", 700, direct_io=True)
-        result = _iotest("--dir", str(fs.mountpoint), "--size", "96M", "--jobs", "2",
-                         "--set", "iotest_min_seconds=0")
-        [measured] = result["measurements"]
-        assert (measured["method"], measured["direct"], measured["block_bytes"]) == (
-            "sas", False, 65536)
-        assert "posix_fadvise DONTNEED" in measured["cache"]
-        assert measured["ram_bytes"] == result["host"]["memory_kib"] * 1024
-        commands = dict(zip(("write", "read"), measured["fio_commands"]))
-        assert_agrees(measured, lambda scratch: (_by_hand(commands["write"], scratch),
-                                                 _by_hand(commands["read"], scratch)),
-                      fs.mountpoint)
+        tried = []
+        for _attempt in range(2):  # the loop device shares the disk: ours may be the slowed run
+            result = _iotest("--dir", str(fs.mountpoint), "--size", "96M", "--jobs", "2",
+                             "--set", "iotest_min_seconds=0")
+            [measured] = result["measurements"]
+            assert (measured["method"], measured["direct"], measured["block_bytes"]) == (
+                "sas", False, 65536)
+            assert "posix_fadvise DONTNEED" in measured["cache"]
+            assert measured["ram_bytes"] == result["host"]["memory_kib"] * 1024
+            commands = dict(zip(("write", "read"), measured["fio_commands"]))
+            theirs = disagreement(measured, lambda scratch, argv=commands: (
+                _by_hand(argv["write"], scratch), _by_hand(argv["read"], scratch)),
+                fs.mountpoint)
+            if not theirs:
+                break
+            tried.append(((measured["write"]["mb_s"], measured["read"]["mb_s"]), theirs))
+        else:
+            pytest.fail(f"sascheck's and by-hand MB/s (write, read) never agreed: {tried}")
         assert _rule(result)["result"] in ("pass", "fail")
 
 

@@ -117,6 +117,10 @@ def test_live_oscap_agrees_with_sascheck(lab, tmp_path):
     assert ours["sas_fs_type"] == "fail" and ours["sas_fs_noatime"] == "fail"
     differences = {rule: (ours[rule], theirs.get(rule)) for rule in ours
                    if ours[rule] != theirs.get(rule)}
+    # The README's one difference a machine's own devices can bring: nothing striped under the
+    # lab's file systems while another device (zram, an md set) publishes a stripe.
+    if differences.get("sas_bufsize_matches_stripe") == ("notapplicable", "pass"):
+        del differences["sas_bufsize_matches_stripe"]
     assert differences == {}, differences
 
 
