@@ -13,6 +13,7 @@ from ..rules.host_layout import (
     CPU_FEATURE_FILES,
     DMI_FILES,
     INIT_ENVIRON,
+    KERNEL_RELEASE,
     KVM_VENDOR_MODULES,
     LIBVIRT_DEFINED_DOMAINS,
     LIBVIRT_RUNNING_DOMAINS,
@@ -81,6 +82,17 @@ def _contains(oval: OvalDocument, comment: str, paths: tuple[str, ...], pattern:
     return criterion(oval.test("ind:textfilecontent54", comment, found))
 
 
+def _release_is(oval: OvalDocument, comment: str, pattern: str) -> Element:
+    """The running kernel's release (collected whole) matches ``pattern``."""
+    release = oval.obj("ind:textfilecontent54", "the kernel release",
+                       entity("ind:filepath", KERNEL_RELEASE),
+                       entity("ind:pattern", r"^\S+", op="pattern match"),
+                       entity("ind:instance", "1", datatype="int"))
+    state = oval.state("ind:textfilecontent54", comment,
+                       entity("ind:text", pattern, op="pattern match"))
+    return criterion(oval.test("ind:textfilecontent54", comment, release, state))
+
+
 def _container(oval: OvalDocument) -> Element:
     return any_of(
         _exists(oval, "container marker files", CONTAINER_MARKERS),
@@ -145,9 +157,9 @@ def build_facts(oval: OvalDocument) -> dict[str, Fact]:
             _directory(oval, "THP directory", THP_DIRS[0]),
             _directory(oval, "RHEL 6 THP directory", THP_DIRS[1]))),
         # RHEL 5's 2.6.18 predates THP (RHEL 6 brought it): no boot setting can matter there.
-        "thp_kernel": ("The kernel is one with Transparent Huge Pages", none_of(_contains(
-            oval, "a RHEL 5 kernel (2.6.18)", ("/proc/sys/kernel/osrelease",),
-            "^" + re.escape(RHEL5_KERNEL_PREFIX)))),
+        # The item holds the whole release, which reports read from an ARF.
+        "thp_kernel": ("The kernel is one with Transparent Huge Pages", none_of(_release_is(
+            oval, "a RHEL 5 kernel (2.6.18)", "^" + re.escape(RHEL5_KERNEL_PREFIX)))),
         "dm_multipath": ("A dm-multipath map exists", _contains_in(
             oval, "dm-multipath map uuids", r"^/sys/block/[^/]+/dm$", "uuid",
             "^" + re.escape(MULTIPATH_UUID_PREFIX))),

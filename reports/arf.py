@@ -30,7 +30,7 @@ class ArfHost:
     start_time: str = ""
     facts: dict[str, str] = field(default_factory=dict)
     results: dict[str, str] = field(default_factory=dict)  # rule id -> XCCDF result
-    # What oscap's OVAL saw: the system's facts (os_name, os_version, os_architecture,
+    # What oscap's OVAL saw: the system's facts (os_name, os_version, architecture,
     # primary_host_name) and, per rule, the items its check compared.
     system: dict[str, str] = field(default_factory=dict)
     items: dict[str, list[OvalItem]] = field(default_factory=dict)
@@ -58,7 +58,7 @@ def read_arf(path: str) -> ArfHost:
                        "of the sascheck data stream")
     host = ArfHost()
     oval = OvalReader()
-    checks: dict[str, tuple[str, str]] = {}  # rule id -> (ARF report id, OVAL definition)
+    checks: dict[str, str] = {}  # rule id -> the OVAL definition its check names
     report = ""
     open_wholes = 0
     try:
@@ -80,8 +80,7 @@ def read_arf(path: str) -> ArfHost:
                     host.results[idref[len(RULE_PREFIX):]] = result.text.strip()
                     ref = element.find(f"{NS_XCCDF}check/{NS_XCCDF}check-content-ref")
                     if ref is not None:
-                        checks[idref[len(RULE_PREFIX):]] = (
-                            str(ref.get("href", "")).lstrip("#"), str(ref.get("name", "")))
+                        checks[idref[len(RULE_PREFIX):]] = str(ref.get("name", ""))
             elif tag == f"{NS_XCCDF}target":
                 host.target = (element.text or "").strip()
             elif tag == f"{NS_XCCDF}fact":
@@ -105,6 +104,6 @@ def read_arf(path: str) -> ArfHost:
     if not host.results:
         raise ArfError(f"{path}: no sascheck rule results (is it ARF from sascheck-ds.xml?)")
     host.system = oval.system
-    host.items = {rule: found for rule, (where, definition) in checks.items()
-                  if (found := oval.items_of(where, definition))}
+    host.items = {rule: found for rule, definition in checks.items()
+                  if (found := oval.items_of(definition))}
     return host

@@ -9,9 +9,12 @@ text: values are cut to a length and counts capped.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from lxml import etree
+
+from ..rules.host_layout import KERNEL_RELEASE
 
 NS_RES = "{http://oval.mitre.org/XMLSchema/oval-results-5}"
 NS_SC = "{http://oval.mitre.org/XMLSchema/oval-system-characteristics-5}"
@@ -24,10 +27,12 @@ MAX_VALUE = 240  # characters of one value
 MAX_DEPTH = 8  # extend_definition levels followed
 # An item's entities that name what it is of, and those that hold what was found, in the order
 # tried (textfilecontent, file, xmlfilecontent, variable and other OVAL 5.11 items).
-SUBJECT_ENTITIES = ("filepath", "path", "var_ref", "name")
-VALUE_ENTITIES = ("text", "subexpression", "value_of", "value", "type")
-KERNEL_RELEASE = "/proc/sys/kernel/osrelease"
-SYSTEM_INFO = ("os_name", "os_version", "os_architecture", "primary_host_name")
+SUBJECT_ENTITIES = ("filepath", "path", "mount_point", "var_ref", "name")
+VALUE_ENTITIES = ("text", "subexpression", "value_of", "value", "mount_options", "type")
+# A whole kernel release (the platform checks read /proc/sys/kernel/osrelease; the rules' own
+# patterns keep only a prefix such as "2.").
+RELEASE = re.compile(r"^[0-9]+\.[0-9]+\.[0-9]+\S*$")
+SYSTEM_INFO = ("os_name", "os_version", "architecture", "primary_host_name")
 
 
 @dataclass(frozen=True)
@@ -49,10 +54,12 @@ def _cut(text: str | None) -> str:
 
 @dataclass
 class OvalReader:
-    """Collects the OVAL pieces of one ARF, keyed by the ARF report they are in (a data
-    stream's CPE OVAL and its checks' OVAL reuse ids)."""
+    """Collects the OVAL pieces of one ARF; tests, variables and items keyed by the ARF
+    report they are in (a data stream's CPE OVAL and its checks' OVAL reuse their ids)."""
     system: dict[str, str] = field(default_factory=dict)
-    _criteria: dict[tuple[str, str], tuple[list[str], list[str]]] = field(default_factory=dict)
+    # definition id -> (its ARF report, its tests, the definitions it extends); definition
+    # ids differ between a data stream's OVAL documents, test and item ids do not
+    _criteria: dict[str, tuple[str, list[str], list[str]]] = field(default_factory=dict)
     _tested: dict[tuple[str, str], list[tuple[str, str]]] = field(default_factory=dict)
     _comments: dict[tuple[str, str], str] = field(default_factory=dict)
     _items: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
@@ -77,7 +84,8 @@ class OvalReader:
             tests = [str(c.get("test_ref", "")) for c in element.iter(f"{NS_RES}criterion")]
             extends = [str(e.get("definition_ref", ""))
                        for e in element.iter(f"{NS_RES}extend_definition")]
-            self._criteria[(report, str(element.get("definition_id", "")))] = (tests, extends)
+            self._criteria.setdefault(str(element.get("definition_id", "")),
+                                      (report, tests, extends))
         elif tag == f"{NS_RES}test" and above == f"{NS_RES}tests":
             tested = [(str(t.get("item_id", "")), str(t.get("result", "")))
                       for t in element.iter(f"{NS_RES}tested_item")]
@@ -85,7 +93,7 @@ class OvalReader:
             for item_id, _result in tested:
                 if len(self._wanted) < MAX_ITEMS:
                     self._wanted.add((report, item_id))
-        elif above == f"{NS_DEF}tests":
+        elif above in (f"{NS_DEF}tests", f"{NS_DEF}variables"):
             self._comments[(report, str(element.get("id", "")))] = _cut(element.get("comment"))
         elif tag == f"{NS_SC}system_info":
             for child in element:
@@ -95,22 +103,24 @@ class OvalReader:
             key = (report, str(element.get("id", "")))
             subject, value = self._describe(element)
             if key in self._wanted:
-                self._items[key] = (subject, value)
-            if subject == KERNEL_RELEASE and value:  # the platform checks read it
+                self._items[key] = (self._comments.get((report, subject), subject), value)
+            if subject == KERNEL_RELEASE and RELEASE.match(value) and len(value) > len(
+                    self.system.get("kernel", "")):
                 self.system["kernel"] = value
 
     @staticmethod
     def _describe(item: etree._Element) -> tuple[str, str]:
-        entities: dict[str, str] = {}
-        for child in item:
-            entities.setdefault(_local(child.tag), _cut(child.text))
+        found: dict[str, list[str]] = {}
+        for child in item:  # an entity may repeat (a partition's mount_options)
+            found.setdefault(_local(child.tag), []).append(child.text or "")
+        entities = {name: _cut(",".join(texts)) for name, texts in found.items()}
         subject = next((entities[name] for name in SUBJECT_ENTITIES if entities.get(name)), "")
         if entities.get("path") and entities.get("filename") and not entities.get("filepath"):
             subject = f"{entities['path'].rstrip('/')}/{entities['filename']}"
         value = next((entities[name] for name in VALUE_ENTITIES if entities.get(name)), "")
         return subject or _local(item.tag), value
 
-    def items_of(self, report: str, definition: str) -> list[OvalItem]:
+    def items_of(self, definition: str) -> list[OvalItem]:
         """The items a definition's tests (and those of definitions it extends) compared,
         those that did not match their state first."""
         found: list[OvalItem] = []
@@ -120,7 +130,7 @@ class OvalReader:
             if definition_id in seen or depth > MAX_DEPTH:
                 return
             seen.add(definition_id)
-            tests, extends = self._criteria.get((report, definition_id), ([], []))
+            report, tests, extends = self._criteria.get(definition_id, ("", [], []))
             for test in tests:
                 for item_id, result in self._tested.get((report, test), []):
                     item = self._items.get((report, item_id))

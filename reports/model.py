@@ -269,11 +269,12 @@ def from_arf(path: str, catalogue: Catalogue) -> HostView:
     name = (arf.facts.get("asset:identifier:host_name") or arf.facts.get("asset:identifier:fqdn")
             or arf.target or Path(path).stem)
     system = arf.system
-    known = {key: value for key, value in system.items() if value and value != "unknown"}
+    known = {key: value for key, value in system.items()
+             if value and value.lower() != "unknown"}  # oscap's word for what it lacks
     view = HostView(name=name, source="oscap", path=path, profile=profile,
                     scanned_at=arf.start_time, kernel=known.get("kernel", ""),
                     os=" ".join(filter(None, (known.get("os_name"), known.get("os_version"),
-                                              known.get("os_architecture")))))
+                                              known.get("architecture")))))
     unknown = sorted({result for result in arf.results.values()} - XCCDF_RESULTS)
     if unknown:
         raise ReportInputError(f"{path}: rule results that XCCDF does not define: "

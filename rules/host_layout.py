@@ -29,6 +29,7 @@ VM_VENDORS = ("qemu", "kvm", "red hat", "ovirt", "rhev hypervisor", "openstack",
               "apple virtualization")
 DMI_FILES = ("/sys/class/dmi/id/sys_vendor", "/sys/class/dmi/id/product_name")
 PROC_MODULES = "/proc/modules"  # name size use-count dependencies state address
+KERNEL_RELEASE = "/proc/sys/kernel/osrelease"  # uname -r
 # A KVM host is one that runs guests, not one that merely could (seed 000 §6: the host
 # tuning is for hosts running SAS guests). Evidence, any of: the vendor module in use (each
 # open /dev/kvm and each guest holds a reference), a running libvirt guest (its status

@@ -163,6 +163,39 @@ def test_arf_and_json_read_to_the_same_results(tmp_path, name):
     assert {r.id: r.result for r in from_arf.rules} == {r.id: r.result for r in from_json.rules}
     assert from_arf.profile == "default"
     assert all(r.title and r.rationale for r in from_arf.rules)  # filled from the catalogue
+    # What oscap saw (#24 item 10): the kernel release (its platform check collects it whole)
+    # and os-release's NAME, as sascheck read them; every failed rule shows the items its OVAL
+    # compared.
+    # oscap evaluates the release's platform check only for a rule whose role applies
+    # (thp_disabled_at_boot: bare metal and guests), so a KVM host's ARF has no kernel.
+    assert from_arf.kernel == ("" if name == "kvm-host" else from_json.kernel)
+    assert from_arf.os.split(" ")[0] == from_json.os.split(" ")[0]
+    failed = [r for r in from_arf.rules if r.result == "fail"]
+    assert all(r.evidence for r in failed), [r.id for r in failed if not r.evidence]
+
+
+@needs_browser
+@pytest.mark.skipif(not oscap_available(), reason="oscap is not installed")
+def test_arf_host_page_shows_what_oscap_saw(tmp_path):
+    root = tmp_path / "rhel6"
+    EXAMPLES["rhel6-defaults"](root)
+    tailoring = tailor(root, EXAMPLE_VALUES["rhel6-defaults"], tmp_path / "t.xml")
+    oscap_eval(root, tailoring, tmp_path)
+    arf = tmp_path / "results-arf.xml"
+    # An item's text is host data: markup in it stays text.
+    text = arf.read_text()
+    assert ">[cfq]<" in text
+    arf.write_text(text.replace(">[cfq]<", '>&lt;img src=x onerror="window.__pwned=1"&gt;[cfq]<'))
+    html = tmp_path / "arf.html"
+    assert main(["report", str(arf), "-o", str(html)]) == 0
+    with open_page(html) as (page, log):
+        facts = page.locator("dl").first.inner_text()
+        assert "2.6.32-754.el6.x86_64" in facts and "Red Hat Enterprise Linux" in facts
+        scheduler = page.locator("article#host-io_scheduler").inner_text()
+        assert "/sys/block/sdb/queue/scheduler" in scheduler
+        assert '<img src=x onerror="window.__pwned=1">[cfq]' in scheduler
+        assert page.evaluate("typeof window.__pwned") == "undefined"
+    assert log.console_errors == [] and log.dialogs == []
 
 
 @pytest.mark.parametrize(("content", "message"), [
