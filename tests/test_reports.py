@@ -223,12 +223,17 @@ def test_json_schema_documents_storage(tmp_path, example_results):
 
 
 def test_fleet_benchmark_script_runs(tmp_path):
+    import os
     import subprocess
     import sys
 
     script = Path(__file__).resolve().parent.parent / "scripts/bench-fleet"
-    completed = subprocess.run([sys.executable, str(script), "12", str(tmp_path)],
-                               capture_output=True, text=True, timeout=300)
+    # As the README writes it: the script itself, with the system's python3 first on PATH
+    # (it runs itself again under .venv's python).
+    path = os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep)
+                           if Path(sys.prefix) not in Path(p).parents)
+    completed = subprocess.run([str(script), "12", str(tmp_path)], capture_output=True,
+                               text=True, timeout=300, env={**os.environ, "PATH": path})
     assert completed.returncode == 0, completed.stderr
     assert "hosts: 12 (6 JSON, 6 ARF)" in completed.stdout
     assert len(fleet_index((tmp_path / "fleet.html").read_text())["hosts"]) == 12
