@@ -27,6 +27,7 @@ from ..rules.host_layout import (
     SYSV_RUNLEVEL_DIRS,
     THP_DIRS,
     VXVM_DEVICE_DIRS,
+    XTREMIO_VENDOR,
     vm_vendor_regex,
 )
 from .oval import Element, OvalDocument, all_of, any_of, criterion, entity, none_of
@@ -174,6 +175,9 @@ def build_facts(oval: OvalDocument) -> dict[str, Fact]:
                                                  r"^\s*[1-9]"),
                                     _contains(oval, "a mounted VxVM volume", ("/proc/mounts",),
                                               "^" + re.escape(VXVM_DEVICE_DIRS[0])))),
+        "xtremio_disks": ("An XtremIO disk is present", _contains_in(
+            oval, "disks' SCSI vendors", r"^/sys/block/[^/]+/device$", "vendor",
+            "^" + re.escape(XTREMIO_VENDOR) + r"\s*$")),
         # File-backed and network disks are listed by the rule, not judged: with none of
         # these, nothing is judged.
         "guest_host_storage": ("A defined KVM guest is given the host's storage", _xml_has(

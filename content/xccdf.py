@@ -124,7 +124,7 @@ def _rule(rule: Rule, definition: str | None, exports: list[tuple[str, str]],
     _sub(element, "platform", idref=f"#sascheck_platform_{rule.id}")
     element.extend(fix_element(rule, system, text) for system, text in fixes)
     if definition is None:
-        return element  # measured, not checked: oscap reports notchecked
+        return element  # no OVAL check (measured, or beyond OVAL): oscap says notchecked
     if rule.sas_filesystems:
         # Without SAS directories in the values there is nothing to judge: the default
         # check is an OCIL question (name the directories), which oscap reports as

@@ -27,7 +27,8 @@ STRING_LIST: Mapping[str, Any] = {"type": "array", "minItems": 1,
 # Facts that make a rule applicable at all, beyond its roles (scanner/engine.py and
 # content/platforms.py each implement every one).
 APPLICABILITY_FACTS = ("thp_supported", "cpufreq", "thp_kernel", "dm_multipath",
-                       "cpu_features", "guest_host_storage", "published_stripe")
+                       "cpu_features", "guest_host_storage", "published_stripe",
+                       "xtremio_disks")
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,13 @@ class CheckKind:
     # Judged by a measurement (sascheck iotest), not by reading the host: a scan says
     # notchecked, and the XCCDF rule has no check (oscap says notchecked too).
     measured: bool = False
+    # False: OVAL cannot express the check (it cannot count one map's paths); the XCCDF rule
+    # has no check and oscap says notchecked, while the scanner judges it.
+    oval: bool = True
+
+    @property
+    def has_oval(self) -> bool:
+        return self.oval and not self.measured
 
     def schema(self) -> dict[str, Any]:
         """The JSON Schema ``then`` clause for a rule's ``check`` block of this kind."""
@@ -134,6 +142,10 @@ KINDS: dict[str, CheckKind] = {kind.name: kind for kind in (
     CheckKind("turbo_and_smt", "Hyper-Threading (SMT) and Turbo Boost are on now and nothing "
                                "turns them off at the next boot",
               automatic_fix=False, needs=("cpu_features",)),
+    CheckKind("paths_per_lun", "each XtremIO LUN under the SAS file systems is reached by at "
+                               "most xtremio_max_paths paths",
+              values=("xtremio_max_paths",), sas_filesystems=True, automatic_fix=False,
+              needs=("xtremio_disks",), oval=False),
     CheckKind("throughput", "measured sequential MB/s per physical core of each SAS file "
                             "system reach the site's targets (sascheck iotest)",
               values=("io_mb_per_core_work", "io_mb_per_core_data", "iotest_min_seconds"),

@@ -224,7 +224,8 @@ MULTIPATH_ALL_PATHS = ("multibus", "group_by_prio", "group_by_tpg")
 # What multipath-tools' built-in hardware table (libmultipath/hwtable.c) sets for arrays
 # sascheck knows, as (vendor regex, product regex, path_grouping_policy); for any other
 # array the table may hold an entry sascheck cannot see.
-MULTIPATH_HWTABLE = (("XtremIO", "XtremApp", "multibus"),)
+XTREMIO_VENDOR = "XtremIO"  # the SCSI vendor XtremIO LUNs report (device/vendor, ID_VENDOR)
+MULTIPATH_HWTABLE = ((XTREMIO_VENDOR, "XtremApp", "multibus"),)
 MULTIPATH_DEFAULT_GROUPING = "failover"  # multipath-tools' own default
 
 # -- striping ------------------------------------------------------------------------------

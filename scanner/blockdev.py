@@ -190,6 +190,13 @@ def stripe_published(root: HostRoot, graph: BlockGraph) -> bool:
                for device in graph.devices.values() if device.kind != "partition")
 
 
+def disk_vendors(root: HostRoot, graph: BlockGraph) -> frozenset[str]:
+    """The SCSI vendors of every disk (device/vendor), SAS's or not, as the OVAL platform
+    reads /sys/block/*/device/vendor."""
+    return frozenset(vendor for device in graph.devices.values() if device.kind == "disk"
+                     if (vendor := _optional_attribute(root, f"{device.sysfs}/device/vendor")))
+
+
 def read_queue(root: HostRoot, device: BlockDevice) -> None:
     """Fill in scheduler and read-ahead for one device (partitions have no queue)."""
     if device.kind == "partition":

@@ -14,6 +14,7 @@ from ..rules.host_layout import (
     MULTIPATH_UUID_PREFIX,
     RHEL5_KERNEL_PREFIX,
     VXVM_DEVICE_DIRS,
+    XTREMIO_VENDOR,
 )
 from .blockdev import StackLayer, default_scheduler, multipath_paths
 from .checks import CHECKS
@@ -167,6 +168,8 @@ MISSING_FACT: dict[str, Callable[[Facts], str | None]] = {
         "the kernel exposes neither SMT control nor a turbo switch (a virtual machine, or a "
         "kernel before 4.19 without intel_pstate or cpufreq boost)"),
     "guest_host_storage": lambda facts: _no_guest_host_storage(facts),
+    "xtremio_disks": lambda facts: None if XTREMIO_VENDOR in facts.disk_vendors else (
+        f"no disk on this host reports SCSI vendor {XTREMIO_VENDOR}"),
     # Not one queue publishes an optimal I/O size: no volume, LUN or RAID set is striped (or
     # the kernel predates queue limits, as RHEL 5's does); a VxVM volume's stripe is unseen.
     "published_stripe": lambda facts: None if facts.stripe_published or (

@@ -24,6 +24,7 @@ from ..rules.host_layout import (
 )
 from .blockdev import (
     BlockGraph,
+    disk_vendors,
     lvm_dm_name,
     read_queue,
     read_topology,
@@ -107,6 +108,7 @@ class Facts:
     numa: NumaFacts = field(default_factory=lambda: NumaFacts((), 0, None, ""))
     guests: dict[str, Domain | Unavailable] = field(default_factory=dict)  # path -> domain
     stripe_published: bool = False  # some block device's queue has an optimal I/O size
+    disk_vendors: frozenset[str] = frozenset()  # every disk's SCSI vendor
     multipath: MultipathConf | Unavailable | None = None  # None: no multipath.conf
     # The kernel's tables for each multipath map by name; None: not recorded
     multipath_runtime: dict[str, MultipathMap] | Unavailable | None = None
@@ -318,6 +320,7 @@ def collect(root: HostRoot, values: Mapping[str, Any], value_origins: Mapping[st
         cpu_features=collect_cpu_features(root),
         guests=collect_guests(root, problems),
         stripe_published=stripe_published(root, graph),
+        disk_vendors=disk_vendors(root, graph),
         multipath=collect_multipath(root),
         multipath_runtime=collect_runtime_maps(root),
         vxfs_tunables=parse_tunefstab(_read_noting(root, VXFS_TUNEFSTAB, problems) or ""),

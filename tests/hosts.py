@@ -65,6 +65,8 @@ class HostSpec:
     # volumes are LVM stripes of stripe_kib over all of them (seed 000: 64 KiB stripes).
     sas_luns: int = 2
     stripe_kib: int = 64
+    lun_paths: int = 4  # SCSI paths of each LUN's multipath map
+    path_wwids: bool = False  # paths show their LUN's wwid (device/wwid), as DMP groups them
     filesystems: list[SasFs] = field(default_factory=lambda: [
         SasFs("sasdata", "/sasdata"), SasFs("saswork", "/saswork"),
         SasFs("sasutil", "/sasutil")])
@@ -137,6 +139,12 @@ NO_THP_ON_CMDLINE = {"bls_options": "root=/dev/mapper/rhel-root ro", "grub_cmdli
                      "tuned_active": "throughput-performance"}
 
 
+def sd_name(index: int) -> str:
+    """The kernel's name for the index-th SCSI disk: sda ... sdz, sdaa, sdab ..."""
+    return "sd" + (chr(ord("a") + index // 26 - 1) if index >= 26 else "") + chr(
+        ord("a") + index % 26)
+
+
 def build_host(path: Path, spec: HostSpec) -> RootBuilder:
     root = RootBuilder(path)
     root.identity("sastest", spec.kernel, "Red Hat Enterprise Linux 8.9 (Ootpa)")
@@ -146,10 +154,10 @@ def build_host(path: Path, spec: HostSpec) -> RootBuilder:
     root.disk("sda", read_ahead_kb=128).partition("sda", "sda1", 1).partition("sda", "sda2", 2)
     root.dm("dm-0", "rhel-root", ["sda2"])
     lvs = [fs.lv for fs in spec.filesystems]
-    more_luns = [(f"mpath{chr(ord('a') + lun)}",
-                  [f"sd{chr(ord('b') + 4 * lun + path)}" for path in range(4)])
-                 for lun in range(1, spec.sas_luns)]
-    root.multipath_lvm("mpatha", ["sdb", "sdc", "sdd", "sde"], "sasvg", lvs, first_dm=1,
+    paths = [[sd_name(1 + spec.lun_paths * lun + path) for path in range(spec.lun_paths)]
+             for lun in range(spec.sas_luns)]
+    more_luns = [(f"mpath{chr(ord('a') + lun)}", paths[lun]) for lun in range(1, spec.sas_luns)]
+    root.multipath_lvm("mpatha", paths[0], "sasvg", lvs, first_dm=1, path_wwids=spec.path_wwids,
                        scheduler=spec.mpath_scheduler, path_scheduler=spec.path_scheduler,
                        read_ahead_kb=spec.read_ahead_kb, path_vendor=spec.path_vendor,
                        path_hw_queues=spec.path_hw_queues, path_model=spec.path_model,

@@ -225,7 +225,7 @@ class RootBuilder:
                       path_hw_queues: int | None = None,
                       path_model: str = "XtremApp",
                       more_luns: Sequence[tuple[str, list[str]]] = (),
-                      stripe_kib: int = 64) -> RootBuilder:
+                      stripe_kib: int = 64, path_wwids: bool = False) -> RootBuilder:
         """A multipath LUN (request-based dm over SCSI paths) with LVM volumes on it. The
         paths report the array's SCSI vendor and product (the seed 003 paper's XtremIO).
 
@@ -234,9 +234,10 @@ class RootBuilder:
         KiB). Their maps take the dm numbers after the volumes'."""
         maps = []
         for number, (name, lun_paths) in enumerate([(lun, paths), *more_luns]):
-            for path in lun_paths:
+            for path in lun_paths:  # XtremIO's NAA ids begin 514f0c5
                 self.disk(path, scheduler=path_scheduler, read_ahead_kb=read_ahead_kb,
-                          vendor=path_vendor, model=path_model, hw_queues=path_hw_queues)
+                          vendor=path_vendor, model=path_model, hw_queues=path_hw_queues,
+                          wwid=f"naa.514f0c5{number:09x}" if path_wwids else None)
             index = first_dm if not number else first_dm + len(lvs) + number
             maps.append(f"dm-{index}")
             self.dm(maps[-1], name, lun_paths, uuid=f"mpath-3600{index:028d}",

@@ -40,6 +40,7 @@ ALL_RULES_EXCEPT_KVM_HOST = {
     "tuned_profile", "cpu_governor_performance", "vm_dirty_ratio", "thp_disabled_at_boot",
     "io_tuning_at_boot", "dirty_ratio_at_boot", "mount_options_at_boot", "numa_enabled",
     "multipath_all_paths_active", "sas_volume_striped", "sas_bufsize_matches_stripe",
+    "xtremio_paths_per_lun",
 }
 
 

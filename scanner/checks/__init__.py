@@ -11,7 +11,20 @@ from typing import Any
 
 from ..facts import Facts
 from ..results import Outcome
-from . import boot, cpu, guests, io_boot, kernel, latency, measured, multipath, storage, striping, tuned
+from . import (
+    boot,
+    cpu,
+    guests,
+    io_boot,
+    kernel,
+    latency,
+    measured,
+    multipath,
+    paths,
+    storage,
+    striping,
+    tuned,
+)
 
 Check = Callable[[Mapping[str, Any], Facts, Mapping[str, Any]], Outcome]
 
@@ -37,5 +50,6 @@ CHECKS: dict[str, Check] = {
     "bufsize_matches_stripe": striping.bufsize_matches_stripe,
     "kvm_guest_disks_direct": guests.kvm_guest_disks_direct,
     "throughput": measured.throughput,
+    "paths_per_lun": paths.paths_per_lun,
     "turbo_and_smt": cpu.turbo_and_smt,
 }
