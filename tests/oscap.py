@@ -10,9 +10,15 @@ from pathlib import Path
 from sascheck.cli import main
 from sascheck.content.tailoring import tailored_profile_id
 from sascheck.reports.arf import read_arf
+from sascheck.rules import load_catalogue
+from sascheck.rules.check_kinds import KINDS
 
 PROJECT = Path(__file__).resolve().parent.parent
 DATASTREAM = PROJECT / "content" / "sascheck-ds.xml"
+# Rules whose kind OVAL cannot express (xtremio_paths_per_lun): the XCCDF rule has no check,
+# so oscap says notchecked where its platform holds.
+BEYOND_OVAL = frozenset(rule.id for rule in load_catalogue().rules.values()
+                        if not KINDS[rule.kind].oval)
 
 
 def oscap_available() -> bool:

@@ -17,7 +17,7 @@ from tests.example_roots import EXAMPLE_VALUES, EXAMPLES
 
 from .browser import browser_available, fleet_index, open_page, screenshot
 from .hosts import SasFs, sas_host
-from .oscap import oscap_available, oscap_eval, tailor
+from .oscap import BEYOND_OVAL, oscap_available, oscap_eval, tailor
 
 needs_browser = pytest.mark.skipif(not browser_available(), reason="chromium/playwright missing")
 CATALOGUE = load_catalogue()
@@ -160,7 +160,11 @@ def test_arf_and_json_read_to_the_same_results(tmp_path, name):
     from_arf = load(str(tmp_path / "results-arf.xml"), CATALOGUE)
     from_json = load(str(ours), CATALOGUE)
     assert from_arf.source == "oscap" and from_json.source == "sascheck"
-    assert {r.id: r.result for r in from_arf.rules} == {r.id: r.result for r in from_json.rules}
+    theirs = {r.id: r.result for r in from_arf.rules}
+    ours = {r.id: r.result for r in from_json.rules}
+    for rule in BEYOND_OVAL:  # no OVAL check: oscap cannot judge it (tests/test_parity.py)
+        assert theirs.pop(rule) in ("notchecked", ours.pop(rule))
+    assert theirs == ours
     assert from_arf.profile == "default"
     assert all(r.title and r.rationale for r in from_arf.rules)  # filled from the catalogue
     # What oscap saw (#24 item 10): the kernel release (its platform check collects it whole)
