@@ -210,6 +210,10 @@ MOUNTINFO = "/proc/self/mountinfo"  # proc(5): each mount's major:minor
 # -- dm-multipath ------------------------------------------------------------------------
 MULTIPATH_CONF = "/etc/multipath.conf"
 MULTIPATH_CONF_DIR = "/etc/multipath/conf.d"  # defaults' config_dir, read after it
+# The installed multipath-tools' multipath.conf(5): whether it documents detect_pgpolicy
+# (libmultipath: add "detect_pgpolicy" config option, 0.9.6; a backport brings its page too).
+MULTIPATH_MANPAGES = ("/usr/share/man/man5/multipath.conf.5.gz",
+                      "/usr/share/man/man5/multipath.conf.5")
 # What the kernel says of each multipath map (dmsetup table / status --target multipath),
 # kept under these names in a snapshot of a running host and in a rebuilt sosreport.
 DMSETUP_TABLE = "/run/sascheck/dmsetup-table"
@@ -367,6 +371,7 @@ def shell_layout() -> str:
         "CPU_FEATURE_FILES": CPU_FEATURE_FILES,
         "NETWORK_FS_TYPES": NETWORK_FS_TYPES, "BDI_CLASS": (BDI_CLASS,),
         "MOUNTINFO": (MOUNTINFO,), "MULTIPATH_CONF": (MULTIPATH_CONF,),
+        "MULTIPATH_MANPAGES": MULTIPATH_MANPAGES,
         "VXVM_DEVICE_DIRS": VXVM_DEVICE_DIRS, "VXFS_TUNEFSTAB": (VXFS_TUNEFSTAB,),
         "MULTIPATH_CONF_DIR": (MULTIPATH_CONF_DIR,),
         "MULTIPATH_UUID_PREFIX": (MULTIPATH_UUID_PREFIX,),

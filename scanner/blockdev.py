@@ -45,6 +45,9 @@ class BlockDevice:
     io_opt: int | None = None
     # queue/rotational: 0 for flash (NVMe, SSD, an all-flash array's LUN); None: absent
     rotational: int | None = None
+    # ALUA support from the SCSI INQUIRY data (device/inquiry, byte 5 bits 4-5: TPGS), as
+    # multipath-tools' get_target_port_group_support reads it; None: not shown
+    tpgs: int | None = None
 
     @property
     def label(self) -> str:
@@ -190,6 +193,18 @@ def stripe_published(root: HostRoot, graph: BlockGraph) -> bool:
                for device in graph.devices.values() if device.kind != "partition")
 
 
+def _tpgs(root: HostRoot, path: str) -> int | None:
+    """Target port group support (0 none, 1 implicit, 2 explicit, 3 both ALUA modes) from a
+    standard INQUIRY response (SPC: byte 5, bits 4-5); None where the kernel shows none."""
+    try:
+        if not root.exists(path):
+            return None
+        data = root.read_bytes(path, 4096)
+    except FactError:
+        return None
+    return (data[5] >> 4) & 0x3 if len(data) > 5 else None
+
+
 def disk_vendors(root: HostRoot, graph: BlockGraph) -> frozenset[str]:
     """The SCSI vendors of every disk (device/vendor), SAS's or not, as the OVAL platform
     reads /sys/block/*/device/vendor."""
@@ -212,6 +227,7 @@ def read_queue(root: HostRoot, device: BlockDevice) -> None:
         except FactError:
             serial = None
         device.serial = serial.strip() if serial and serial.strip() else None
+        device.tpgs = _tpgs(root, f"{device.sysfs}/device/inquiry")
         device.vendor = _optional_attribute(root, f"{device.sysfs}/device/vendor")
         device.model = _optional_attribute(root, f"{device.sysfs}/device/model")
     try:

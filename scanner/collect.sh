@@ -269,8 +269,12 @@ if [ -r "$ROOT$LAYOUT_MOUNTINFO" ]; then
 fi
 # VxFS tunables applied at mount time.
 [ -e "$ROOT$LAYOUT_VXFS_TUNEFSTAB" ] && follow "$LAYOUT_VXFS_TUNEFSTAB"
-# dm-multipath's configuration, with its config_dir files.
+# dm-multipath's configuration, with its config_dir files, and its manual page (which
+# options the installed multipath-tools knows).
 [ -e "$ROOT$LAYOUT_MULTIPATH_CONF" ] && follow "$LAYOUT_MULTIPATH_CONF"
+for file in $LAYOUT_MULTIPATH_MANPAGES; do
+    [ -f "$ROOT$file" ] && follow "$file"
+done
 for file in "$ROOT$LAYOUT_MULTIPATH_CONF_DIR"/*.conf; do
     [ -f "$file" ] && follow "${file#"$ROOT"}"
 done
@@ -293,7 +297,7 @@ for link in "$ROOT"/sys/block/*; do
         queue/optimal_io_size queue/rotational dm/name dm/uuid; do
         grab "$dir/$file"
     done
-    for file in wwid vendor model; do
+    for file in wwid vendor model inquiry; do  # inquiry: SCSI INQUIRY data (ALUA's TPGS)
         if [ -e "$ROOT$dir/device/$file" ]; then follow "$dir/device/$file"; fi
     done
     if [ -e "$ROOT$dir/serial" ]; then grab "$dir/serial"; fi

@@ -38,7 +38,7 @@ from .cpuidle import CpuIdle, collect_cpuidle
 from .dropins import merged
 from .guests import collect_guests
 from .hostroot import FactError, HostRoot
-from .multipath import collect_multipath
+from .multipath import collect_multipath, knows_detect_pgpolicy
 from .multipath_runtime import collect_runtime_maps
 from .numa import NumaFacts, collect_numa
 from .parsers.dm_multipath import MultipathMap
@@ -110,6 +110,8 @@ class Facts:
     stripe_published: bool = False  # some block device's queue has an optimal I/O size
     disk_vendors: frozenset[str] = frozenset()  # every disk's SCSI vendor
     multipath: MultipathConf | Unavailable | None = None  # None: no multipath.conf
+    # whether the installed multipath-tools has detect_pgpolicy, and where that was read
+    multipath_detects: tuple[bool | None, str] = (None, "")
     # The kernel's tables for each multipath map by name; None: not recorded
     multipath_runtime: dict[str, MultipathMap] | Unavailable | None = None
     vxfs_tunables: dict[str, dict[str, str]] = field(default_factory=dict)  # tunefstab
@@ -322,6 +324,7 @@ def collect(root: HostRoot, values: Mapping[str, Any], value_origins: Mapping[st
         stripe_published=stripe_published(root, graph),
         disk_vendors=disk_vendors(root, graph),
         multipath=collect_multipath(root),
+        multipath_detects=knows_detect_pgpolicy(root),
         multipath_runtime=collect_runtime_maps(root),
         vxfs_tunables=parse_tunefstab(_read_noting(root, VXFS_TUNEFSTAB, problems) or ""),
         problems=problems,

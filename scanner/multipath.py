@@ -1,9 +1,11 @@
 """dm-multipath as multipathd configures each map: the path grouping policy decided by
 multipath.conf's precedence (multipaths, overrides, devices, the built-in hardware table,
-defaults, multipath-tools' own default)."""
+defaults, multipath-tools' own default), after detect_pgpolicy (multipath-tools 0.9.6), which
+groups by priority wherever every path of a map uses the ALUA prioritizer."""
 
 from __future__ import annotations
 
+import zlib
 from dataclasses import dataclass
 
 from ..rules.host_layout import (
@@ -11,6 +13,7 @@ from ..rules.host_layout import (
     MULTIPATH_CONF_DIR,
     MULTIPATH_DEFAULT_GROUPING,
     MULTIPATH_HWTABLE,
+    MULTIPATH_MANPAGES,
 )
 from . import host_regex
 from .hostroot import FactError, HostRoot
@@ -18,6 +21,9 @@ from .parsers.multipath_conf import MultipathConf, MultipathConfError, parse_mul
 from .unavailable import Unavailable
 
 KEY = "path_grouping_policy"
+DETECT = "detect_pgpolicy"
+DETECT_TPG = "detect_pgpolicy_use_tpg"
+MANPAGE_LIMIT = 4 << 20  # bytes of the manual page read, before and after decompression
 
 
 @dataclass(frozen=True)
@@ -44,6 +50,62 @@ def collect_multipath(root: HostRoot) -> MultipathConf | Unavailable | None:
     return conf
 
 
+def knows_detect_pgpolicy(root: HostRoot) -> tuple[bool | None, str]:
+    """Whether the installed multipath-tools has detect_pgpolicy (0.9.6, or a backport): its
+    multipath.conf(5) documents the option. (None, why) where no manual page is installed
+    (tsflags=nodocs) or it cannot be read."""
+    for path in MULTIPATH_MANPAGES:
+        try:
+            if not root.exists(path):
+                continue
+            data = root.read_bytes(path, MANPAGE_LIMIT)
+            if path.endswith(".gz"):
+                data = zlib.decompressobj(wbits=31).decompress(data, MANPAGE_LIMIT)
+        except (FactError, zlib.error) as exc:
+            return None, f"{path}: {exc}"
+        return DETECT.encode() in data, path
+    return None, f"no {' or '.join(MULTIPATH_MANPAGES)}"
+
+
+@dataclass(frozen=True)
+class PathPriorities:
+    """What detect_pgpolicy needs to know of a map's paths."""
+    detects: bool | None  # the installed multipath-tools has detect_pgpolicy
+    alua: bool | None  # every path reports ALUA (TPGS) in its INQUIRY data; None: not shown
+    source: str  # where detects was read
+
+
+def _setting(conf: MultipathConf, key: str, vendor: str, product: str) -> str | None:
+    """A per-map option as select_detect_pgpolicy takes it (propsel.c): overrides, a
+    matching devices entry, defaults (multipaths entries do not set it)."""
+    if key in conf.overrides:
+        return conf.overrides[key]
+    for entry in reversed(conf.devices):
+        if (_matches(entry.get("vendor", "^$"), vendor)
+                and _matches(entry.get("product", ".*"), product) and key in entry):
+            return entry[key]
+    return conf.defaults.get(key)
+
+
+def _detected(conf: MultipathConf, vendor: str, product: str,
+              paths: PathPriorities) -> Grouping | None:
+    """select_pgpolicy's first step (propsel.c, 0.9.6): with detect_pgpolicy on (its default)
+    and every path using the alua or sysfs prioritizer, group_by_prio (group_by_tpg with
+    detect_pgpolicy_use_tpg), whatever path_grouping_policy says. A path uses one of those
+    where detect_prio (on by default) finds ALUA support (TPGS) in its INQUIRY data."""
+    if not (paths.detects and paths.alua):
+        return None
+    if (_setting(conf, DETECT, vendor, product) or "yes") != "yes":
+        return None
+    if (_setting(conf, "detect_prio", vendor, product) or "yes") != "yes":
+        return None  # the prioritizer then comes from the configuration: not modelled
+    tpg = (_setting(conf, DETECT_TPG, vendor, product) or "no") == "yes"
+    return Grouping("group_by_tpg" if tpg else "group_by_prio",
+                    f"detect_pgpolicy ({paths.source} documents it; on unless set to no): "
+                    "every path reports ALUA in its SCSI INQUIRY data (TPGS), so multipathd "
+                    "groups by priority whatever path_grouping_policy says")
+
+
 def _matches(pattern: str, value: str) -> bool:
     try:  # multipathd matches vendor and product as unanchored regular expressions
         return host_regex.search(pattern, value)
@@ -51,9 +113,13 @@ def _matches(pattern: str, value: str) -> bool:
         return False
 
 
-def grouping(conf: MultipathConf | None, wwid: str, vendor: str, product: str) -> Grouping:
+def grouping(conf: MultipathConf | None, wwid: str, vendor: str, product: str,
+             paths: PathPriorities | None = None) -> Grouping:
     """The path_grouping_policy multipathd gives a map, and which setting decides it."""
     conf = conf or MultipathConf()
+    detected = _detected(conf, vendor, product, paths) if paths else None
+    if detected is not None:
+        return detected
     for entry in reversed(conf.multipaths):
         if entry.get("wwid") == wwid and KEY in entry:
             return Grouping(entry[KEY], f"{MULTIPATH_CONF} multipaths (wwid {wwid})")

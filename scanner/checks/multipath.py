@@ -7,7 +7,7 @@ from typing import Any
 
 from ...rules.host_layout import DMSETUP_TABLE, MULTIPATH_ALL_PATHS, MULTIPATH_UUID_PREFIX
 from ..facts import Facts
-from ..multipath import grouping
+from ..multipath import PathPriorities, grouping
 from ..parsers.dm_multipath import MultipathMap
 from ..results import Evidence, Outcome, Verdict, combine, summarise
 from ..unavailable import Unavailable
@@ -36,7 +36,12 @@ def multipath_all_paths_active(params: Mapping[str, Any], facts: Facts,
                      if name in facts.block.devices]
             vendor = next((p.vendor for p in paths if p.vendor), "")
             product = next((p.model for p in paths if p.model), "")
-            decided = grouping(conf, uuid[len(MULTIPATH_UUID_PREFIX):], vendor, product)
+            tpgs = [p.tpgs for p in paths]
+            detects, source = facts.multipath_detects
+            priorities = PathPriorities(
+                detects, None if not tpgs or None in tpgs else all(tpgs), source)
+            decided = grouping(conf, uuid[len(MULTIPATH_UUID_PREFIX):], vendor, product,
+                               priorities)
             runtime = facts.multipath_runtime
             if isinstance(runtime, Unavailable):
                 evidence.append(Evidence(subject, DMSETUP_TABLE, "unreadable", Verdict.ERROR,
