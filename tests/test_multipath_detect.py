@@ -16,6 +16,7 @@ import pytest
 from .boot_samples import multipath_conf
 from .hosts import BASELINE_SETS, sas_host
 from .oscap import oscap_available, oscap_verdict
+from .test_snapshots import _python_collect, _script_collect, _verdicts
 
 RULE = "multipath_all_paths_active"
 FIXTURES = Path(__file__).parent / "fixtures" / "multipath"
@@ -58,8 +59,9 @@ CASES = {
         XTREMIO_FAILOVER, defaults="\tdetect_pgpolicy_use_tpg yes\n")}, "pass", "group_by_tpg"),
     # 0.9.5 has no detect_pgpolicy: the devices entry's failover stands
     "0.9.5": ({"manpage": "0.9.5"}, "fail", "failover"),
-    # one path without TPGS: not every path uses the alua prioritizer
-    "0.9.6, one path without ALUA": ({"tpgs": {"sdc": 0}}, "fail", "failover"),
+    # a path without TPGS: not every path of the map uses the alua prioritizer
+    "0.9.6, one path of each map without ALUA": ({"tpgs": {"sdc": 0, "sdg": 0}}, "fail",
+                                                  "failover"),
     "0.9.6, detect_pgpolicy no": ({"conf": multipath_conf(
         XTREMIO_FAILOVER, defaults="\tdetect_pgpolicy no\n")}, "fail", "failover"),
     # no manual page (a nodocs install): the version is not known, the configuration stands
@@ -87,3 +89,16 @@ def test_oval_reads_only_the_configuration(tmp_path):
     entry's failover fails there."""
     root = host(tmp_path)
     assert oscap_verdict(root, RULE, tmp_path / "work", BASELINE_SETS) == "fail"
+
+
+@pytest.mark.parametrize("collector", ["python", "collect.sh"])
+def test_snapshots_carry_what_detect_pgpolicy_needs(tmp_path, collector):
+    """Both collectors keep the manual page and the paths' INQUIRY data."""
+    root = host(tmp_path)
+    archive = tmp_path / "snap.tar.gz"
+    if collector == "python":
+        _python_collect(root, BASELINE_SETS, archive)
+    else:
+        _script_collect(root, archive, tmp_path)
+    verdicts = _verdicts(["--snapshot", str(archive)], BASELINE_SETS, tmp_path)
+    assert verdicts[RULE] == "pass"
