@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
-from .arf_oval import NS_ARF, OvalItem, OvalReader
+from .arf_oval import NS_ARF, OvalItem, OvalReader, parent_tag
 
 NS_XCCDF = "{http://checklists.nist.gov/xccdf/1.2}"
 RULE_PREFIX = "xccdf_org.sascheck.content_rule_"
@@ -41,11 +41,6 @@ MAX_ARF_BYTES = 512 << 20
 _READ_WHOLE = (f"{NS_XCCDF}rule-result",)
 
 
-def _parent_tag(element: etree._Element) -> str:
-    parent = element.getparent()
-    return str(parent.tag) if parent is not None else ""
-
-
 def read_arf(path: str) -> ArfHost:
     """Rule results of one ARF file. Every element is dropped once read, so memory stays
     flat however large (or hostile: millions of empty elements) the file is."""
@@ -67,7 +62,7 @@ def read_arf(path: str) -> ArfHost:
                                               huge_tree=True):
             tag = element.tag
             if event == "start":
-                open_wholes += tag in _READ_WHOLE or OvalReader.reads_whole(element)
+                open_wholes += tag in _READ_WHOLE
                 if tag == f"{NS_XCCDF}TestResult":
                     host.start_time = element.get("start-time", "")
                 elif tag == f"{NS_ARF}report":
@@ -87,13 +82,13 @@ def read_arf(path: str) -> ArfHost:
                 name = element.get("name", "")
                 if name.startswith(FACT_PREFIX):
                     host.facts[name[len(FACT_PREFIX):]] = (element.text or "").strip()
-            elif tag == f"{NS_XCCDF}profile" and _parent_tag(element) == f"{NS_XCCDF}TestResult":
+            elif tag == f"{NS_XCCDF}profile" and parent_tag(element) == f"{NS_XCCDF}TestResult":
                 idref = element.get("idref", "")
                 host.profile = idref[len(PROFILE_PREFIX):] if idref.startswith(
                     PROFILE_PREFIX) else idref
             else:
                 oval.ended(report, element)
-            open_wholes -= tag in _READ_WHOLE or OvalReader.reads_whole(element)
+            open_wholes -= tag in _READ_WHOLE
             if open_wholes == 0:  # nothing above needs it: free it and its read siblings
                 element.clear()
                 parent = element.getparent()

@@ -1,0 +1,61 @@
+"""An ARF is untrusted (#24 item 10 reads its OVAL results): what the reader keeps is capped
+whatever the file holds, and nothing in it is kept whole, so one element with a hundred
+thousand children is read like any other."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sascheck.reports.arf import read_arf
+from sascheck.reports.arf_oval import MAX_PER_ENTRY, MAX_SHOWN, MAX_VALUE
+
+ARF = """<?xml version="1.0" encoding="UTF-8"?>
+<arf:asset-report-collection xmlns:arf="http://scap.nist.gov/schema/asset-reporting-format/1.1">
+ <arf:reports>
+  <arf:report id="xccdf1"><arf:content>
+   <TestResult xmlns="http://checklists.nist.gov/xccdf/1.2" id="t" start-time="2026-11-25T10:00:00">
+    <rule-result idref="xccdf_org.sascheck.content_rule_read_ahead"><result>fail</result>
+     <check system="http://oval.mitre.org/XMLSchema/oval-definitions-5">
+      <check-content-ref href="sascheck-oval.xml" name="oval:x:def:1"/></check>
+    </rule-result>
+   </TestResult></arf:content></arf:report>
+  <arf:report id="oval0"><arf:content>
+   <oval_results xmlns="http://oval.mitre.org/XMLSchema/oval-results-5">
+    <results><system>
+     <definitions><definition definition_id="oval:x:def:1" result="false">
+      <criteria operator="AND">{criteria}</criteria></definition></definitions>
+     <tests><test test_id="oval:x:tst:1" result="false">{tested}</test></tests>
+     <oval_system_characteristics xmlns="http://oval.mitre.org/XMLSchema/oval-system-characteristics-5">
+      <system_info><os_name>{os_name}</os_name><os_version>9.4</os_version>
+       <architecture>x86_64</architecture><primary_host_name>h</primary_host_name></system_info>
+      <system_data>{items}</system_data>
+     </oval_system_characteristics>
+    </system></results>
+   </oval_results></arf:content></arf:report>
+ </arf:reports>
+</arf:asset-report-collection>
+"""
+COUNT = 100_000
+ITEM = ('<ind-sys:textfilecontent_item xmlns:ind-sys="http://oval.mitre.org/XMLSchema/'
+        'oval-system-characteristics-5#independent" id="{n}">'
+        '<ind-sys:filepath>/sys/block/sd{n}/queue/read_ahead_kb</ind-sys:filepath>'
+        '<ind-sys:text>{text}</ind-sys:text></ind-sys:textfilecontent_item>')
+
+
+def test_an_arf_full_of_items_is_read_within_its_caps(tmp_path: Path):
+    long_value = "&lt;script&gt;" + "9" * 10_000
+    path = tmp_path / "hostile-arf.xml"
+    path.write_text(ARF.format(
+        criteria='<criterion test_ref="oval:x:tst:1" result="false"/>' * COUNT,
+        tested="".join(f'<tested_item item_id="{n}" result="false"/>' for n in range(COUNT)),
+        os_name="Red Hat Enterprise Linux" + " x" * 1000,
+        items="".join(ITEM.format(n=n, text=long_value if n == 0 else "128")
+                      for n in range(COUNT))))
+    host = read_arf(str(path))
+    items = host.items["read_ahead"]
+    assert len(items) == MAX_SHOWN
+    # one criterion's worth of tests kept, each test's first items, each value cut
+    assert items[0].subject == "/sys/block/sd0/queue/read_ahead_kb"
+    assert items[0].value.startswith("<script>999") and len(items[0].value) == MAX_VALUE
+    assert len(host.system["os_name"]) == MAX_VALUE
+    assert all(int(i.subject.split("/")[3][2:]) < MAX_PER_ENTRY for i in items)
