@@ -1,0 +1,36 @@
+"""What the command-line modules share: exit codes, the one-line usage error, and the rule
+catalogue loaded or refused in one line."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from typing import Any
+
+EXIT_OK, EXIT_USAGE, EXIT_FINDINGS = 0, 1, 2
+
+
+class UsageError(Exception):
+    """A problem with what the user asked for; printed as one line, exit 1."""
+
+
+@contextlib.contextmanager
+def user_errors() -> Iterator[None]:
+    """Turn the library's errors about user input into one-line usage errors: an unknown
+    profile (KeyError), a bad site value, an unusable root, an impossible fix."""
+    from .rules.errors import UserInputError
+
+    try:
+        yield
+    except KeyError as exc:
+        raise UsageError(str(exc.args[0])) from exc
+    except UserInputError as exc:
+        raise UsageError(str(exc)) from exc
+
+
+def load_rules() -> Any:
+    from .rules import CatalogueError, load_catalogue
+    try:
+        return load_catalogue()
+    except CatalogueError as exc:
+        raise UsageError(f"the rule catalogue is invalid:\n{exc}") from exc

@@ -1,0 +1,125 @@
+"""The commands that read results files, report (host and fleet pages, JUnit) and diff, and
+the HTML page scan and iotest write. Heavy modules are imported inside the functions."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from .cli_common import EXIT_FINDINGS, EXIT_OK, UsageError, load_rules, user_errors
+from .outputs import console_options
+
+
+def html_page(hosts: list[Any], catalogue: Any, fleet: bool,
+          regressed: dict[str, set[str]] | None = None) -> str | Iterator[str]:
+    from .remediations.generate import rule_snippets
+    from .reports.html import render_fleet, render_host
+
+    snippets = rule_snippets(catalogue)
+    if fleet or len(hosts) != 1 or regressed is not None:
+        return render_fleet(_drained(hosts), snippets, regressed)
+    return render_host(hosts[0], snippets)
+
+
+def _drained(hosts: list[Any]) -> Iterator[Any]:
+    """Each host once, let go as soon as the fleet page has taken what it needs from it:
+    10,000 hosts' full results need not all be held while the page is built."""
+    hosts.reverse()
+    while hosts:
+        yield hosts.pop()
+
+
+RESULT_SUFFIXES = (".json", ".xml")  # sascheck JSON, oscap ARF
+
+
+def _result_paths(paths: Sequence[str]) -> list[str]:
+    """Files as given; a directory stands for its *.json and *.xml files."""
+    found: list[str] = []
+    for path in paths:
+        if os.path.isdir(path):
+            found += sorted(os.path.join(path, name) for name in os.listdir(path)
+                            if name.endswith(RESULT_SUFFIXES)
+                            and os.path.isfile(os.path.join(path, name)))
+        else:
+            found.append(path)
+    return found
+
+
+def _load_results(catalogue: Any, paths: Sequence[str]) -> list[Any]:
+    from rich.progress import Progress
+
+    from .reports.model import ReportInputError, load, merge_engines, merge_measured
+
+    hosts = []
+    files = _result_paths(paths)
+    show_progress = len(files) > 20 and sys.stderr.isatty()
+    with Progress(transient=True, disable=not show_progress) as progress:
+        task = progress.add_task("reading results", total=len(files))
+        for path in files:
+            try:
+                hosts.append(load(path, catalogue))
+            except ReportInputError as exc:
+                raise UsageError(str(exc)) from exc
+            progress.advance(task)
+    # a host's scan and iotest results, and both engines' results, read together are one host
+    return merge_engines(merge_measured(hosts))
+
+
+def report_command(args: argparse.Namespace) -> int:
+    from .outputs import STDOUT, check_destinations, write_output
+
+    with user_errors():
+        check_destinations([args.output, args.junit], [*args.results, *args.baseline])
+    catalogue = load_rules()
+    hosts = _load_results(catalogue, args.results)
+    count = len(hosts)  # the page takes the hosts (see _drained)
+    regressed = None
+    if args.baseline:
+        from .reports import drift
+        regressed = drift.regressed(drift.diff(_load_results(catalogue, args.baseline), hosts))
+    with user_errors():
+        if args.junit:  # first: the page takes the hosts (see _drained)
+            from .reports.junit import render_junit
+            write_output(args.junit, render_junit(hosts))
+        write_output(args.output, html_page(hosts, catalogue, args.fleet, regressed))
+    if args.output != STDOUT:
+        from .reports.escaping import for_terminal
+
+        kind = "fleet report" if args.fleet or count > 1 else "host report"
+        print(for_terminal(f"{args.output}: {kind} of {count} host{'s' if count != 1 else ''}"
+                           "; open it in a browser"), file=sys.stderr)
+    return EXIT_OK
+
+
+def diff_command(args: argparse.Namespace) -> int:
+    import json
+
+    from .outputs import STDOUT, check_destinations, write_output
+    from .reports import drift
+
+    with user_errors():
+        check_destinations([args.json, args.html], [args.old, args.new])
+    catalogue = load_rules()
+    old, new = _load_results(catalogue, [args.old]), _load_results(catalogue, [args.new])
+    if not old or not new:
+        raise UsageError(f"no results in {args.old if not old else args.new}")
+    changes = drift.diff(old, new)
+    if not args.quiet:
+        from rich.console import Console
+
+        from .reports.terminal import render_drift
+        render_drift(changes, Console(stderr=STDOUT in (args.json, args.html),
+                                      **console_options()))
+    with user_errors():
+        if args.json:
+            write_output(args.json, json.dumps(
+                {"schema": "sascheck-diff/1", "old": args.old, "new": args.new,
+                 "worse": sum(change.worse for change in changes),
+                 "changes": [change.to_dict() for change in changes]}, indent=2) + "\n")
+        if args.html:
+            from .reports.html import render_drift as html_drift
+            write_output(args.html, html_drift(changes, args.old, args.new))
+    return EXIT_FINDINGS if any(change.worse for change in changes) else EXIT_OK
