@@ -569,7 +569,7 @@ def test_numa_off_leaves_every_boot_source_and_other_arguments_stay(tmp_path):
 def test_nfs_read_ahead_is_found_on_its_bdi(tmp_path, read_ahead_kb, low):
     """The fix finds an NFS SAS mount's bdi through mountinfo (the runtime write itself is
     live-only, as for block devices) and says how to keep the value across mounts."""
-    from .test_verdicts import nfs_data
+    from .verdict_hosts import nfs_data
 
     root = sas_host(tmp_path / "root", filesystems=[
         nfs_data(read_ahead_kb), SasFs("saswork", "/saswork"), SasFs("sasutil", "/sasutil")])

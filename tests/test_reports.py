@@ -265,8 +265,8 @@ def _boxes(svg: etree._Element) -> list[tuple[str, str]]:
 
 
 def test_storage_diagrams_show_nfs_veritas_and_stripes(tmp_path, scan):
-    from .test_verdicts import nfs_data
     from .test_veritas import SETS, paper_host
+    from .verdict_hosts import nfs_data
 
     nfs = scan(sas_host(tmp_path / "nfs", filesystems=[
         nfs_data(128), SasFs("saswork", "/saswork"), SasFs("sasutil", "/sasutil")]),

@@ -11,7 +11,7 @@ from .boot_samples import KTUNE_SAS_XTREMIO, rhel6_ktune, tuned02_installed
 from .hosts import BASELINE_SETS
 from .oscap import oscap_available
 from .test_parity import _compare
-from .test_verdicts import RHEL6_KTUNE, SITE_PROFILE, sas_cfg, udev_block
+from .verdict_hosts import RHEL6_KTUNE, SITE_PROFILE, sas_cfg, udev_block
 
 
 def _notes(rule: dict) -> list[str]:

@@ -1,0 +1,414 @@
+"""Verdict cases (test_verdicts.CASES) for what the next boot does: THP, I/O tuning,
+vm.dirty_ratio and mount options as the boot loader, tuned, ktune, udev, sysctl, tmpfiles and
+units set them. Each is (name, rule, host changes, --set values, expected result)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .boot_samples import (
+    ENTERPRISE_STORAGE_KTUNE_SYSCONFIG,
+    ENTERPRISE_STORAGE_SYSCTL_KTUNE,
+    KTUNE_ENTERPRISE_STORAGE,
+    KTUNE_SAS_XTREMIO,
+    RHEL5_KTUNE_FILES,
+    RHEL5_KTUNE_ON,
+    RHEL6_GRUB_CONF,
+    RHEL7_GRUB_CFG,
+    RHEL7_GRUBENV,
+    lvm_backup,
+    rhel6_ktune,
+    rhel7_grub_cfg,
+)
+from .hosts import (
+    NO_THP_ON_CMDLINE,
+    RHEL6_RC_LOCAL,
+    RHEL9_STOCK,
+    SAS_PROFILE,
+    THP_TMPFILES,
+    THROUGHPUT_PERFORMANCE_2_21,
+    THUNDERX2_CPUINFO,
+)
+from .verdict_hosts import (
+    KTUNE_FILES,
+    MULTI_USER_WANTS,
+    OLD_BLS,
+    OLD_BLS_ID,
+    OLD_BLS_TEXT,
+    RA_BY_UDEV_1024,
+    RA_BY_UDEV_4096,
+    RA_IN_RC_LOCAL,
+    RHEL5,
+    RHEL6_DEFRAG_RC,
+    RHEL6_KTUNE,
+    RHEL6_NEVER,
+    RHEL7_NO_BLS,
+    RHEL7_QUEUES,
+    SASDATA_UNIT,
+    THP_UNIT,
+    THP_UNIT_TEXT,
+    fstab_data,
+    udev_block,
+)
+
+BOOT_CASES: list[tuple[str, str, dict[str, Any], list[str], str]] = [
+    ("thp boot: tuned only", "thp_disabled_at_boot",
+     {"bls_options": "root=/dev/sda ro", "grub_cmdline": ""}, [], "pass"),
+    ("thp boot: nothing", "thp_disabled_at_boot",
+     {"bls_options": "root=/dev/sda ro", "grub_cmdline": "", "tuned_active": "balanced"}, [],
+     "fail"),
+    ("thp boot: tuned turns it on", "thp_disabled_at_boot",
+     {"bls_options": "root=/dev/sda ro", "tuned_active": "throughput-performance"}, [], "fail"),
+    ("thp boot: cmdline wins over tuned", "thp_disabled_at_boot",
+     {"tuned_active": "throughput-performance"}, [], "pass"),
+    ("thp boot: grub defaults only (no BLS)", "thp_disabled_at_boot",
+     {"bls_options": None, "tuned_active": "balanced"}, [], "pass"),
+    ("thp boot: BLS entry lacks it though grub defaults have it", "thp_disabled_at_boot",
+     {"bls_options": "root=/dev/sda ro", "tuned_active": "balanced"}, [], "fail"),
+    ("thp boot: BLS via grubenv kernelopts", "thp_disabled_at_boot",
+     {"bls_options": "$kernelopts", "tuned_active": "balanced", "grub_cmdline": "",
+      "extra_files": {"/boot/grub2/grubenv": "# GRUB Environment Block\nkernelopts=root=/dev/sda"
+                                             " ro transparent_hugepage=never\n" + "#" * 900}},
+     [], "pass"),
+    ("thp boot: rc.local", "thp_disabled_at_boot",
+     {"bls_options": "ro", "tuned_active": "balanced",
+      "extra_files": {"/etc/rc.d/rc.local": "#!/bin/sh\necho never > "
+                                            "/sys/kernel/mm/transparent_hugepage/enabled\n"}},
+     [], "pass"),
+    ("thp boot: rc.local not executable (as RHEL 7 ships it)", "thp_disabled_at_boot",
+     {"bls_options": "ro", "tuned_active": "balanced", "executables": (),
+      "extra_links": {"/etc/rc.local": "rc.d/rc.local"},  # as RHEL ships the pair
+      "extra_files": {"/etc/rc.d/rc.local": "#!/bin/bash\ntouch /var/lock/subsys/local\n"
+                                            "echo never > "
+                                            "/sys/kernel/mm/transparent_hugepage/enabled\n"}},
+     [], "fail"),
+    ("io boot: blockdev in an rc.local that does not run", "io_tuning_at_boot",
+     {"tuned_custom": {"sas-performance": "[main]\nsummary=scheduler only\n\n[disk]\n"
+                                          "elevator=mq-deadline\n"},
+      "executables": (),
+      "extra_files": {"/etc/rc.d/rc.local": "blockdev --setra 8192 /dev/sdb\n"}}, [], "fail"),
+    ("thp boot: executable rc.local reached through /etc/rc.local", "thp_disabled_at_boot",
+     {"bls_options": "ro", "tuned_active": "balanced",
+      "extra_links": {"/etc/rc.local": "rc.d/rc.local"},
+      "extra_files": {"/etc/rc.d/rc.local": "#!/bin/bash\necho never > "
+                                            "/sys/kernel/mm/transparent_hugepage/enabled\n"}},
+     [], "pass"),
+    ("thp boot: commented rc.local", "thp_disabled_at_boot",
+     {"bls_options": "ro", "tuned_active": "balanced",
+      "extra_files": {"/etc/rc.d/rc.local": "#echo never > "
+                                            "/sys/kernel/mm/transparent_hugepage/enabled\n"}},
+     [], "fail"),
+    ("io boot: balanced profile", "io_tuning_at_boot", {"tuned_active": "balanced"}, [], "fail"),
+    ("io boot: tuned readahead too small", "io_tuning_at_boot",
+     {"tuned_custom": {"sas-performance": SAS_PROFILE.replace(">4096", ">1024")}}, [], "fail"),
+    ("io boot: readahead in sectors", "io_tuning_at_boot",
+     {"tuned_custom": {"sas-performance": SAS_PROFILE.replace(">4096", "4096 s")}}, [], "pass"),
+    ("io boot: sectors below site minimum", "io_tuning_at_boot",
+     {"tuned_custom": {"sas-performance": SAS_PROFILE.replace(">4096", "4096 s")}},
+     ["read_ahead_min_kb=4096"], "fail"),
+    ("io boot: udev rule instead of tuned", "io_tuning_at_boot",
+     {"tuned_active": "balanced", "extra_files": {
+         "/etc/udev/rules.d/99-sas.rules":
+             'ACTION=="add|change", SUBSYSTEM=="block", ENV{ID_VENDOR}=="XtremIO", '
+             'ATTR{queue/scheduler}="noop", ATTR{bdi/read_ahead_kb}="16384"\n'}}, [], "pass"),
+    # blk-mq (block/elevator.c elevator_change) has no noop: the write fails with EINVAL and
+    # the device keeps its default (mq-deadline here); deadline is mq-deadline's alias.
+    ("io boot: udev noop on a blk-mq kernel sets nothing", "io_tuning_at_boot",
+     {"tuned_active": "balanced", "extra_files": {"/etc/udev/rules.d/99-sas.rules": udev_block(
+         'ATTR{queue/scheduler}="noop", ATTR{bdi/read_ahead_kb}="16384"')}},
+     ["allowed_schedulers=noop,none"], "fail"),
+    ("io boot: udev noop on a RHEL 7 kernel", "io_tuning_at_boot",
+     {"tuned_active": "balanced", "kernel": "3.10.0-1160.el7.x86_64", **RHEL7_QUEUES,
+      "extra_files": {"/etc/udev/rules.d/99-sas.rules": udev_block(
+          'ATTR{queue/scheduler}="noop", ATTR{bdi/read_ahead_kb}="16384"')}},
+     ["allowed_schedulers=noop,none"], "pass"),
+    ("io boot: tuned elevator=deadline on blk-mq is mq-deadline", "io_tuning_at_boot",
+     {"tuned_custom": {"sas-performance": SAS_PROFILE.replace("[disk]", "[disk]\nelevator=deadline")}},
+     ["allowed_schedulers=mq-deadline"], "pass"),
+    ("io boot: udev deadline on blk-mq is mq-deadline", "io_tuning_at_boot",
+     {"tuned_active": "balanced", "extra_files": {"/etc/udev/rules.d/99-sas.rules": udev_block(
+         'ATTR{queue/scheduler}="deadline", ATTR{bdi/read_ahead_kb}="16384"')}},
+     ["allowed_schedulers=mq-deadline"], "pass"),
+    # Read-ahead LVM keeps in its metadata (lvchange -r) is set at every activation.
+    ("io boot: LVM metadata keeps read_ahead for every SAS LV", "io_tuning_at_boot",
+     {"tuned_active": "balanced", "extra_files": {"/etc/lvm/backup/sasvg": lvm_backup(
+         "sasvg", {"sasdata": 8192, "saswork": 8192, "sasutil": 4096})}}, [], "pass"),
+    ("io boot: LVM read_ahead of one LV below the minimum, over udev", "io_tuning_at_boot",
+     {"tuned_active": "balanced", "extra_files": {
+         "/etc/lvm/backup/sasvg": lvm_backup("sasvg", {"sasdata": 256, "saswork": None,
+                                                       "sasutil": None}),
+         "/etc/udev/rules.d/99-sas.rules": 'ACTION=="add|change", SUBSYSTEM=="block", '
+                                           'ATTR{bdi/read_ahead_kb}="16384"\n'}}, [], "fail"),
+    # udev rules as udev runs them: a GOTO guard makes the block match, a KERNEL glob of
+    # disks needs no SUBSYSTEM, a glob of partitions reaches no queue/.
+    ("io boot: udev rules behind GOTO guards", "io_tuning_at_boot",
+     {"tuned_active": "balanced", "extra_files": {"/etc/udev/rules.d/60-sas.rules": (
+         'ACTION!="add|change", GOTO="sas_end"\nSUBSYSTEM!="block", GOTO="sas_end"\n'
+         'KERNEL!="sd*|dm-*", GOTO="sas_end"\n'
+         'ATTR{queue/scheduler}="mq-deadline", ATTR{queue/read_ahead_kb}="4096"\n'
+         'LABEL="sas_end"\n')}}, [], "pass"),
+    ("io boot: udev KERNEL glob of disks, no SUBSYSTEM", "io_tuning_at_boot",
+     {"tuned_active": "balanced", "extra_files": {"/etc/udev/rules.d/60-sas.rules":
+         'ACTION=="add|change", KERNEL=="sd[a-z]", ATTR{queue/read_ahead_kb}="4096"\n'}},
+     [], "pass"),
+    ("io boot: udev KERNEL glob of partitions only", "io_tuning_at_boot",
+     {"tuned_active": "balanced", "extra_files": {"/etc/udev/rules.d/60-sas.rules":
+         'ACTION=="add|change", KERNEL=="sd*[0-9]", ATTR{queue/read_ahead_kb}="4096"\n'}},
+     [], "fail"),
+    ("io boot: udev rule for another subsystem", "io_tuning_at_boot",
+     {"tuned_active": "balanced", "extra_files": {
+         "/etc/udev/rules.d/99-x.rules":
+             'SUBSYSTEM=="net", ATTR{queue/scheduler}="noop", ATTR{bdi/read_ahead_kb}="16384"'
+             '\n# block\n'}}, [], "fail"),
+    ("io boot: rhel6 elevator= and blockdev in rc.local", "io_tuning_at_boot",
+     {"kernel": "2.6.32-754.el6.x86_64", "tuned_active": "balanced", "bls_options": None,
+      "grub_cmdline": None, "extra_files": {
+          "/boot/grub/grub.conf": "title RHEL\n\tkernel /vmlinuz ro root=/dev/sda2 "
+                                  "elevator=deadline\n",
+          "/etc/rc.d/rc.local": "blockdev --setra 4096 /dev/mapper/sasvg-saswork\n"}}, [],
+     "pass"),
+    # The kernel command line that boots (scanner.bootloader): on RHEL 7 the GRUB 2 menu,
+    # not /etc/default/grub; on RHEL 6 grub.conf's default title.
+    ("thp boot: RHEL 7 grubby added it to the menu", "thp_disabled_at_boot",
+     {**RHEL7_NO_BLS, "extra_files": {"/boot/grub2/grub.cfg": rhel7_grub_cfg(
+         "crashkernel=auto rhgb quiet transparent_hugepage=never"),
+         "/boot/grub2/grubenv": RHEL7_GRUBENV}}, [], "pass"),
+    ("thp boot: RHEL 7 /etc/default/grub edited, grub2-mkconfig not run",
+     "thp_disabled_at_boot",
+     {**RHEL7_NO_BLS, "grub_cmdline": "crashkernel=auto rhgb quiet transparent_hugepage=never",
+      "extra_files": {"/boot/grub2/grub.cfg": RHEL7_GRUB_CFG,
+                      "/boot/grub2/grubenv": RHEL7_GRUBENV}}, [], "fail"),
+    ("thp boot: RHEL 7 default entry 1 lacks it", "thp_disabled_at_boot",
+     {**RHEL7_NO_BLS, "extra_files": {"/boot/grub2/grub.cfg": rhel7_grub_cfg(
+         "rhgb quiet transparent_hugepage=never", rescue_args="rhgb quiet").replace(
+         'set default="${saved_entry}"', 'set default="1"')}}, [], "fail"),
+    ("thp boot: RHEL 6 default=1 boots the kernel without it", "thp_disabled_at_boot",
+     {**RHEL7_NO_BLS, "kernel": "2.6.32-754.35.1.el6.x86_64",
+      "extra_files": {"/boot/grub/grub.conf": RHEL6_GRUB_CONF}}, [], "fail"),
+    ("thp boot: RHEL 6 default=0 boots the kernel with it", "thp_disabled_at_boot",
+     {**RHEL7_NO_BLS, "kernel": "2.6.32-754.35.1.el6.x86_64",
+      "extra_files": {"/boot/grub/grub.conf": RHEL6_GRUB_CONF.replace("default=1",
+                                                                       "default=0")}}, [],
+     "pass"),
+    ("io boot: RHEL 7 elevator= only in /etc/default/grub", "io_tuning_at_boot",
+     {**RHEL7_NO_BLS, "grub_cmdline": "rhgb quiet elevator=noop", "tuned_active": "balanced",
+      "extra_files": {"/boot/grub2/grub.cfg": RHEL7_GRUB_CFG, **RA_IN_RC_LOCAL}},
+     ["allowed_schedulers=noop"], "fail"),
+    ("io boot: RHEL 7 elevator= in the menu", "io_tuning_at_boot",
+     {**RHEL7_NO_BLS, "tuned_active": "balanced",
+      "extra_files": {"/boot/grub2/grub.cfg": rhel7_grub_cfg("rhgb quiet elevator=noop"),
+                      **RA_IN_RC_LOCAL}}, ["allowed_schedulers=noop"], "pass"),
+    # With nothing configuring it, the kernel's default scheduler is what every boot gets
+    # (scanner.blockdev.default_scheduler).
+    ("io boot: RHEL 7 SAN LUNs get deadline by default", "io_tuning_at_boot",
+     {**RHEL7_NO_BLS, **RHEL7_QUEUES,
+      "extra_files": {"/boot/grub2/grub.cfg": RHEL7_GRUB_CFG, **RA_IN_RC_LOCAL}}, [], "pass"),
+    # Bio-based maps (queue_mode bio, no scheduler) leave scheduling to their SATA paths.
+    ("io boot: RHEL 7 SATA disks keep cfq", "io_tuning_at_boot",
+     {**RHEL7_NO_BLS, "mpath_scheduler": "none", "path_scheduler": "noop deadline [cfq]",
+      "path_vendor": "ATA",
+      "extra_files": {"/boot/grub2/grub.cfg": RHEL7_GRUB_CFG, **RA_IN_RC_LOCAL}}, [], "fail"),
+    ("io boot: RHEL 6 default cfq", "io_tuning_at_boot",
+     {**RHEL7_NO_BLS, "kernel": "2.6.32-754.35.1.el6.x86_64",
+      "path_scheduler": "noop anticipatory deadline [cfq]",
+      "mpath_scheduler": "noop anticipatory deadline [cfq]",
+      "extra_files": {"/boot/grub/grub.conf": RHEL6_GRUB_CONF, **RA_IN_RC_LOCAL}}, [], "fail"),
+    ("io boot: RHEL 8 stock: mq-deadline by default", "io_tuning_at_boot",
+     {"tuned_active": "balanced", "extra_files": RA_IN_RC_LOCAL}, [], "pass"),
+    ("io boot: RHEL 8 default mq-deadline, site allows none only", "io_tuning_at_boot",
+     {"tuned_active": "balanced", "extra_files": RA_IN_RC_LOCAL},
+     ["allowed_schedulers=none"], "fail"),
+    ("io boot: several hardware queues default to none", "io_tuning_at_boot",
+     {"tuned_active": "balanced", "path_hw_queues": 4, "mpath_scheduler": "none",
+      "extra_files": RA_IN_RC_LOCAL}, ["allowed_schedulers=none"], "pass"),
+    ("io boot: several hardware queues, site allows mq-deadline only", "io_tuning_at_boot",
+     {"tuned_active": "balanced", "path_hw_queues": 4, "mpath_scheduler": "none",
+      "extra_files": RA_IN_RC_LOCAL}, ["allowed_schedulers=mq-deadline"], "fail"),
+    # RHEL 6: ktune turns THP back on at every boot, whatever the command line says.
+    ("thp boot: RHEL 6 enterprise-storage ktune over the command line", "thp_disabled_at_boot",
+     {**RHEL6_KTUNE, "extra_files": {**KTUNE_FILES, "/boot/grub/grub.conf": RHEL6_NEVER}},
+     [], "fail"),
+    ("thp boot: RHEL 6 ktune, then rc.local writes never", "thp_disabled_at_boot",
+     {**RHEL6_KTUNE, "extra_files": {**KTUNE_FILES, "/boot/grub/grub.conf": RHEL6_NEVER,
+                                     "/etc/rc.d/rc.local": RHEL6_RC_LOCAL}}, [], "pass"),
+    ("thp boot: RHEL 6 ktune that leaves THP alone", "thp_disabled_at_boot",
+     {**RHEL6_KTUNE, "extra_files": {
+         **rhel6_ktune(KTUNE_ENTERPRISE_STORAGE.replace("\tenable_transparent_hugepages\n",
+                                                        ""))[0],
+         "/boot/grub/grub.conf": RHEL6_NEVER, **RHEL6_DEFRAG_RC}}, [], "pass"),
+    # A site's ktune.sh start() (seed 003's custom profile) runs line by line after the
+    # command line: its echo never counts, and a later enable_transparent_hugepages undoes it.
+    ("thp boot: RHEL 6 ktune start() echoes never (seed 003)", "thp_disabled_at_boot",
+     {**RHEL6_KTUNE, "extra_files": {**rhel6_ktune(KTUNE_SAS_XTREMIO)[0]}}, [], "pass"),
+    ("thp boot: RHEL 6 ktune echoes never, then enables THP", "thp_disabled_at_boot",
+     {**RHEL6_KTUNE, "extra_files": {**rhel6_ktune(KTUNE_SAS_XTREMIO.replace(
+         "\treturn 0\n}\n\nstop", "\tenable_transparent_hugepages\n\treturn 0\n}\n\nstop"))[0]}},
+     [], "fail"),
+    # tuned 0.2's functions (v0.2.5 to v0.2.22) define no set_transparent_hugepages.
+    ("thp boot: RHEL 6 ktune calls an undefined set_transparent_hugepages",
+     "thp_disabled_at_boot",
+     {**RHEL6_KTUNE, "extra_files": {**rhel6_ktune(KTUNE_SAS_XTREMIO.replace(
+         "echo never > /sys/kernel/mm/redhat_transparent_hugepage/enabled",
+         "set_transparent_hugepages never"))[0]}}, [], "fail"),
+    # tuned applies a unit only where its uname_regex and cpuinfo_regex match (tuned 2.x
+    # units/manager.py): RHEL 9's stock profile sets THP never on ThunderX alone.
+    ("thp boot: RHEL 9 throughput-performance on x86_64", "thp_disabled_at_boot",
+     {**NO_THP_ON_CMDLINE, "kernel": "5.14.0-362.8.1.el9_3.x86_64",
+      "extra_files": {RHEL9_STOCK: THROUGHPUT_PERFORMANCE_2_21}}, [], "fail"),
+    ("thp boot: RHEL 9 throughput-performance on ThunderX2", "thp_disabled_at_boot",
+     {**NO_THP_ON_CMDLINE, "kernel": "5.14.0-362.8.1.el9_3.aarch64",
+      "extra_files": {RHEL9_STOCK: THROUGHPUT_PERFORMANCE_2_21,
+                      "/proc/cpuinfo": THUNDERX2_CPUINFO}}, [], "pass"),
+    ("thp boot: a unit disabled with enabled=false", "thp_disabled_at_boot",
+     {**NO_THP_ON_CMDLINE, "tuned_active": "sas-performance", "tuned_custom": {
+         "sas-performance": SAS_PROFILE.replace("[vm]", "[vm]\nenabled=false")}}, [], "fail"),
+    # BLS: the entry that boots is grubenv's saved_entry, else the newest (rpmvercmp).
+    ("thp boot: BLS newest entry has it, an older kernel's lacks it", "thp_disabled_at_boot",
+     {"tuned_active": "balanced", "extra_files": {OLD_BLS: OLD_BLS_TEXT}}, [], "pass"),
+    ("thp boot: BLS saved_entry boots the older kernel that lacks it", "thp_disabled_at_boot",
+     {"tuned_active": "balanced", "extra_files": {OLD_BLS: OLD_BLS_TEXT, "/boot/grub2/grubenv":
+                      f"# GRUB Environment Block\nsaved_entry={OLD_BLS_ID}\n" + "#" * 900}},
+     [], "fail"),
+    # What THP holds after boot (scanner.checks.boot.thp_after_boot): the command line,
+    # then systemd-tmpfiles, then tuned (silent on enabled when the command line sets it),
+    # then init scripts and systemd units; defrag must end at never too.
+    ("thp boot: command line always, tuned never ignored", "thp_disabled_at_boot",
+     {"bls_options": "root=/dev/sda ro transparent_hugepage=always"}, [], "fail"),
+    ("thp boot: tmpfiles.d writes enabled never", "thp_disabled_at_boot",
+     {**NO_THP_ON_CMDLINE, "tuned_active": "balanced",
+      "extra_files": {"/etc/tmpfiles.d/thp.conf": THP_TMPFILES.format(file="enabled")}},
+     [], "pass"),
+    ("thp boot: tuned after tmpfiles.d turns it on", "thp_disabled_at_boot",
+     {**NO_THP_ON_CMDLINE,
+      "extra_files": {"/etc/tmpfiles.d/thp.conf": THP_TMPFILES.format(file="enabled")}},
+     [], "fail"),
+    ("thp boot: an enabled systemd unit writes never", "thp_disabled_at_boot",
+     {**NO_THP_ON_CMDLINE, "defrag_tmpfiles": False, "extra_files": {THP_UNIT: THP_UNIT_TEXT},
+      "extra_links": {f"{MULTI_USER_WANTS}/disable-thp.service": THP_UNIT}}, [], "pass"),
+    ("thp boot: a systemd unit that is not enabled", "thp_disabled_at_boot",
+     {**NO_THP_ON_CMDLINE, "extra_files": {THP_UNIT: THP_UNIT_TEXT}}, [], "fail"),
+    # With enabled never no huge page is allocated: defrag is reported, not judged (seed
+    # 000 and Red Hat's transparent_hugepage=never set enabled alone).
+    ("thp boot: defrag not kept at never, moot with enabled never", "thp_disabled_at_boot",
+     {"defrag_tmpfiles": False, "tuned_custom": {"sas-performance": SAS_PROFILE.replace(
+         "transparent_hugepage.defrag=never\n", "")}}, [], "pass"),
+    ("thp boot: defrag from the tuned profile (tuned 2.11+)", "thp_disabled_at_boot",
+     {"defrag_tmpfiles": False}, [], "pass"),
+    ("thp boot: tuned sets defrag madvise after tmpfiles.d, moot", "thp_disabled_at_boot",
+     {"tuned_custom": {"sas-performance": SAS_PROFILE.replace(
+         "transparent_hugepage.defrag=never", "transparent_hugepage.defrag=madvise")}},
+     [], "pass"),
+    # What mounts each SAS file system at boot (scanner.boot_mounts): fstab, or a mount unit.
+    ("boot mounts: fstab lacks noatime (remounted by hand)", "mount_options_at_boot",
+     {**fstab_data("defaults")}, [], "fail"),
+    ("boot mounts: fstab turns barriers off", "mount_options_at_boot",
+     {**fstab_data("defaults,noatime,nobarrier")}, [], "fail"),
+    ("boot mounts: barriers off with a protected cache", "mount_options_at_boot",
+     {**fstab_data("defaults,noatime,nobarrier")},
+     ["storage_cache_protected=true"], "pass"),
+    ("boot mounts: no fstab line (a cluster resource)", "mount_options_at_boot",
+     {**fstab_data(None)}, [], "notchecked"),
+    ("boot mounts: noauto", "mount_options_at_boot",
+     {**fstab_data("noauto,noatime")}, [], "notchecked"),
+    ("boot mounts: a mount unit overrides fstab's line", "mount_options_at_boot",
+     {**fstab_data("defaults"),
+      "extra_files": {"/etc/systemd/system/sasdata.mount": SASDATA_UNIT}}, [], "pass"),
+    ("boot mounts: an enabled mount unit without an fstab line", "mount_options_at_boot",
+     {**fstab_data(None),
+      "extra_files": {"/etc/systemd/system/sasdata.mount": SASDATA_UNIT},
+      "extra_links": {"/etc/systemd/system/local-fs.target.wants/sasdata.mount":
+                      "/etc/systemd/system/sasdata.mount"}}, [], "pass"),
+    ("boot mounts: a mount unit no target wants", "mount_options_at_boot",
+     {**fstab_data(None),
+      "extra_files": {"/etc/systemd/system/sasdata.mount": SASDATA_UNIT}}, [], "notchecked"),
+    # RHEL 6 enterprise-storage: ktune sets ELEVATOR on every disk and remounts nobarrier.
+    ("io boot: RHEL 6 ktune ELEVATOR=deadline", "io_tuning_at_boot",
+     {**RHEL6_KTUNE, "extra_files": {**KTUNE_FILES, **RA_IN_RC_LOCAL,
+                                     "/etc/sysconfig/ktune": ENTERPRISE_STORAGE_KTUNE_SYSCONFIG}},
+     [], "pass"),
+    # ktune.init applies ELEVATOR only when the booting command line lacks "elevator=".
+    ("io boot: RHEL 6 ktune ELEVATOR=cfq, the command line's elevator=deadline wins",
+     "io_tuning_at_boot",
+     {**RHEL6_KTUNE, "extra_files": {
+         **KTUNE_FILES, **RA_IN_RC_LOCAL, "/boot/grub/grub.conf": RHEL6_NEVER.replace(
+             "transparent_hugepage=never", "transparent_hugepage=never elevator=deadline"),
+         "/etc/sysconfig/ktune":
+             ENTERPRISE_STORAGE_KTUNE_SYSCONFIG.replace('"deadline"', '"cfq"')}}, [], "pass"),
+    ("io boot: RHEL 6 ktune ELEVATOR=cfq", "io_tuning_at_boot",
+     {**RHEL6_KTUNE, "extra_files": {
+         **KTUNE_FILES, **RA_IN_RC_LOCAL, "/etc/sysconfig/ktune":
+             ENTERPRISE_STORAGE_KTUNE_SYSCONFIG.replace('"deadline"', '"cfq"')}}, [], "fail"),
+    # ... nor anything at boot: 2.6.18 predates THP, whatever a boot file says.
+    ("thp boot: RHEL 5 has none", "thp_disabled_at_boot",
+     {**RHEL5, "extra_files": RHEL5_KTUNE_FILES, "extra_links": RHEL5_KTUNE_ON}, [],
+     "notapplicable"),
+    # ktune's multiply_disk_readahead 4 (start(); stop() has 0.25) runs after udev, before
+    # rc.local: the kernel's 128 KiB becomes 512, a udev rule's 1024 becomes 4096.
+    ("io boot: RHEL 6 ktune multiplies the kernel's read-ahead", "io_tuning_at_boot",
+     {**RHEL6_KTUNE, "extra_files": {**KTUNE_FILES,
+                                     "/etc/sysconfig/ktune": ENTERPRISE_STORAGE_KTUNE_SYSCONFIG}},
+     [], "fail"),
+    ("io boot: RHEL 6 ktune multiplies udev's read-ahead", "io_tuning_at_boot",
+     {**RHEL6_KTUNE, "extra_files": {**KTUNE_FILES, **RA_BY_UDEV_1024,
+                                     "/etc/sysconfig/ktune": ENTERPRISE_STORAGE_KTUNE_SYSCONFIG}},
+     [], "pass"),
+    ("io boot: RHEL 6 ktune divides udev's read-ahead", "io_tuning_at_boot",
+     {**RHEL6_KTUNE, "extra_files": {
+         **rhel6_ktune(KTUNE_ENTERPRISE_STORAGE.replace("readahead 4\n", "readahead 0.25\n"))[0],
+         **RA_BY_UDEV_4096, "/etc/sysconfig/ktune": ENTERPRISE_STORAGE_KTUNE_SYSCONFIG}},
+     [], "fail"),
+    ("boot mounts: RHEL 6 ktune remounts nobarrier", "mount_options_at_boot",
+     {**RHEL6_KTUNE, "extra_files": KTUNE_FILES}, [], "fail"),
+    ("boot mounts: RHEL 6 ktune nobarrier, protected cache", "mount_options_at_boot",
+     {**RHEL6_KTUNE, "extra_files": KTUNE_FILES}, ["storage_cache_protected=true"], "pass"),
+    # vm.dirty_ratio after boot (scanner.sysctl_boot): systemd-sysctl, ktune, tuned, then
+    # tuned's reapply_sysctl putting /etc and /run back.
+    ("dirty boot: sysctl.conf put back over tuned's 40", "dirty_ratio_at_boot",
+     {"extra_files": {"/etc/sysctl.conf": "# System default settings\nvm.dirty_ratio = 20\n"}},
+     [], "fail"),
+    ("dirty boot: reapply_sysctl off, tuned's 40 wins", "dirty_ratio_at_boot",
+     {"extra_files": {"/etc/sysctl.conf": "vm.dirty_ratio = 20\n",
+                      "/etc/tuned/tuned-main.conf": "daemon = 1\nreapply_sysctl = 0\n"}},
+     [], "pass"),
+    ("dirty boot: a later sysctl.d file wins (tuned off)", "dirty_ratio_at_boot",
+     {"tuned_enabled": False,
+      "extra_files": {"/etc/sysctl.d/10-sas.conf": "vm.dirty_ratio = 40\n",
+                      "/usr/lib/sysctl.d/50-vendor.conf": "vm/dirty_ratio=20\n"}}, [], "fail"),
+    ("dirty boot: /etc hides its /usr/lib namesake (tuned off)", "dirty_ratio_at_boot",
+     {"tuned_enabled": False,
+      "extra_files": {"/etc/sysctl.d/50-vendor.conf": "vm.dirty_ratio = 40\n",
+                      "/usr/lib/sysctl.d/50-vendor.conf": "vm.dirty_ratio = 20\n"}}, [],
+     "pass"),
+    ("dirty boot: nothing sets it", "dirty_ratio_at_boot", {"tuned_active": "balanced"}, [],
+     "fail"),
+    ("dirty boot: a sysctl.d file sets dirty_bytes (tuned off)", "dirty_ratio_at_boot",
+     {"tuned_enabled": False,
+      "extra_files": {"/etc/sysctl.d/90-sas.conf": "vm.dirty_bytes = 4294967296\n"}}, [],
+     "pass"),
+    ("dirty boot: dirty_bytes set, then sysctl.conf sets the ratio 20 (tuned off)",
+     "dirty_ratio_at_boot",
+     {"tuned_enabled": False,
+      "extra_files": {"/etc/sysctl.d/90-sas.conf": "vm.dirty_bytes = 4294967296\n",
+                      "/etc/sysctl.conf": "vm.dirty_ratio = 20\n"}}, [], "fail"),
+    ("dirty boot: RHEL 6 ktune's sysctl.ktune", "dirty_ratio_at_boot",
+     {**RHEL6_KTUNE, "extra_files": {**KTUNE_FILES,
+                                     "/etc/sysctl.ktune": ENTERPRISE_STORAGE_SYSCTL_KTUNE,
+                                     "/etc/sysconfig/ktune": ENTERPRISE_STORAGE_KTUNE_SYSCONFIG}},
+     [], "pass"),
+    ("dirty boot: RHEL 6 ktune, then SYSCTL_POST sysctl.conf", "dirty_ratio_at_boot",
+     {**RHEL6_KTUNE, "extra_files": {**KTUNE_FILES,
+                                     "/etc/sysctl.ktune": ENTERPRISE_STORAGE_SYSCTL_KTUNE,
+                                     "/etc/sysconfig/ktune": ENTERPRISE_STORAGE_KTUNE_SYSCONFIG,
+                                     "/etc/sysctl.conf": "vm.dirty_ratio = 20\n"}}, [], "fail"),
+    # readahead as tuned's disk plugin parses it: ">N s" and "Ns" are rejected, set nothing.
+    ("io boot: readahead >N s is rejected by tuned", "io_tuning_at_boot",
+     {"tuned_custom": {"sas-performance": SAS_PROFILE.replace(">4096", ">8192 s")}}, [], "fail"),
+    ("io boot: readahead Ns is rejected by tuned", "io_tuning_at_boot",
+     {"tuned_custom": {"sas-performance": SAS_PROFILE.replace(">4096", "8192s")}}, [], "fail"),
+    ("io boot: readahead N sectors", "io_tuning_at_boot",
+     {"tuned_custom": {"sas-performance": SAS_PROFILE.replace(">4096", "8192 sectors")}}, [],
+     "pass"),
+    ("io boot: elevator= ignored on blk-mq kernels", "io_tuning_at_boot",
+     {"tuned_active": "balanced", "bls_options": "ro elevator=deadline",
+      "extra_files": RA_IN_RC_LOCAL}, ["allowed_schedulers=deadline"], "fail"),
+]
