@@ -75,16 +75,24 @@ class PathPriorities:
     source: str  # where detects was read
 
 
+def _device_entry(conf: MultipathConf, key: str, vendor: str,
+                  product: str) -> dict[str, str] | None:
+    """The last devices entry that matches the paths' vendor and product and sets ``key``
+    (multipathd reads later entries over earlier ones)."""
+    for entry in reversed(conf.devices):
+        if (_matches(entry.get("vendor", "^$"), vendor)
+                and _matches(entry.get("product", ".*"), product) and key in entry):
+            return entry
+    return None
+
+
 def _setting(conf: MultipathConf, key: str, vendor: str, product: str) -> str | None:
     """A per-map option as select_detect_pgpolicy takes it (propsel.c): overrides, a
     matching devices entry, defaults (multipaths entries do not set it)."""
     if key in conf.overrides:
         return conf.overrides[key]
-    for entry in reversed(conf.devices):
-        if (_matches(entry.get("vendor", "^$"), vendor)
-                and _matches(entry.get("product", ".*"), product) and key in entry):
-            return entry[key]
-    return conf.defaults.get(key)
+    entry = _device_entry(conf, key, vendor, product)
+    return entry[key] if entry is not None else conf.defaults.get(key)
 
 
 def _detected(conf: MultipathConf, vendor: str, product: str,
@@ -125,11 +133,10 @@ def grouping(conf: MultipathConf | None, wwid: str, vendor: str, product: str,
             return Grouping(entry[KEY], f"{MULTIPATH_CONF} multipaths (wwid {wwid})")
     if KEY in conf.overrides:
         return Grouping(conf.overrides[KEY], f"{MULTIPATH_CONF} overrides")
-    for entry in reversed(conf.devices):
-        if (_matches(entry.get("vendor", "^$"), vendor)
-                and _matches(entry.get("product", ".*"), product) and KEY in entry):
-            return Grouping(entry[KEY], f"{MULTIPATH_CONF} devices ({entry.get('vendor')} "
-                                        f"{entry.get('product', '')})".rstrip() + ")")
+    device = _device_entry(conf, KEY, vendor, product)
+    if device is not None:
+        return Grouping(device[KEY], f"{MULTIPATH_CONF} devices ({device.get('vendor')} "
+                                     f"{device.get('product', '')})".rstrip() + ")")
     for table_vendor, table_product, policy in MULTIPATH_HWTABLE:
         if _matches(table_vendor, vendor) and _matches(table_product, product):
             return Grouping(policy, f"multipath-tools' built-in table ({table_vendor} "
