@@ -95,23 +95,62 @@ def _setting(conf: MultipathConf, key: str, vendor: str, product: str) -> str | 
     return entry[key] if entry is not None else conf.defaults.get(key)
 
 
-def _detected(conf: MultipathConf, vendor: str, product: str,
+def _configured_prio(conf: MultipathConf, wwid: str, vendor: str,
+                     product: str) -> tuple[str, str] | None:
+    """The prioritizer select_prio (propsel.c) takes from the configuration when detect_prio
+    picks none: a multipaths entry, overrides, a devices entry, defaults; with where it was
+    read. None: only the built-in table or multipath-tools' default (const) decides."""
+    for entry in reversed(conf.multipaths):
+        if entry.get("wwid") == wwid and "prio" in entry:
+            return entry["prio"], f"{MULTIPATH_CONF} multipaths (wwid {wwid})"
+    if "prio" in conf.overrides:
+        return conf.overrides["prio"], f"{MULTIPATH_CONF} overrides"
+    device = _device_entry(conf, "prio", vendor, product)
+    if device is not None:
+        return device["prio"], f"{MULTIPATH_CONF} devices"
+    if "prio" in conf.defaults:
+        return conf.defaults["prio"], f"{MULTIPATH_CONF} defaults"
+    return None
+
+
+def _every_path_alua_or_sysfs(conf: MultipathConf, wwid: str, vendor: str, product: str,
+                              paths: PathPriorities) -> str | None:
+    """Why every path of the map uses the alua or sysfs prioritizer (verify_alua_prio), or
+    None where they do not or sascheck cannot tell. detect_prio (on by default) gives a path
+    with TPGS in its INQUIRY data alua (or sysfs); any other path takes the configured
+    prioritizer, and a configured alua on a path without TPGS falls back to const."""
+    detect_prio = (_setting(conf, "detect_prio", vendor, product) or "yes") == "yes"
+    if detect_prio and paths.alua:
+        return ("every path reports ALUA in its SCSI INQUIRY data (TPGS), so detect_prio "
+                "gives each the alua prioritizer")
+    configured = _configured_prio(conf, wwid, vendor, product)
+    if configured is None:
+        return None  # the built-in table's prioritizer: not modelled
+    prio, where = configured
+    if prio == "sysfs":
+        return f"every path uses prio sysfs ({where})"
+    if prio == "alua" and paths.alua:
+        return f"every path uses prio alua ({where}) and reports ALUA (TPGS)"
+    return None
+
+
+def _detected(conf: MultipathConf, wwid: str, vendor: str, product: str,
               paths: PathPriorities) -> Grouping | None:
     """select_pgpolicy's first step (propsel.c, 0.9.6): with detect_pgpolicy on (its default)
     and every path using the alua or sysfs prioritizer, group_by_prio (group_by_tpg with
-    detect_pgpolicy_use_tpg), whatever path_grouping_policy says. A path uses one of those
-    where detect_prio (on by default) finds ALUA support (TPGS) in its INQUIRY data."""
-    if not (paths.detects and paths.alua):
+    detect_pgpolicy_use_tpg), whatever path_grouping_policy says."""
+    if not paths.detects:
         return None
     if (_setting(conf, DETECT, vendor, product) or "yes") != "yes":
         return None
-    if (_setting(conf, "detect_prio", vendor, product) or "yes") != "yes":
-        return None  # the prioritizer then comes from the configuration: not modelled
+    why = _every_path_alua_or_sysfs(conf, wwid, vendor, product, paths)
+    if why is None:
+        return None
     tpg = (_setting(conf, DETECT_TPG, vendor, product) or "no") == "yes"
     return Grouping("group_by_tpg" if tpg else "group_by_prio",
                     f"detect_pgpolicy ({paths.source} documents it; on unless set to no): "
-                    "every path reports ALUA in its SCSI INQUIRY data (TPGS), so multipathd "
-                    "groups by priority whatever path_grouping_policy says")
+                    f"{why}, so multipathd groups by priority whatever "
+                    "path_grouping_policy says")
 
 
 def _matches(pattern: str, value: str) -> bool:
@@ -125,7 +164,7 @@ def grouping(conf: MultipathConf | None, wwid: str, vendor: str, product: str,
              paths: PathPriorities | None = None) -> Grouping:
     """The path_grouping_policy multipathd gives a map, and which setting decides it."""
     conf = conf or MultipathConf()
-    detected = _detected(conf, vendor, product, paths) if paths else None
+    detected = _detected(conf, wwid, vendor, product, paths) if paths else None
     if detected is not None:
         return detected
     for entry in reversed(conf.multipaths):

@@ -1,8 +1,10 @@
 """detect_pgpolicy as multipathd runs it (#23): multipath-tools 0.9.6 (libmultipath/propsel.c
 select_pgpolicy, at tag 0.9.6) groups a map by priority, whatever path_grouping_policy says,
 when detect_pgpolicy is on (defaults.h: DEFAULT_DETECT_PGPOLICY on) and every path uses the
-alua or sysfs prioritizer, which detect_prio (on by default) picks for a path whose INQUIRY
-data reports target port group support (TPGS). Whether the installed multipath-tools has the
+alua or sysfs prioritizer (verify_alua_prio), which detect_prio (on by default) picks for a
+path whose INQUIRY data reports target port group support (TPGS); other paths take the
+configured prioritizer (select_prio: multipaths, overrides, devices, defaults), and a
+configured alua on a path without TPGS falls back to const. Whether the installed multipath-tools has the
 option is read from its multipath.conf(5): the fixtures are multipath-tools' own page at tags
 0.9.6 (which documents it) and 0.9.5 (which does not)."""
 
@@ -24,6 +26,12 @@ PATHS = ("sdb", "sdc", "sdd", "sde", "sdf", "sdg", "sdh", "sdi")  # both SAS LUN
 XTREMIO_FAILOVER = ('devices {\n\tdevice {\n\t\tvendor "XtremIO"\n\t\tproduct "XtremApp"\n'
                     "\t\tpath_grouping_policy failover\n\t}\n}\n")
 FAILOVER_FOR_XTREMIO = multipath_conf(XTREMIO_FAILOVER)
+NO_DETECT_PRIO = "\tdetect_prio no\n"
+
+
+def xtremio_failover_with(prio: str) -> str:
+    """The devices entry with a prioritizer named in it."""
+    return XTREMIO_FAILOVER.replace("failover\n", f"failover\n\t\tprio {prio}\n")
 
 
 def inquiry(tpgs: int, vendor: str = "XtremIO", product: str = "XtremApp") -> bytes:
@@ -64,6 +72,20 @@ CASES = {
                                                   "failover"),
     "0.9.6, detect_pgpolicy no": ({"conf": multipath_conf(
         XTREMIO_FAILOVER, defaults="\tdetect_pgpolicy no\n")}, "fail", "failover"),
+    # detect_prio no: the configured prioritizer decides (select_prio, propsel.c); none is
+    # configured here, so only the built-in table would say, and the configuration stands
+    "0.9.6, detect_prio no, no prio set": ({"conf": multipath_conf(
+        XTREMIO_FAILOVER, defaults=NO_DETECT_PRIO)}, "fail", "failover"),
+    "0.9.6, detect_prio no, prio alua set": ({"conf": multipath_conf(
+        xtremio_failover_with("alua"), defaults=NO_DETECT_PRIO)}, "pass", "group_by_prio"),
+    # prio alua on a path without TPGS falls back to const ("emergency fallback - alua failed")
+    "0.9.6, detect_prio no, prio alua set, one path without ALUA": (
+        {"conf": multipath_conf(xtremio_failover_with("alua"), defaults=NO_DETECT_PRIO),
+         "tpgs": {"sdc": 0, "sdg": 0}}, "fail", "failover"),
+    # sysfs needs no TPGS check: verify_alua_prio takes alua and sysfs alike
+    "0.9.6, prio sysfs set, one path without ALUA": (
+        {"conf": multipath_conf(xtremio_failover_with("sysfs")),
+         "tpgs": {"sdc": 0, "sdg": 0}}, "pass", "group_by_prio"),
     # no manual page (a nodocs install): the version is not known, the configuration stands
     "no manual page": ({"manpage": None}, "fail", "failover"),
     # an array only multipath-tools' built-in table knows: ALUA decides it here
