@@ -103,6 +103,24 @@ def test_work_left_to_a_human_is_summed_up_and_not_a_success(tmp_path):
     assert "tuned is not installed" in strict.stdout
 
 
+@pytest.mark.parametrize("tuned_installed", [False, True])
+def test_the_governor_fix_says_when_nothing_keeps_it_after_a_reboot(tmp_path, tuned_installed):
+    """The governor is a runtime setting that only tuned's profile ([cpu] governor) sets at
+    boot: with tuned missing from the image, the fix lists it under "needs a human" instead
+    of saying the profile keeps it; with tuned there, it says the profile does."""
+    root = sas_host(tmp_path / "root", governor="ondemand", tuned_installed=tuned_installed)
+    script = generate("bash", tmp_path / "fix.sh", root, BASELINE_SETS)
+    ran = subprocess.run(["bash", str(script)], env={**os.environ, "SASCHECK_ROOT": str(root)},
+                         capture_output=True, text=True, timeout=120)
+    summary = ran.stdout.partition("needs a human")[2]
+    governor_left = "\n  - cpu_governor_performance: tuned is not installed" in summary
+    assert governor_left == (not tuned_installed), ran.stdout + ran.stderr
+    said_kept = "skipped cpu_governor_performance: runtime setting; the tuned profile sets it" \
+        in ran.stdout
+    assert said_kept == tuned_installed, ran.stdout
+    assert ran.returncode == (0 if tuned_installed else 3), ran.stdout + ran.stderr
+
+
 def _pdf_pages(pdf: bytes) -> int:
     return len(re.findall(rb"/Type\s*/Page[^s]", pdf))
 
