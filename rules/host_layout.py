@@ -140,10 +140,17 @@ FSTAB = "/etc/fstab"  # mount -a and systemd-fstab-generator read it; /etc units
 SYSCTL_DIRS = ("/etc/sysctl.d", "/run/sysctl.d", "/usr/local/lib/sysctl.d", "/usr/lib/sysctl.d",
                "/lib/sysctl.d")
 SYSCTL_CONF = "/etc/sysctl.conf"
-# tuned's reapply_sysctl (tuned-main.conf, on by default) applies these after its own
-# [sysctl], /run hiding /etc, then /etc/sysctl.conf (plugin_sysctl.py, tuned 2.15+).
+# tuned's reapply_sysctl (tuned-main.conf, on by default; from tuned 2.7) applies these
+# after its own [sysctl], a file hiding its namesake in a later directory, in name order,
+# then /etc/sysctl.conf (plugin_sysctl.py). 2.7 to 2.10 ran `sysctl --system`, which reads
+# all five directories, as 2.11 and 2.12's own code did; 2.13 dropped the /usr ones
+# (tuned commit 14053bc, "Make reapply_sysctl ignore configs from /usr").
 TUNED_MAIN_CONF = "/etc/tuned/tuned-main.conf"
 TUNED_REAPPLY_SYSCTL_DIRS = ("/run/sysctl.d", "/etc/sysctl.d")
+TUNED_REAPPLY_SYSCTL_ALL_DIRS = (*TUNED_REAPPLY_SYSCTL_DIRS, "/usr/local/lib/sysctl.d",
+                                 "/usr/lib/sysctl.d", "/lib/sysctl.d")
+TUNED_REAPPLY_SYSCTL_SINCE = (2, 7)
+TUNED_REAPPLY_SYSCTL_ETC_ONLY_SINCE = (2, 13)
 # RHEL 5/6 ktune (/etc/sysconfig/ktune): SYSCTL, then /etc/ktune.d/*.conf, then SYSCTL_POST.
 KTUNE_SYSCONFIG = "/etc/sysconfig/ktune"
 KTUNE_SYSCTL_DEFAULTS = {"SYSCTL": "/etc/sysctl.ktune", "SYSCTL_POST": SYSCTL_CONF}

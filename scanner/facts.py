@@ -257,6 +257,10 @@ def _mountinfo(root: HostRoot, problems: list[str]) -> dict[str, str]:
     return parse_mountinfo(text) if text else {}
 
 
+def _tuned_version(tuned: TunedFacts | Unavailable) -> tuple[tuple[int, int, int] | None, str]:
+    return (tuned.version, tuned.version_source) if isinstance(tuned, TunedFacts) else (None, "")
+
+
 def collect(root: HostRoot, values: Mapping[str, Any], value_origins: Mapping[str, str],
             role: str = "auto", sysctl_keys: list[str] | None = None) -> Facts:
     problems: list[str] = []
@@ -313,7 +317,7 @@ def collect(root: HostRoot, values: Mapping[str, Any], value_origins: Mapping[st
         boot_writes=collect_boot_writes(
             root, {path: (script.text, script.executable)
                    for path, script in init_scripts.items()}, problems),
-        sysctl_boot=collect_sysctl_boot(root, ktune_started, problems),
+        sysctl_boot=collect_sysctl_boot(root, ktune_started, problems, *_tuned_version(tuned)),
         boot_mounts=collect_boot_mounts(root, problems),
         lvm_read_ahead=collect_lvm_read_ahead(root, problems),
         udev_rules=collect_udev_rules(root, problems),

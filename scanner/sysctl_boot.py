@@ -6,8 +6,9 @@
 2. RHEL 5/6 ktune, when started at boot: its ``SYSCTL`` file, ``/etc/ktune.d/*.conf``, then
    ``SYSCTL_POST`` (``/etc/sysconfig/ktune``; ``/etc/sysctl.conf`` by default).
 3. tuned 2.x, when enabled: the active chain's ``[sysctl]``, then, with ``reapply_sysctl``
-   (the default), the system files again: ``/run/sysctl.d`` and ``/etc/sysctl.d`` (``/run``
-   hiding ``/etc``) in name order, then ``/etc/sysctl.conf`` (plugin_sysctl.py).
+   (the default, from tuned 2.7), the system files again: ``/run/sysctl.d`` and
+   ``/etc/sysctl.d`` (``/run`` hiding ``/etc``; before tuned 2.13 the ``/usr`` and ``/lib``
+   directories too) in name order, then ``/etc/sysctl.conf`` (plugin_sysctl.py).
 
 Sample (sysctl.d(5))::
 
@@ -29,7 +30,10 @@ from ..rules.host_layout import (
     SYSCTL_DIRS,
     SYSTEMD_UNIT_DIRS,
     TUNED_MAIN_CONF,
+    TUNED_REAPPLY_SYSCTL_ALL_DIRS,
     TUNED_REAPPLY_SYSCTL_DIRS,
+    TUNED_REAPPLY_SYSCTL_ETC_ONLY_SINCE,
+    TUNED_REAPPLY_SYSCTL_SINCE,
 )
 from .dropins import merged
 from .hostroot import FactError, HostRoot
@@ -117,7 +121,15 @@ def _links_to_sysctl_conf(root: HostRoot, path: str) -> bool:
         return False
 
 
-def collect_sysctl_boot(root: HostRoot, ktune_started: bool, problems: list[str]) -> SysctlBoot:
+def _version_text(version: tuple[int, int, int]) -> str:
+    return ".".join(map(str, version))
+
+
+def collect_sysctl_boot(root: HostRoot, ktune_started: bool, problems: list[str],
+                        tuned_version: tuple[int, int, int] | None = None,
+                        tuned_version_source: str = "") -> SysctlBoot:
+    """What each stage applies; ``tuned_version`` (None: unknown, taken as current) decides
+    whether and from where tuned re-applies the system files."""
     reader = _Reader(root, problems)
     boot = SysctlBoot(systemd=boots_with_systemd(root))
     if boot.systemd:
@@ -133,10 +145,17 @@ def collect_sysctl_boot(root: HostRoot, ktune_started: bool, problems: list[str]
             boot.ktune += reader.in_order(reader.merged((KTUNE_SCRIPTS,)))
         if config.get("SYSCTL_POST"):
             boot.ktune += reader.lines(config["SYSCTL_POST"])
+    if tuned_version is not None and tuned_version[:2] < TUNED_REAPPLY_SYSCTL_SINCE:
+        boot.reapply_sysctl = False
+        boot.reapply_source = (f"tuned {_version_text(tuned_version)} ({tuned_version_source}) "
+                               "re-applies no sysctl files; reapply_sysctl came in 2.7")
+        return boot
     main = {line.key: line for line in reader.lines(TUNED_MAIN_CONF)}  # key = value lines
     if "reapply_sysctl" in main:
         boot.reapply_sysctl = main["reapply_sysctl"].value.lower() not in FALSE_WORDS
         boot.reapply_source = main["reapply_sysctl"].source
-    boot.reapply = (reader.in_order(reader.merged(TUNED_REAPPLY_SYSCTL_DIRS))
-                    + reader.lines(SYSCTL_CONF))
+    etc_only = (tuned_version is None
+                or tuned_version[:2] >= TUNED_REAPPLY_SYSCTL_ETC_ONLY_SINCE)
+    directories = TUNED_REAPPLY_SYSCTL_DIRS if etc_only else TUNED_REAPPLY_SYSCTL_ALL_DIRS
+    boot.reapply = reader.in_order(reader.merged(directories)) + reader.lines(SYSCTL_CONF)
     return boot

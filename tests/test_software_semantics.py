@@ -9,7 +9,7 @@ import pytest
 
 from .boot_samples import KTUNE_SAS_XTREMIO, rhel6_ktune, tuned02_installed
 from .hosts import BASELINE_SETS
-from .oscap import oscap_available
+from .oscap import oscap_available, oscap_verdict
 from .test_parity import _compare
 from .verdict_hosts import RHEL6_KTUNE, SITE_PROFILE, sas_cfg, udev_block
 
@@ -201,3 +201,48 @@ def test_tuned02_profile_is_named_without_a_tuned2_lookup(host, scan):
     assert (active["source"], active["actual"]) == ("/etc/tune-profiles/active-profile",
                                                     "throughput-performance")
     assert "not found" not in active["note"]
+
+
+def _rhel7_tuned_version(version: tuple[int, int, int]) -> dict[str, str]:
+    """tuned/version.py where RHEL 7's tuned (python 2.7) installs it."""
+    (_, text), = _tuned_version(*version).items()
+    return {"/usr/lib/python2.7/site-packages/tuned/version.py": text}
+
+
+VENDOR_SYSCTL = {"/usr/lib/sysctl.d/50-vendor.conf": "vm.dirty_ratio = 20\n"}
+SYSCTL_CONF = {"/etc/sysctl.conf": "vm.dirty_ratio = 20\n"}
+REAPPLY_CASES = {
+    # plugin_sysctl.py at v2.6.0 re-applies nothing: the profile's 40 stands
+    "2.4: no reapply_sysctl yet": ((2, 4, 2), SYSCTL_CONF, "pass"),
+    # v2.7.0 to v2.10.0 run `sysctl --system` (plugin_sysctl.py:53 at v2.10.0): /usr too
+    "2.10: sysctl --system reads /usr/lib/sysctl.d": ((2, 10, 0), VENDOR_SYSCTL, "fail"),
+    # v2.11.0 and v2.12.0: SYSCTL_CONFIG_DIRS (plugin_sysctl.py:14) lists all five
+    "2.12: its own code reads /usr/lib/sysctl.d": ((2, 12, 0), VENDOR_SYSCTL, "fail"),
+    # v2.13.0 (commit 14053bc): /run and /etc only
+    "2.13: /usr/lib/sysctl.d is not re-applied": ((2, 13, 0), VENDOR_SYSCTL, "pass"),
+    "2.13: sysctl.conf is re-applied": ((2, 13, 0), SYSCTL_CONF, "fail"),
+    # no version.py: taken as a current tuned
+    "unknown version": (None, VENDOR_SYSCTL, "pass"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REAPPLY_CASES))
+def test_reapply_sysctl_as_each_tuned_version_runs_it(host, scan, name):
+    """tuned's profile sets vm.dirty_ratio 40 at boot; what tuned then applies again over it
+    depends on its version (tuned's plugin_sysctl.py at each tag)."""
+    version, files, expected = REAPPLY_CASES[name]
+    extra = {**files, **(_rhel7_tuned_version(version) if version else {})}
+    rule = scan(host(extra_files=extra), *BASELINE_SETS)["by_id"]["dirty_ratio_at_boot"]
+    assert rule["result"] == expected, rule
+
+
+@pytest.mark.skipif(not oscap_available(), reason="oscap is not installed")
+def test_oval_fails_what_tuned_2_10_puts_back(host, tmp_path):
+    """OVAL does not read tuned's version, but it asks every system file that sets the key
+    to agree with the site value (README: it cannot sort files by name), so it fails the
+    tuned 2.10 host whose /usr/lib/sysctl.d file `sysctl --system` puts back, as the
+    scanner does."""
+    version, files, expected = REAPPLY_CASES["2.10: sysctl --system reads /usr/lib/sysctl.d"]
+    root = host(extra_files={**files, **_rhel7_tuned_version(version)})
+    assert oscap_verdict(root, "dirty_ratio_at_boot", tmp_path / "work",
+                         list(BASELINE_SETS)) == expected == "fail"
