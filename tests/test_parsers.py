@@ -159,6 +159,13 @@ def test_tuned_readahead_as_tuned_parses_it(value, kib):
     assert tuned_readahead_kib(value) == kib
 
 
+@pytest.mark.parametrize(("value", "kib"), [("4096", 4096), (">4096", None), ("<4096", None)])
+def test_tuned_2_3_readahead_has_no_modifiers(value, kib):
+    # tuned 2.3's plugin_disk._parse_ra: int(">4096") raises; the modifiers come in v2.4.0's
+    # base._check_and_save_value
+    assert tuned_readahead_kib(value, modifiers=False) == kib
+
+
 def test_tuned_units_merge_by_name_with_replace_and_drop(tmp_path):
     root = RootBuilder(tmp_path)
     root.file("/usr/lib/tuned/base/tuned.conf",

@@ -3,6 +3,8 @@ tests/test_verdicts.py: what the evidence says, so an administrator sees why (is
 
 from __future__ import annotations
 
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -10,6 +12,7 @@ import pytest
 from .boot_samples import KTUNE_SAS_XTREMIO, rhel6_ktune, tuned02_installed
 from .hosts import BASELINE_SETS
 from .oscap import oscap_available, oscap_verdict
+from .remedy import generate
 from .test_parity import _compare
 from .verdict_hosts import RHEL6_KTUNE, SITE_PROFILE, sas_cfg, udev_block
 
@@ -246,3 +249,33 @@ def test_oval_fails_what_tuned_2_10_puts_back(host, tmp_path):
     root = host(extra_files={**files, **_rhel7_tuned_version(version)})
     assert oscap_verdict(root, "dirty_ratio_at_boot", tmp_path / "work",
                          list(BASELINE_SETS)) == expected == "fail"
+
+
+@pytest.mark.parametrize(("version", "expected"), [((2, 3, 0), "fail"), ((2, 4, 0), "pass")])
+def test_readahead_modifier_needs_tuned_2_4(host, scan, version, expected):
+    """RHEL 7.0's tuned 2.3 hands throughput-performance's "readahead=>4096" to _parse_ra,
+    whose int() refuses it: the > modifier comes in v2.4.0's base._check_and_save_value."""
+    rule = scan(host(extra_files=_rhel7_tuned_version(version)),
+                *BASELINE_SETS)["by_id"]["io_tuning_at_boot"]
+    tuned = [item for item in rule["evidence"]
+             if item["subject"] == "read-ahead" and "[disk]" in item["source"]]
+    assert [item["result"] for item in tuned] == [expected], rule
+    assert ("> and < come in tuned 2.4" in tuned[0].get("note", "")) == (expected == "fail")
+
+
+@pytest.mark.parametrize(("version", "line"), [((2, 3, 0), "readahead=4096"),
+                                               ((2, 4, 0), "readahead=>4096")])
+def test_the_fixs_tuned_profile_is_one_this_tuned_reads(host, scan, tmp_path, version, line):
+    """The bash fix writes ">N" only for a tuned with assignment modifiers (2.4+); for
+    tuned 2.3 a plain N, which the scan then counts."""
+    root = host(tuned_active="balanced", extra_files=_rhel7_tuned_version(version))
+    script = generate("bash", tmp_path / "fix.sh", root, list(BASELINE_SETS))
+    ran = subprocess.run(["bash", str(script)], env={**os.environ, "SASCHECK_ROOT": str(root)},
+                         capture_output=True, text=True, timeout=120)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    written = (root / "etc/tuned/sas-performance/tuned.conf").read_text().splitlines()
+    assert line in written, written
+    rule = scan(root, *BASELINE_SETS)["by_id"]["io_tuning_at_boot"]
+    tuned = [item for item in rule["evidence"]
+             if item["subject"] == "read-ahead" and "[disk]" in item["source"]]
+    assert tuned and all(item["result"] == "pass" for item in tuned), rule

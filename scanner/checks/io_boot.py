@@ -35,18 +35,24 @@ _SETRA = re.compile(r"^[^#\n]*blockdev\s+(?:[^\n]*\s)?--setra\s+([0-9]{1,12})\b"
 # plugin_disk._device_is_supported: disks whose parent subsystem is scsi, virtio or xen,
 # and nvme from v2.18.0; device-mapper devices (no parent) always.
 TUNED_DISK_NVME_SINCE = (2, 18)
+# base.py's ">N" / "<N" assignment modifiers (_check_and_save_value at v2.4.0); tuned 2.3
+# hands ">4096" to _parse_ra, whose int() refuses it.
+TUNED_MODIFIERS_SINCE = (2, 4)
 
 
-def tuned_readahead_kib(value: str) -> int | None:
+def tuned_readahead_kib(value: str, modifiers: bool = True) -> int | None:
     """The read-ahead in KiB that tuned's ``[disk] readahead=`` sets at least, or None when
     tuned rejects the value ("Invalid readahead value") and sets nothing.
 
     As tuned's disk plugin parses it (``_parse_ra`` after ``_process_assignment_modifiers``):
     ``N`` KiB; ``N s...`` sectors (a space, then a word starting with ``s``); ``>N`` raises
     to N only (and ``>N s`` is passed whole to the parser, which rejects it); ``Ns`` is not
-    a number. ``<N`` only lowers: it guarantees no minimum.
+    a number. ``<N`` only lowers: it guarantees no minimum. Without ``modifiers`` (tuned
+    before 2.4) ``>N`` and ``<N`` are not numbers either.
     """
     text = value.strip()
+    if text[:1] in "<>" and not modifiers:
+        return None
     if text[:1] in "<>" and len(text) > 1:
         number = ascii_int(text[1:].strip())
         return number if text[0] == ">" else None
@@ -118,11 +124,15 @@ def io_tuning_at_boot(params: Mapping[str, Any], facts: Facts,
     elif tuned is not None:
         setting = tuned.chain.setting("disk", "readahead")
         if setting:
-            kib = tuned_readahead_kib(setting[0])
+            modifiers = tuned.honours(TUNED_MODIFIERS_SINCE) is not False
+            kib = tuned_readahead_kib(setting[0], modifiers)
+            rejected = ("tuned rejects this value and sets nothing (write N, >N or N s)"
+                        if modifiers or not setting[0].strip().startswith(("<", ">")) else
+                        f"tuned {'.'.join(map(str, tuned.version or ()))} rejects this value "
+                        "and sets nothing: > and < come in tuned 2.4 (write N)")
             judge(read_ahead, "read-ahead", f"tuned profile {setting[1]} [disk]",
                   f"readahead={setting[0]}", kib is not None and kib >= minimum,
-                  "" if kib is not None else "tuned rejects this value and sets nothing "
-                  "(write N, >N or N s)")
+                  "" if kib is not None else rejected)
         setting = tuned.chain.setting("disk", "elevator")
         if setting:
             judge_scheduler(f"tuned profile {setting[1]} [disk]", f"elevator={setting[0]}",

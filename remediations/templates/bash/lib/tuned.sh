@@ -40,8 +40,34 @@ tuned_user_dir() {
     fi
 }
 
+# The installed tuned's "MAJOR MINOR" from its tuned/version.py (scanner/tuned.py's
+# tuned_version); nothing when no such file says it.
+tuned_version() {
+    local dir packages file major minor
+    for dir in "$ROOT$LAYOUT_TUNED_VERSION_PARENT"/python[23]*; do
+        for packages in $LAYOUT_TUNED_VERSION_DIRS; do
+            file="$dir/$packages/tuned/version.py"
+            [[ -f "$file" ]] || continue
+            major=$(sed -n 's/^TUNED_VERSION_MAJOR[[:space:]]*=[[:space:]]*\([0-9]\{1,4\}\)[[:space:]]*$/\1/p' "$file" | head -n 1)
+            minor=$(sed -n 's/^TUNED_VERSION_MINOR[[:space:]]*=[[:space:]]*\([0-9]\{1,4\}\)[[:space:]]*$/\1/p' "$file" | head -n 1)
+            if [[ -n "$major" && -n "$minor" ]]; then printf '%s %s' "$major" "$minor"; return; fi
+        done
+    done
+}
+
+# Whether this tuned reads ">N" (base.py's assignment modifiers, from 2.4): tuned 2.3
+# (RHEL 7.0) hands ">4096" to int() and sets nothing. An unknown version is taken as newer.
+tuned_has_modifiers() {
+    local version major minor
+    version="$(tuned_version)"
+    [[ -n "$version" ]] || return 0
+    major="${version% *}" minor="${version#* }"
+    (( 10#$major > 2 || (10#$major == 2 && 10#$minor >= 4) ))
+}
+
 # The sas-performance profile for this host, in TUNED_TEXT: its include, a read-ahead never
-# below the included profile's own floor, and no dirty_ratio where the site chose dirty_bytes.
+# below the included profile's own floor (">N", or plain N where tuned has no modifiers),
+# and no dirty_ratio where the site chose dirty_bytes.
 TUNED_DIRTY_SECTION=$'\n\n[sysctl]\nvm.dirty_ratio=@DIRTY_RATIO@\n'
 tuned_profile_text() {
     local include="$1" floor=0 pair
@@ -51,6 +77,7 @@ tuned_profile_text() {
     done
     TUNED_TEXT="${TUNED_TEXT//@INCLUDE@/$include}"
     TUNED_TEXT="${TUNED_TEXT//@READ_AHEAD_MIN_KB@/$((READ_AHEAD_MIN_KB > floor ? READ_AHEAD_MIN_KB : floor))}"
+    if ! tuned_has_modifiers; then TUNED_TEXT="${TUNED_TEXT//readahead=>/readahead=}"; fi
     if dirty_bytes_chosen; then TUNED_TEXT="${TUNED_TEXT/"$TUNED_DIRTY_SECTION"/$'\n'}"; fi
     TUNED_TEXT="${TUNED_TEXT//@DIRTY_RATIO@/$DIRTY_RATIO}"
 }
