@@ -61,18 +61,35 @@ def collect_cpuidle(root: HostRoot) -> CpuIdle:
     return CpuIdle(driver.strip(), tuple(sorted(states, key=lambda s: s.index)))
 
 
-def force_latency_us(value: str, idle: CpuIdle) -> tuple[int | None, str]:
+# plugin_cpu.py's force_latency parser by release: before v2.13.0 _set_latency int()s the
+# value (a number or nothing); v2.13.0 adds _parse_latency ('|' alternatives, cstate.id:,
+# cstate.name:, none); v2.18.0 the _no_zero forms. Each prefix is compared unstripped.
+TUNED_CSTATE_SINCE = (2, 13)
+TUNED_CSTATE_NO_ZERO_SINCE = (2, 18)
+
+
+def force_latency_us(value: str, idle: CpuIdle,
+                     version: tuple[int, int, int] | None = None) -> tuple[int | None, str]:
     """tuned's plugin_cpu._parse_latency: alternatives separated by '|', the first that
     resolves wins: a number of microseconds, ``cstate.id[_no_zero]:N`` (stateN's latency),
-    ``cstate.name[_no_zero]:NAME``; ``none`` writes nothing. Returns (microseconds or None,
-    how it resolved)."""
+    ``cstate.name[_no_zero]:NAME``; ``none`` writes nothing. ``version`` (the installed
+    tuned's; None: a current one) leaves out what that release does not parse. Returns
+    (microseconds or None, how it resolved)."""
+    shown = ".".join(map(str, version or ()))
+    if version is not None and version[:2] < TUNED_CSTATE_SINCE:
+        number = ascii_int(value.strip())
+        return (number, value.strip()) if number is not None else (
+            None, f"tuned {shown} takes a number of microseconds only (cstate. and | come "
+                  "in 2.13) and sets nothing")
+    no_zero = version is None or version[:2] >= TUNED_CSTATE_NO_ZERO_SINCE
     for alternative in value.split("|"):
-        alternative = alternative.strip()
-        number = ascii_int(alternative)
+        number = ascii_int(alternative.strip())
         if number is not None:
-            return number, alternative
+            return number, alternative.strip()
         kind, _, argument = alternative.partition(":")
         state: IdleState | None = None
+        if kind.endswith("_no_zero") and not no_zero:
+            continue  # tuned before 2.18 reads it as an invalid latency
         if kind in ("cstate.id", "cstate.id_no_zero") and (index := ascii_int(argument)) is not None:
             state = idle.by_index(index)
         elif kind in ("cstate.name", "cstate.name_no_zero"):

@@ -344,3 +344,12 @@ def multipath_conf(site: str = "", defaults: str = "") -> str:
     """mpathconf's file with ``defaults`` lines added to its defaults and ``site`` after."""
     text = MPATHCONF.replace('\tenable_foreign "^$"\n', f'\tenable_foreign "^$"\n{defaults}')
     return text + site
+
+
+def tuned_version_file(version: tuple[int, int, int], python: str = "python3.12") -> dict[str, str]:
+    """tuned/version.py as the package installs it (RHEL 10: python3.12; RHEL 7: python2.7)."""
+    major, minor, patch = version
+    return {f"/usr/lib/{python}/site-packages/tuned/version.py":
+            f"TUNED_VERSION_MAJOR = {major}\nTUNED_VERSION_MINOR = {minor}\n"
+            f"TUNED_VERSION_PATCH = {patch}\n\nTUNED_VERSION_STR = \"%d.%d.%d\" % "
+            "(TUNED_VERSION_MAJOR, TUNED_VERSION_MINOR, TUNED_VERSION_PATCH)\n"}

@@ -7,6 +7,7 @@ import pytest
 
 from sascheck.rules import CatalogueError, load_catalogue
 
+from .boot_samples import tuned_version_file
 from .hosts import BASELINE_SETS, SAS_PROFILE, sas_host
 from .oscap import oscap_available, oscap_verdict
 from .remedy import generate, run_bash
@@ -17,7 +18,7 @@ CPU = "\n[cpu]\nforce_latency={}\n"
 LATENCY_CASES = {
     "force_latency=1": (SAS_PROFILE + CPU.format(1), "pass"),
     "force_latency=2": (SAS_PROFILE + CPU.format(2), "fail"),
-    # tuned 2.15+'s C-state form names states, not microseconds.
+    # tuned 2.13+'s C-state form names states, not microseconds.
     "force_latency=cstate.id:1|3": (SAS_PROFILE + CPU.format("cstate.id:1|3"), "fail"),
     "not set": (SAS_PROFILE, "fail"),
 }
@@ -116,6 +117,34 @@ def test_the_resolved_c_state_is_named(host, scan):
     changes, _ = TABLE_CASES["cstate.id:1 on Ice Lake-SP"]
     rule = scan(host(**changes, **XTREMIO_HOST), profile="xtremio")["by_id"]["cpu_dma_latency"]
     assert rule["evidence"][0]["note"] == "cstate.id:1 = C1, 1 us"
+
+
+def _on_icelake(force_latency: str, version: tuple[int, int, int]) -> dict:
+    return {"tuned_custom": {"sas-performance": SAS_PROFILE + CPU.format(force_latency)},
+            "extra_files": {**ICELAKE_SP, **tuned_version_file(version, "python3.9")}}
+
+
+# plugin_cpu.py by release: v2.12.0's _set_latency int()s the value; v2.13.0's _parse_latency
+# adds '|', cstate.id:, cstate.name: and none; v2.18.0 the _no_zero forms.
+VERSION_CASES = {
+    "2.12: a number": (_on_icelake("1", (2, 12, 0)), "pass"),
+    "2.12: cstate.id:1 sets nothing": (_on_icelake("cstate.id:1", (2, 12, 0)), "fail"),
+    "2.13: cstate.id:1": (_on_icelake("cstate.id:1", (2, 13, 0)), "pass"),
+    # 2.17 reads id_no_zero as invalid and goes on to cstate.id:3 (C6, 170 us)
+    "2.17: no _no_zero yet": (_on_icelake("cstate.id_no_zero:1|cstate.id:3", (2, 17, 0)),
+                              "fail"),
+    "2.18: cstate.id_no_zero:1": (_on_icelake("cstate.id_no_zero:1|cstate.id:3", (2, 18, 0)),
+                                  "pass"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(VERSION_CASES))
+def test_force_latency_as_each_tuned_release_parses_it(host, scan, name):
+    changes, expected = VERSION_CASES[name]
+    rule = scan(host(**changes, **XTREMIO_HOST), profile="xtremio")["by_id"]["cpu_dma_latency"]
+    assert rule["result"] == expected, rule["evidence"]
+    if name == "2.12: cstate.id:1 sets nothing":
+        assert "cstate. and | come in 2.13" in rule["evidence"][0]["note"]
 
 
 @pytest.mark.skipif(not oscap_available(), reason="oscap is not installed")

@@ -9,7 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from .boot_samples import KTUNE_SAS_XTREMIO, rhel6_ktune, tuned02_installed
+from .boot_samples import (
+    KTUNE_SAS_XTREMIO,
+    rhel6_ktune,
+    tuned02_installed,
+    tuned_version_file,
+)
 from .hosts import BASELINE_SETS
 from .oscap import oscap_available, oscap_verdict
 from .remedy import generate
@@ -154,20 +159,12 @@ def test_two_kpartx_partitions_of_one_lun_are_not_a_stripe(tmp_path, scan):
 TUNED_2_27 = Path(__file__).resolve().parent / "fixtures" / "tuned-2.27"
 
 
-def _tuned_version(major: int, minor: int, patch: int) -> dict[str, str]:
-    """tuned/version.py as the package installs it on RHEL 10 (python3.12)."""
-    return {"/usr/lib/python3.12/site-packages/tuned/version.py":
-            f"TUNED_VERSION_MAJOR = {major}\nTUNED_VERSION_MINOR = {minor}\n"
-            f"TUNED_VERSION_PATCH = {patch}\n\nTUNED_VERSION_STR = \"%d.%d.%d\" % "
-            "(TUNED_VERSION_MAJOR, TUNED_VERSION_MINOR, TUNED_VERSION_PATCH)\n"}
-
-
 def _stock_2_27(host, version: tuple[int, int, int]):
     profile = (TUNED_2_27 / "throughput-performance" / "tuned.conf").read_text()
     return host(kernel="6.12.0-55.9.1.el10_0.x86_64", tuned_active="throughput-performance",
                 tuned_custom={}, tuned_new_layout=True,
                 tuned_shipped={"throughput-performance": profile},
-                extra_files=_tuned_version(*version))
+                extra_files=tuned_version_file(version))
 
 
 def test_rhel10_stock_throughput_performance_keeps_dirty_ratio_40(host, scan):
@@ -206,12 +203,6 @@ def test_tuned02_profile_is_named_without_a_tuned2_lookup(host, scan):
     assert "not found" not in active["note"]
 
 
-def _rhel7_tuned_version(version: tuple[int, int, int]) -> dict[str, str]:
-    """tuned/version.py where RHEL 7's tuned (python 2.7) installs it."""
-    (_, text), = _tuned_version(*version).items()
-    return {"/usr/lib/python2.7/site-packages/tuned/version.py": text}
-
-
 VENDOR_SYSCTL = {"/usr/lib/sysctl.d/50-vendor.conf": "vm.dirty_ratio = 20\n"}
 SYSCTL_CONF = {"/etc/sysctl.conf": "vm.dirty_ratio = 20\n"}
 REAPPLY_CASES = {
@@ -234,7 +225,7 @@ def test_reapply_sysctl_as_each_tuned_version_runs_it(host, scan, name):
     """tuned's profile sets vm.dirty_ratio 40 at boot; what tuned then applies again over it
     depends on its version (tuned's plugin_sysctl.py at each tag)."""
     version, files, expected = REAPPLY_CASES[name]
-    extra = {**files, **(_rhel7_tuned_version(version) if version else {})}
+    extra = {**files, **(tuned_version_file(version, "python2.7") if version else {})}
     rule = scan(host(extra_files=extra), *BASELINE_SETS)["by_id"]["dirty_ratio_at_boot"]
     assert rule["result"] == expected, rule
 
@@ -246,7 +237,7 @@ def test_oval_fails_what_tuned_2_10_puts_back(host, tmp_path):
     tuned 2.10 host whose /usr/lib/sysctl.d file `sysctl --system` puts back, as the
     scanner does."""
     version, files, expected = REAPPLY_CASES["2.10: sysctl --system reads /usr/lib/sysctl.d"]
-    root = host(extra_files={**files, **_rhel7_tuned_version(version)})
+    root = host(extra_files={**files, **tuned_version_file(version, "python2.7")})
     assert oscap_verdict(root, "dirty_ratio_at_boot", tmp_path / "work",
                          list(BASELINE_SETS)) == expected == "fail"
 
@@ -255,7 +246,7 @@ def test_oval_fails_what_tuned_2_10_puts_back(host, tmp_path):
 def test_readahead_modifier_needs_tuned_2_4(host, scan, version, expected):
     """RHEL 7.0's tuned 2.3 hands throughput-performance's "readahead=>4096" to _parse_ra,
     whose int() refuses it: the > modifier comes in v2.4.0's base._check_and_save_value."""
-    rule = scan(host(extra_files=_rhel7_tuned_version(version)),
+    rule = scan(host(extra_files=tuned_version_file(version, "python2.7")),
                 *BASELINE_SETS)["by_id"]["io_tuning_at_boot"]
     tuned = [item for item in rule["evidence"]
              if item["subject"] == "read-ahead" and "[disk]" in item["source"]]
@@ -268,7 +259,7 @@ def test_readahead_modifier_needs_tuned_2_4(host, scan, version, expected):
 def test_the_fixs_tuned_profile_is_one_this_tuned_reads(host, scan, tmp_path, version, line):
     """The bash fix writes ">N" only for a tuned with assignment modifiers (2.4+); for
     tuned 2.3 a plain N, which the scan then counts."""
-    root = host(tuned_active="balanced", extra_files=_rhel7_tuned_version(version))
+    root = host(tuned_active="balanced", extra_files=tuned_version_file(version, "python2.7"))
     script = generate("bash", tmp_path / "fix.sh", root, list(BASELINE_SETS))
     ran = subprocess.run(["bash", str(script)], env={**os.environ, "SASCHECK_ROOT": str(root)},
                          capture_output=True, text=True, timeout=120)

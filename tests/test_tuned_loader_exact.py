@@ -13,9 +13,9 @@ from sascheck.scanner.hostroot import HostRoot
 from sascheck.scanner.tuned_chain import HostMatch, LoaderRules, resolve_chain
 
 from . import tuned_loader
+from .boot_samples import tuned_version_file
 from .example_roots import SAS_TUNED_PROFILE
 from .rootbuilder import RootBuilder
-from .test_software_semantics import _tuned_version
 
 TUNED_VERSION = tuned_loader.PACKAGE / "tuned" / "version.py"
 
@@ -223,7 +223,7 @@ def test_tuned_ppd_sets_the_profile_at_every_start(host, scan, base, target, res
                                                  ((2, 11, 0), "never")])
 def test_thp_defrag_from_tuned_counts_from_2_11(host, scan, version, defrag):
     # plugin_vm.py: the transparent_hugepage.defrag command arrives in v2.11.0
-    root = host(defrag_tmpfiles=False, extra_files=_tuned_version(*version))
+    root = host(defrag_tmpfiles=False, extra_files=tuned_version_file(version))
     rule = scan(root)["by_id"]["thp_disabled_at_boot"]
     item = next(e for e in rule["evidence"] if e["subject"].startswith("THP defrag"))
     assert item["actual"] == defrag, item
@@ -241,7 +241,7 @@ def _nvme_sas_host(path: Path, version: tuple[int, int, int]) -> Path:
     root.write_mounts()
     root.thp(enabled="always madvise [never]")
     root.tuned("sas-performance", custom={"sas-performance": SAS_TUNED_PROFILE})
-    for name, text in _tuned_version(*version).items():
+    for name, text in tuned_version_file(version).items():
         root.file(name, text)
     return path
 

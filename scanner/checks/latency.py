@@ -53,7 +53,7 @@ def _tuned_latency(facts: Facts, maximum: int) -> Evidence:
     if setting is None:
         return Evidence("force_latency", "tuned profile chain", "not set", Verdict.FAIL,
                         "the CPUs may sleep in deep C-states")
-    microseconds, how = force_latency_us(setting[0], facts.cpuidle)
+    microseconds, how = force_latency_us(setting[0], facts.cpuidle, tuned.version)
     return Evidence("force_latency", f"tuned profile {setting[1]} [cpu]",
                     f"force_latency={setting[0]}",
                     Verdict.PASS if microseconds is not None and microseconds <= maximum
