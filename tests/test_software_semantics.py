@@ -203,6 +203,8 @@ def test_tuned02_profile_is_named_without_a_tuned2_lookup(host, scan):
     assert "not found" not in active["note"]
 
 
+NO_THP_ARGS = "root=/dev/mapper/rhel-root ro"
+THP_NEVER_ARGS = NO_THP_ARGS + " transparent_hugepage=never"
 VENDOR_SYSCTL = {"/usr/lib/sysctl.d/50-vendor.conf": "vm.dirty_ratio = 20\n"}
 SYSCTL_CONF = {"/etc/sysctl.conf": "vm.dirty_ratio = 20\n"}
 REAPPLY_CASES = {
@@ -270,3 +272,34 @@ def test_the_fixs_tuned_profile_is_one_this_tuned_reads(host, scan, tmp_path, ve
     tuned = [item for item in rule["evidence"]
              if item["subject"] == "read-ahead" and "[disk]" in item["source"]]
     assert tuned and all(item["result"] == "pass" for item in tuned), rule
+
+
+def _thp_profile(vm_line: str) -> str:
+    """A site profile of its own (no include: RHEL 7's throughput-performance sets the
+    plural option to always, and which of the two tuned applies last is not modelled)."""
+    return f"[main]\nsummary=SAS\n\n[vm]\n{vm_line}\n"
+
+
+# plugin_vm.py by release: the transparent_hugepage alias from v2.7.0 (before, an unknown
+# option: nothing set); from v2.5.0 a transparent_hugepage= on /proc/cmdline wins over the
+# profile, while tuned 2.4 writes the profile's value over it.
+THP_CASES = {
+    "2.6: the singular alias is unknown": (
+        (2, 6, 0), _thp_profile("transparent_hugepage=never"), NO_THP_ARGS, "fail"),
+    "2.7: the singular alias sets never": (
+        (2, 7, 0), _thp_profile("transparent_hugepage=never"), NO_THP_ARGS, "pass"),
+    "2.4: the profile's always overwrites the command line's never": (
+        (2, 4, 0), _thp_profile("transparent_hugepages=always"), THP_NEVER_ARGS, "fail"),
+    "2.5: the command line's never stands": (
+        (2, 5, 0), _thp_profile("transparent_hugepages=always"), THP_NEVER_ARGS, "pass"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(THP_CASES))
+def test_thp_at_boot_as_each_tuned_release_applies_it(host, scan, name):
+    version, profile, bls, expected = THP_CASES[name]
+    root = host(bls_options=bls, tuned_custom={"sas-performance": profile},
+                extra_files=tuned_version_file(version, "python2.7"))
+    rule = scan(root)["by_id"]["thp_disabled_at_boot"]
+    enabled = [item for item in rule["evidence"] if item["subject"].startswith("THP enabled")]
+    assert [item["result"] for item in enabled] == [expected], rule["evidence"]

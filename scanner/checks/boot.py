@@ -53,9 +53,13 @@ def tuned_unknown(facts: Facts) -> Evidence | None:
 THP_FILE = re.compile(r"/sys/kernel/mm/(?:redhat_)?transparent_hugepage/(enabled|defrag)")
 # tuned's [vm] options for each THP file (plugin_vm.py; transparent_hugepage.defrag since 2.11)
 TUNED_THP_OPTIONS = {"enabled": TUNED_THP_KEYS, "defrag": ("transparent_hugepage.defrag",)}
-# Options a tuned release before these ignores (plugin_vm.py at v2.11.0 adds the defrag
-# command; an older tuned logs an unknown option and sets nothing).
-TUNED_OPTION_SINCE = {"transparent_hugepage.defrag": (2, 11)}
+# Options a tuned release before these ignores (plugin_vm.py: v2.7.0 adds the
+# transparent_hugepage alias, v2.11.0 the defrag command; an older tuned logs an unknown
+# option and sets nothing).
+TUNED_OPTION_SINCE = {"transparent_hugepage": (2, 7), "transparent_hugepage.defrag": (2, 11)}
+# plugin_vm.py from v2.5.0 leaves THP enabled alone where /proc/cmdline has
+# transparent_hugepage=; tuned 2.4 writes its own value over the command line's.
+TUNED_THP_CMDLINE_WINS_SINCE = (2, 5)
 
 
 def tuned_ignores(tuned: TunedFacts, key: str) -> str | None:
@@ -91,7 +95,8 @@ def thp_after_boot(facts: Facts, name: str) -> list[Evidence]:
     that decides: the kernel command line (``transparent_hugepage=`` sets enabled only),
     then systemd-tmpfiles, then tuned (which leaves enabled alone when the command line sets
     it: plugin_vm.py since tuned 2.5), then RHEL 5/6 ktune, then executable init scripts and
-    systemd units, the last to run."""
+    systemd units, the last to run. tuned before 2.5 writes its value over the command
+    line's."""
     writes = _thp_writes(facts, name)
     early = [w for w in writes if w.stage == EARLY]
     late = [w for w in writes if w.stage != EARLY and w.runs]
@@ -110,6 +115,8 @@ def thp_after_boot(facts: Facts, name: str) -> list[Evidence]:
         why = tuned_ignores(active_tuned, option) if active_tuned else None
         if setting and why:
             notes.append(f"tuned profile {setting[1]} [vm] sets {option}={setting[0]}, but {why}")
+    cmdline_wins = active_tuned is None or active_tuned.honours(
+        TUNED_THP_CMDLINE_WINS_SINCE) is not False
     boot = facts.boot
     entries: list[BootSource | None] = list(boot.deciding) if name == "enabled" else []
     items = []
@@ -126,10 +133,15 @@ def thp_after_boot(facts: Facts, name: str) -> list[Evidence]:
         if early:
             value, source = early[-1].value, early[-1].source
         if tuned is not None:
-            if name == "enabled" and cmdline is not None:
+            if name == "enabled" and cmdline is not None and cmdline_wins:
                 entry_notes.append(f"tuned profile {tuned[1]} sets {tuned[0]}, ignored: the "
                                    "kernel command line sets transparent_hugepage=")
             else:
+                if name == "enabled" and cmdline is not None and active_tuned:
+                    entry_notes.append(
+                        f"tuned {'.'.join(map(str, active_tuned.version or ()))} writes its "
+                        f"{tuned[0]} over the command line's {cmdline} (tuned leaves a "
+                        "command line's value alone from 2.5)")
                 value, source = tuned[0], f"tuned profile {tuned[1]} [vm]"
         if ktune and ktune.enabled:  # its start() functions, in the order ktune runs them
             writes_here = [w for w in ktune.thp_writes if w.file == name]
@@ -146,7 +158,8 @@ def thp_after_boot(facts: Facts, name: str) -> list[Evidence]:
         subject = f"THP {name} after boot" + (f" ({entry.path})" if len(entries) > 1 and entry
                                               else "")
         unknown = tuned_unknown(facts)
-        if unknown and not later and not (name == "enabled" and cmdline is not None):
+        if unknown and not later and not (name == "enabled" and cmdline is not None
+                                          and cmdline_wins):
             items.append(replace(unknown, subject=subject))  # tuned's may be the last word
             continue
         items.append(Evidence(subject, source, value or "not set: the kernel's default",
