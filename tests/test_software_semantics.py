@@ -275,8 +275,8 @@ def test_the_fixs_tuned_profile_is_one_this_tuned_reads(host, scan, tmp_path, ve
 
 
 def _thp_profile(vm_line: str) -> str:
-    """A site profile of its own (no include: RHEL 7's throughput-performance sets the
-    plural option to always, and which of the two tuned applies last is not modelled)."""
+    """A site profile of its own, with no include: where one profile of a chain sets the
+    plural option and another the alias, which tuned applies last is not modelled."""
     return f"[main]\nsummary=SAS\n\n[vm]\n{vm_line}\n"
 
 
