@@ -18,7 +18,7 @@ Each point follows tuned's own code (redhat-performance/tuned, cited by tag):
   ``strict=False`` from v2.20 (repeats merge, the later wins). A file the parser refuses
   fails the whole load: tuned then applies no profile at all.
 - include= (``loader._load_profile``): functions expanded (``${f:virt_check:VM:BARE}``), then
-  split on ``,`` or ``;`` from v2.15 (one name before); included profiles load first.
+  split on ``,`` or ``;`` from v2.13 (one name before); included profiles load first.
 - Merging (``tuned/profiles/merger.py``, ``tuned/units/manager.py``): each section is a unit,
   merged by name (``replace=true`` starts it afresh; ``drop=`` removes options);
   ``[variables]`` are expanded in values; a unit applies only when ``enabled`` is not false
@@ -69,7 +69,7 @@ class LoaderRules:
     delimiters: tuple[str, ...] = ("=",)  # ("=", ":") in v2.17 and v2.18
     inline_comments: bool = True  # v2.19+
     strict: bool = False  # v2.17 to v2.19 refuse repeated sections and options
-    include_list: bool = True  # v2.15+
+    include_list: bool = True  # v2.13+
     skip_loaded_silently: bool = True  # v2.16+: also '-name' conditional includes
     load_dirs: tuple[str, ...] = ()  # highest priority first
 
@@ -87,7 +87,7 @@ class LoaderRules:
         return cls(configobj=release < (2, 17),
                    delimiters=("=",) if release >= (2, 19) else ("=", ":"),
                    inline_comments=release >= (2, 19), strict=release < (2, 20),
-                   include_list=release >= (2, 15), skip_loaded_silently=release >= (2, 16),
+                   include_list=release >= (2, 13), skip_loaded_silently=release >= (2, 16),
                    load_dirs=tuple(reversed(dirs)))
 
 

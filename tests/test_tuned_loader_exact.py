@@ -124,15 +124,16 @@ def test_a_repeated_section_is_refused_until_2_20(tmp_path, version, refused):
     assert chain.setting("cpu", "governor") == (None if refused else ("performance", "p"))
 
 
-def test_before_2_15_include_names_one_profile(tmp_path):
-    # loader._load_profile at v2.14.0: include_name = expand(include), loaded as one name
+def test_before_2_13_include_names_one_profile(tmp_path):
+    # loader._load_profile at v2.12.0: include_name = expand(include), loaded as one name;
+    # v2.13.0 splits it with re.split(r"\b\s*[,;]\s*", ...)
     image = _image(tmp_path, {"base": BASE, "extra": BASE},
                    {"site": "[main]\ninclude=base,extra\n"})
     old = resolve_chain(HostRoot(image), ["site"], None,
-                        LoaderRules.for_host(HostRoot(image), (2, 11, 0)))
+                        LoaderRules.for_host(HostRoot(image), (2, 12, 0)))
     assert "tuned cannot find profile 'base,extra'" in old.failed
     new = resolve_chain(HostRoot(image), ["site"], None,
-                        LoaderRules.for_host(HostRoot(image), (2, 15, 0)))
+                        LoaderRules.for_host(HostRoot(image), (2, 13, 0)))
     assert new.names == ["base", "extra", "site"]
 
 
