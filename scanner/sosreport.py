@@ -10,7 +10,8 @@ rebuilt from what its plugins ran, each said in the results' ``source.notes``:
   partitions, parents, numbers;
 - devicemapper plugin ``dmsetup info -c``: device-mapper UUIDs (mpath-, LVM-);
 - kernel plugin ``sysctl -a``: /proc/sys/kernel and /proc/sys/vm;
-- rpm plugin ``installed-rpms``: whether tuned is installed.
+- rpm plugin ``installed-rpms``: whether tuned is installed, and its release (written as
+  the ``tuned/version.py`` the package would hold, which decides what that tuned honours).
 
 Nothing of the sosreport is changed; the copy is removed afterwards. A rule that errs
 because the sosreport lacks a file it reads is ``notchecked``, naming the file.
@@ -29,11 +30,18 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
 from ..rules.errors import UserInputError
-from ..rules.host_layout import DMSETUP_STATUS, DMSETUP_TABLE, TUNED02_PROFILES, TUNED_BINARIES
+from ..rules.host_layout import (
+    DMSETUP_STATUS,
+    DMSETUP_TABLE,
+    TUNED02_PROFILES,
+    TUNED_BINARIES,
+    TUNED_VERSION_DIRS,
+    TUNED_VERSION_PARENT,
+)
 from .hostroot import FactError, HostRoot, mark_partial_root
 from .parsers.sos_commands import (
     LsblkEntry,
-    installed_packages,
+    installed_versions,
     parse_dmsetup_info,
     parse_lsblk_pairs,
     parse_lsblk_tree,
@@ -349,10 +357,20 @@ def _rebuild_proc_sys(writer: _Writer, report: Sosreport) -> None:
         report.notes.append(f"kernel release from {UNAME}")
 
 
+# tuned 2's release as its package's tuned/version.py says it (tuned 0.2 has none).
+_TUNED2_RELEASE = re.compile(r"([2-9]|[1-9][0-9]{1,3})\.([0-9]{1,4})\.([0-9]{1,4})")
+_TUNED_VERSION_PY = f"{TUNED_VERSION_PARENT}/python3/{TUNED_VERSION_DIRS[0]}/tuned/version.py"
+
+
 def _rebuild_programs(writer: _Writer, report: Sosreport) -> None:
     rpms = writer.text(RPMS)
-    packages = installed_packages(rpms) if rpms is not None else set()
+    packages = installed_versions(rpms) if rpms is not None else {}
     if "tuned" in packages or writer.exists(TUNED_PLUGIN):
         source = RPMS if "tuned" in packages else f"{TUNED_PLUGIN}/ (sos runs it for tuned)"
         if any([writer.put(binary, "") for binary in TUNED_BINARIES]):
             report.notes.append(f"tuned installed: from {source}")
+    release = _TUNED2_RELEASE.fullmatch(packages.get("tuned", ""))
+    if release and writer.put(_TUNED_VERSION_PY, "".join(
+            f"TUNED_VERSION_{part} = {int(number)}\n"
+            for part, number in zip(("MAJOR", "MINOR", "PATCH"), release.groups()))):
+        report.notes.append(f"tuned {release.group(0)}: from {RPMS}")

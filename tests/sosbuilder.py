@@ -187,9 +187,10 @@ def sysctl_a(root: Path) -> str:
 
 
 def sosreport_tree(root: Path, destination: Path, lsblk: bool = True, tree: bool = True,
-                   dmsetup: bool = True, rhel6: bool = False) -> Path:
+                   dmsetup: bool = True, rhel6: bool = False, tuned: str = "2.21.0") -> Path:
     """The unpacked sosreport of ``root`` under ``destination``; its top directory.
-    ``lsblk``: sos 4.1+'s ``lsblk -O -P``; ``tree``: the plain ``lsblk`` every sos runs."""
+    ``lsblk``: sos 4.1+'s ``lsblk -O -P``; ``tree``: the plain ``lsblk`` every sos runs;
+    ``tuned``: the release installed-rpms lists where tuned is installed."""
     host = _attr(root / "proc/sys/kernel/hostname") or _attr(root / "etc/hostname") or "host"
     top = destination / NAME.format(host=host)
     for path in COPIED:
@@ -220,7 +221,7 @@ def sosreport_tree(root: Path, destination: Path, lsblk: bool = True, tree: bool
     (top / "uname").symlink_to("sos_commands/kernel/uname_-a")
     rpms = ["kernel-4.18.0-513.el8.x86_64                       Tue 05 Dec 2023 10:12:01 AM EST"]
     if (root / "usr/sbin/tuned").exists():
-        rpms.append("tuned-2.21.0-1.el8_9.noarch                        "
+        rpms.append(f"tuned-{tuned}-1.el8_9.noarch                        "
                     "Tue 05 Dec 2023 10:12:44 AM EST")
         (commands / "tuned").mkdir()
         (commands / "tuned/tuned-adm_active").write_text(
@@ -230,7 +231,7 @@ def sosreport_tree(root: Path, destination: Path, lsblk: bool = True, tree: bool
     return top
 
 
-def sosreport_archive(root: Path, destination: Path, **options: bool) -> Path:
+def sosreport_archive(root: Path, destination: Path, **options: bool | str) -> Path:
     """The same as sos delivers it: a tar.xz of the top directory."""
     top = sosreport_tree(root, destination / "unpacked", **options)
     archive = destination / f"{top.name}.tar.xz"

@@ -129,6 +129,19 @@ def test_a_malformed_file_in_a_sosreport_is_still_an_error(catalogue, tmp_path):
     assert rule["result"] == "error"
 
 
+@pytest.mark.parametrize(("tuned", "expected"), [("2.3.0", "fail"), ("2.4.0", "pass")])
+def test_tuneds_release_comes_from_installed_rpms(catalogue, tmp_path, tuned, expected):
+    """sos keeps no tuned/version.py: the release in installed-rpms decides what tuned
+    honours (here throughput-performance's readahead=>4096, which tuned 2.3 cannot read)."""
+    sos = sosreport_tree(sas_host(tmp_path / "root"), tmp_path, tuned=tuned)
+    scanned = _scan_sosreport(catalogue, sos, SAS_SETS)
+    rule = next(r for r in scanned["rules"] if r["id"] == "io_tuning_at_boot")
+    from_tuned = [item["result"] for item in rule["evidence"]
+                  if item["subject"] == "read-ahead" and "[disk]" in item["source"]]
+    assert from_tuned == [expected], rule["evidence"]
+    assert f"tuned {tuned}: from /installed-rpms" in scanned["notes"]
+
+
 def test_cli_names_the_sosreport_and_how_its_facts_were_rebuilt(tmp_path, capsys):
     root = sas_host(tmp_path / "root", thp_enabled="[always] madvise never")
     sos = sosreport_archive(root, tmp_path)
@@ -284,7 +297,7 @@ def test_lsblk_tree_rows_become_devices_with_parents():
 
 def test_lsblk_pairs_dmsetup_sysctl_rpms_and_multipath():
     from sascheck.scanner.parsers.sos_commands import (
-        installed_packages,
+        installed_versions,
         parse_dmsetup_info,
         parse_lsblk_pairs,
         parse_multipath_ll,
@@ -308,9 +321,9 @@ def test_lsblk_pairs_dmsetup_sysctl_rpms_and_multipath():
     assert parse_sysctl_a("vm.dirty_ratio = 40\nsysctl: permission denied on key 'x'\n"
                           "kernel.printk = 4\t4\t1\t7\n") == {
         "vm.dirty_ratio": "40", "kernel.printk": "4\t4\t1\t7"}
-    assert installed_packages("tuned-2.21.0-1.el8_9.noarch   Tue 05 Dec 2023\n"
+    assert installed_versions("tuned-2.21.0-1.el8_9.noarch   Tue 05 Dec 2023\n"
                               "device-mapper-multipath-0.8.4-41.el8.x86_64  Tue\n") == {
-        "tuned", "device-mapper-multipath"}
+        "tuned": "2.21.0", "device-mapper-multipath": "0.8.4"}
     maps = parse_multipath_ll(
         "mpatha (3600508b400105e210000900000490000) dm-2 XtremIO ,XtremApp        \n"
         "size=500G features='0' hwhandler='0' wp=rw\n"

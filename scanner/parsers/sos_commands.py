@@ -189,12 +189,13 @@ def parse_sysctl_a(text: str) -> dict[str, str]:
     return values
 
 
-def installed_packages(text: str) -> set[str]:
-    """Package names in sos's ``installed-rpms`` (name-version-release.arch, then the date)."""
-    names: set[str] = set()
+def installed_versions(text: str) -> dict[str, str]:
+    """Package name -> version in sos's ``installed-rpms`` (name-version-release.arch, then
+    the date)."""
+    versions: dict[str, str] = {}
     for line in text.splitlines():
         nvra = line.split()[0] if line.split() else ""
         parts = nvra.rsplit("-", 2)
         if len(parts) == 3 and parts[0]:
-            names.add(parts[0])
-    return names
+            versions[parts[0]] = parts[1]
+    return versions
