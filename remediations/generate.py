@@ -8,6 +8,7 @@ never templates), so a mount point named ``/x$(reboot)`` stays data.
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ from ..rules.host_layout import (
     SAS_ROLE_VALUES,
     TUNED02_NOBARRIER_PROFILES,
     TUNED02_THROUGHPUT_PROFILES,
+    TUNED_MODIFIERS_SINCE,
     TUNED_PROFILES_SUBDIR,
     TUNED_ROLE_PROFILES,
     TUNED_STOCK_READAHEAD_KIB,
@@ -97,6 +99,7 @@ class FixInput:
     tuned_profiles: tuple[str, ...] | None = None
     tuned_new_layout: bool = False  # tuned >= 2.23: profiles under .../tuned/profiles
     tuned_legacy: bool = False  # tuned 0.2 (RHEL 5/6): loads no tuned 2 profile
+    tuned_version: tuple[int, ...] | None = None  # (major, minor, patch); None: not known
 
     @property
     def tuned_user_dir(self) -> str:
@@ -169,9 +172,10 @@ def tuned_profile(fix: FixInput, env: jinja2.Environment | None = None, *,
     if not values:
         floor = TUNED_STOCK_READAHEAD_KIB.get(include, 0)
         shown["read_ahead_min_kb"] = str(max(int(shown["read_ahead_min_kb"]), floor))
+    modifiers = fix.tuned_version is None or fix.tuned_version[:2] >= TUNED_MODIFIERS_SINCE
     return env.get_template("tuned/tuned.conf.j2").render(
         name=TUNED_PROFILE_NAME, version=__version__, profile=fix.profile, include=include,
-        role=role or fix.role, user_dir=fix.tuned_user_dir,
+        role=role or fix.role, user_dir=fix.tuned_user_dir, modifiers=modifiers,
         force_cpu_latency=bool(fix.values.get("force_cpu_latency")), **shown)
 
 
@@ -367,6 +371,13 @@ def generate(fmt: str, catalogue: Catalogue, fix: FixInput) -> str:
     raise FixError(f"format {fmt!r} is not available yet")
 
 
+def _release(text: object) -> tuple[int, ...] | None:
+    """A results file's tuned_version ("2.21.0"), or None where absent or not a release."""
+    if not isinstance(text, str) or not re.fullmatch(r"[0-9]{1,4}(\.[0-9]{1,4}){2}", text):
+        return None
+    return tuple(int(part) for part in text.split("."))
+
+
 def fix_input_from_result(catalogue: Catalogue, result: Mapping[str, Any], *,
                           profile: str | None, assignments: Iterable[str], role: str,
                           everything: bool, only: Iterable[str]) -> FixInput:
@@ -389,4 +400,5 @@ def fix_input_from_result(catalogue: Catalogue, result: Mapping[str, Any], *,
                     tuned_profiles=(tuple(result["host"]["tuned_profiles"])
                                     if "tuned_profiles" in result["host"] else None),
                     tuned_new_layout=bool(result["host"].get("tuned_new_layout")),
-                    tuned_legacy=bool(result["host"].get("tuned_legacy")))
+                    tuned_legacy=bool(result["host"].get("tuned_legacy")),
+                    tuned_version=_release(result["host"].get("tuned_version")))

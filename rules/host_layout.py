@@ -82,6 +82,9 @@ TUNED_VM_DIRTY_PERCENT_SINCE = (2, 26)
 # The read-ahead floor (KiB, readahead=>N) of tuned's shipped throughput profiles
 # (profiles/throughput-performance/tuned.conf; enterprise-storage, virtual-guest and virtual-host
 # include it since 2.0): a profile including one of them must not ask for less.
+# tuned's ">N" / "<N" assignment modifiers (base.py _check_and_save_value from v2.4.0): tuned
+# 2.3 hands ">4096" to int() and sets nothing.
+TUNED_MODIFIERS_SINCE = (2, 4)
 TUNED_STOCK_READAHEAD_KIB = {"throughput-performance": 4096, "enterprise-storage": 4096,
                              "virtual-guest": 4096, "virtual-host": 4096}
 # RHEL 5/6 ktune (tuned 0.2): `tuned-adm profile` links the profile's ktune.sh into

@@ -83,8 +83,8 @@ class ScanResult:
 
 
 def _tuned_host(facts: Facts) -> dict[str, Any]:
-    """What a fix needs to write a tuned profile the host will load: its profiles, and
-    where they live."""
+    """What a fix needs to write a tuned profile the host will load: its profiles, where
+    they live, and the release (what its loader reads)."""
     tuned = facts.tuned
     if isinstance(tuned, Unavailable):
         return {}
@@ -92,7 +92,9 @@ def _tuned_host(facts: Facts) -> dict[str, Any]:
         return {"tuned_legacy": True}
     if tuned.available is None:
         return {}
-    return {"tuned_profiles": list(tuned.available), "tuned_new_layout": tuned.new_layout}
+    version = {"tuned_version": ".".join(map(str, tuned.version))} if tuned.version else {}
+    return {"tuned_profiles": list(tuned.available), "tuned_new_layout": tuned.new_layout,
+            **version}
 
 
 def _layer(facts: Facts, layer: StackLayer, paths: dict[str, str]) -> dict[str, Any]:

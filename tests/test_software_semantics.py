@@ -256,13 +256,19 @@ def test_readahead_modifier_needs_tuned_2_4(host, scan, version, expected):
     assert ("> and < come in tuned 2.4" in tuned[0].get("note", "")) == (expected == "fail")
 
 
-@pytest.mark.parametrize(("version", "line"), [((2, 3, 0), "readahead=4096"),
-                                               ((2, 4, 0), "readahead=>4096")])
+READAHEAD_LINES = [((2, 3, 0), "readahead=4096"), ((2, 4, 0), "readahead=>4096")]
+
+
+@pytest.mark.parametrize(("version", "line"), READAHEAD_LINES)
 def test_the_fixs_tuned_profile_is_one_this_tuned_reads(host, scan, tmp_path, version, line):
-    """The bash fix writes ">N" only for a tuned with assignment modifiers (2.4+); for
-    tuned 2.3 a plain N, which the scan then counts."""
-    root = host(tuned_active="balanced", extra_files=tuned_version_file(version, "python2.7"))
+    """The bash fix reads the image's tuned/version.py when it runs (here one the scan that
+    wrote the script did not see) and writes ">N" only for a tuned with assignment
+    modifiers (2.4+); for tuned 2.3 a plain N, which the scan then counts."""
+    root = host(tuned_active="balanced")
     script = generate("bash", tmp_path / "fix.sh", root, list(BASELINE_SETS))
+    for path, text in tuned_version_file(version, "python2.7").items():
+        (root / path.lstrip("/")).parent.mkdir(parents=True)
+        (root / path.lstrip("/")).write_text(text)
     ran = subprocess.run(["bash", str(script)], env={**os.environ, "SASCHECK_ROOT": str(root)},
                          capture_output=True, text=True, timeout=120)
     assert ran.returncode == 0, ran.stdout + ran.stderr
@@ -272,6 +278,15 @@ def test_the_fixs_tuned_profile_is_one_this_tuned_reads(host, scan, tmp_path, ve
     tuned = [item for item in rule["evidence"]
              if item["subject"] == "read-ahead" and "[disk]" in item["source"]]
     assert tuned and all(item["result"] == "pass" for item in tuned), rule
+
+
+@pytest.mark.parametrize(("version", "line"), READAHEAD_LINES)
+def test_the_tuned_format_follows_the_scanned_release(host, tmp_path, version, line):
+    """fix --format tuned writes the profile from the scan, which recorded tuned's release
+    (results' host.tuned_version)."""
+    root = host(tuned_active="balanced", extra_files=tuned_version_file(version, "python2.7"))
+    profile = generate("tuned", tmp_path / "tuned.conf", root, list(BASELINE_SETS))
+    assert line in profile.read_text().splitlines()
 
 
 def _thp_profile(vm_line: str) -> str:

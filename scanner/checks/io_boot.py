@@ -15,6 +15,7 @@ from typing import Any
 from ...rules.host_layout import (
     KERNEL_DEFAULT_READAHEAD_KIB,
     KTUNE_SYSCONFIG,
+    TUNED_MODIFIERS_SINCE,
     legacy_kernel,
     scheduler_written,
 )
@@ -35,9 +36,6 @@ _SETRA = re.compile(r"^[^#\n]*blockdev\s+(?:[^\n]*\s)?--setra\s+([0-9]{1,12})\b"
 # plugin_disk._device_is_supported: disks whose parent subsystem is scsi, virtio or xen,
 # and nvme from v2.18.0; device-mapper devices (no parent) always.
 TUNED_DISK_NVME_SINCE = (2, 18)
-# base.py's ">N" / "<N" assignment modifiers (_check_and_save_value at v2.4.0); tuned 2.3
-# hands ">4096" to _parse_ra, whose int() refuses it.
-TUNED_MODIFIERS_SINCE = (2, 4)
 
 
 def tuned_readahead_kib(value: str, modifiers: bool = True) -> int | None:
