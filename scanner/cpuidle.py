@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from ..rules.host_layout import CPUIDLE_DRIVER, CPUIDLE_STATES
 from .hostroot import FactError, HostRoot
 from .parsers.simple import ascii_int
+from .tuned import release_text
 
 MAX_STATES = 32
 
@@ -75,11 +76,10 @@ def force_latency_us(value: str, idle: CpuIdle,
     ``cstate.name[_no_zero]:NAME``; ``none`` writes nothing. ``version`` (the installed
     tuned's; None: a current one) leaves out what that release does not parse. Returns
     (microseconds or None, how it resolved)."""
-    shown = ".".join(map(str, version or ()))
     if version is not None and version[:2] < TUNED_CSTATE_SINCE:
         number = ascii_int(value.strip())
         return (number, value.strip()) if number is not None else (
-            None, f"tuned {shown} takes a number of microseconds only (cstate. and | come "
+            None, f"tuned {release_text(version)} takes a number of microseconds only (cstate. and | come "
                   "in 2.13) and sets nothing")
     no_zero = version is None or version[:2] >= TUNED_CSTATE_NO_ZERO_SINCE
     for alternative in value.split("|"):

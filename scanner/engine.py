@@ -92,7 +92,7 @@ def _tuned_host(facts: Facts) -> dict[str, Any]:
         return {"tuned_legacy": True}
     if tuned.available is None:
         return {}
-    version = {"tuned_version": ".".join(map(str, tuned.version))} if tuned.version else {}
+    version = {"tuned_version": tuned.release} if tuned.version else {}
     return {"tuned_profiles": list(tuned.available), "tuned_new_layout": tuned.new_layout,
             **version}
 

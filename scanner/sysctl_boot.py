@@ -38,6 +38,7 @@ from ..rules.host_layout import (
 from .dropins import merged
 from .hostroot import FactError, HostRoot
 from .parsers.simple import shell_assignments
+from .tuned import release_text
 
 FALSE_WORDS = ("0", "false", "no", "off")
 
@@ -121,10 +122,6 @@ def _links_to_sysctl_conf(root: HostRoot, path: str) -> bool:
         return False
 
 
-def _version_text(version: tuple[int, int, int]) -> str:
-    return ".".join(map(str, version))
-
-
 def collect_sysctl_boot(root: HostRoot, ktune_started: bool, problems: list[str],
                         tuned_version: tuple[int, int, int] | None = None,
                         tuned_version_source: str = "") -> SysctlBoot:
@@ -147,7 +144,7 @@ def collect_sysctl_boot(root: HostRoot, ktune_started: bool, problems: list[str]
             boot.ktune += reader.lines(config["SYSCTL_POST"])
     if tuned_version is not None and tuned_version[:2] < TUNED_REAPPLY_SYSCTL_SINCE:
         boot.reapply_sysctl = False
-        boot.reapply_source = (f"tuned {_version_text(tuned_version)} ({tuned_version_source}) "
+        boot.reapply_source = (f"tuned {release_text(tuned_version)} ({tuned_version_source}) "
                                "re-applies no sysctl files; reapply_sysctl came in 2.7")
         return boot
     main = {line.key: line for line in reader.lines(TUNED_MAIN_CONF)}  # key = value lines

@@ -88,10 +88,19 @@ class TunedFacts:
     legacy: bool = False  # tuned 0.2 (RHEL 5/6): /etc/tune-profiles, no /usr/lib/tuned
     ppd: str = ""  # tuned-ppd sets the profile at boot: what it replaces, and why
 
+    @property
+    def release(self) -> str:
+        return release_text(self.version)
+
     def honours(self, since: tuple[int, int]) -> bool | None:
         """Whether this tuned has a feature added in ``since``; None when the version is
         unknown."""
         return None if self.version is None else self.version[:2] >= since
+
+
+def release_text(version: tuple[int, ...] | None) -> str:
+    """A tuned release as its package names it ("2.21.0"), or "(version unknown)"."""
+    return ".".join(map(str, version)) if version else "(version unknown)"
 
 
 MAX_AVAILABLE = 4096  # more profiles than this on one host is not a real host

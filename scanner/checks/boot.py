@@ -68,8 +68,7 @@ def tuned_ignores(tuned: TunedFacts, key: str) -> str | None:
     since = TUNED_OPTION_SINCE.get(key)
     if since is None or tuned.honours(since) is not False:
         return None
-    shown = ".".join(map(str, tuned.version or ()))
-    return (f"tuned {shown} ignores {key} (honoured from {since[0]}.{since[1]}; "
+    return (f"tuned {tuned.release} ignores {key} (honoured from {since[0]}.{since[1]}; "
             f"{tuned.version_source})")
 
 
@@ -139,7 +138,7 @@ def thp_after_boot(facts: Facts, name: str) -> list[Evidence]:
             else:
                 if name == "enabled" and cmdline is not None and active_tuned:
                     entry_notes.append(
-                        f"tuned {'.'.join(map(str, active_tuned.version or ()))} writes its "
+                        f"tuned {active_tuned.release} writes its "
                         f"{tuned[0]} over the command line's {cmdline} (tuned leaves a "
                         "command line's value alone from 2.5)")
                 value, source = tuned[0], f"tuned profile {tuned[1]} [vm]"

@@ -116,7 +116,7 @@ def io_tuning_at_boot(params: Mapping[str, Any], facts: Facts,
                     "read-ahead" if key == "readahead" else "scheduler",
                     f"tuned profile {setting[1]} [disk]", f"{key}={setting[0]}",
                     Verdict.INFORMATIONAL,
-                    f"sets nothing here: tuned {'.'.join(map(str, tuned.version or ()))}'s disk "
+                    f"sets nothing here: tuned {tuned.release}'s disk "
                     f"plugin tunes NVMe disks from 2.18, and the SAS file systems sit on "
                     f"{', '.join(nvme_only)} alone"))
     elif tuned is not None:
@@ -126,7 +126,7 @@ def io_tuning_at_boot(params: Mapping[str, Any], facts: Facts,
             kib = tuned_readahead_kib(setting[0], modifiers)
             rejected = ("tuned rejects this value and sets nothing (write N, >N or N s)"
                         if modifiers or not setting[0].strip().startswith(("<", ">")) else
-                        f"tuned {'.'.join(map(str, tuned.version or ()))} rejects this value "
+                        f"tuned {tuned.release} rejects this value "
                         "and sets nothing: > and < come in tuned 2.4 (write N)")
             judge(read_ahead, "read-ahead", f"tuned profile {setting[1]} [disk]",
                   f"readahead={setting[0]}", kib is not None and kib >= minimum,

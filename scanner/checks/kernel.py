@@ -178,21 +178,17 @@ def _tuned_vm_dirty(tuned: TunedFacts, key: str,
             continue
         value, source = setting[0].strip(), f"tuned profile {setting[1]} [vm] {name}"
         if tuned.honours(TUNED_VM_DIRTY_SINCE) is False:
-            notes.append(f"{source}: tuned {_version(tuned)} ignores it (from 2.25)")
+            notes.append(f"{source}: tuned {tuned.release} ignores it (from 2.25)")
             continue
         if value.endswith("%"):
             if name != twin or tuned.honours(TUNED_VM_DIRTY_PERCENT_SINCE) is False:
-                notes.append(f"{source} = {value}: tuned {_version(tuned)} wants an integer "
+                notes.append(f"{source} = {value}: tuned {tuned.release} wants an integer "
                              "there and sets nothing")
                 continue
             found.append((key, value[:-1].strip(), f"{source} = {value} (as a ratio)"))
         else:
             found.append((f"vm.{name}", value, source))
     return found
-
-
-def _version(tuned: TunedFacts) -> str:
-    return ".".join(map(str, tuned.version)) if tuned.version else "(version unknown)"
 
 
 def numa_enabled(params: Mapping[str, Any], facts: Facts, values: Mapping[str, Any]) -> Outcome:
