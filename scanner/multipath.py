@@ -174,8 +174,8 @@ def grouping(conf: MultipathConf | None, wwid: str, vendor: str, product: str,
         return Grouping(conf.overrides[KEY], f"{MULTIPATH_CONF} overrides")
     device = _device_entry(conf, KEY, vendor, product)
     if device is not None:
-        return Grouping(device[KEY], f"{MULTIPATH_CONF} devices ({device.get('vendor')} "
-                                     f"{device.get('product', '')})".rstrip() + ")")
+        named = f"{device.get('vendor')} {device.get('product', '')}".rstrip()
+        return Grouping(device[KEY], f"{MULTIPATH_CONF} devices ({named})")
     for table_vendor, table_product, policy in MULTIPATH_HWTABLE:
         if _matches(table_vendor, vendor) and _matches(table_product, product):
             return Grouping(policy, f"multipath-tools' built-in table ({table_vendor} "
