@@ -95,22 +95,32 @@ def _setting(conf: MultipathConf, key: str, vendor: str, product: str) -> str | 
     return entry[key] if entry is not None else conf.defaults.get(key)
 
 
+def _site_setting(conf: MultipathConf, key: str, wwid: str, vendor: str,
+                  product: str) -> tuple[str, str] | None:
+    """``key`` as multipath.conf sets it above the built-in table (propsel.c's mp_set_mpe,
+    mp_set_ovr, mp_set_hwe for the user's entries): the multipaths entry for the wwid,
+    overrides, a devices entry matching the paths; with where it was read."""
+    for entry in reversed(conf.multipaths):
+        if entry.get("wwid") == wwid and key in entry:
+            return entry[key], f"{MULTIPATH_CONF} multipaths (wwid {wwid})"
+    if key in conf.overrides:
+        return conf.overrides[key], f"{MULTIPATH_CONF} overrides"
+    device = _device_entry(conf, key, vendor, product)
+    if device is not None:
+        named = f"{device.get('vendor')} {device.get('product', '')}".rstrip()
+        return device[key], f"{MULTIPATH_CONF} devices ({named})"
+    return None
+
+
 def _configured_prio(conf: MultipathConf, wwid: str, vendor: str,
                      product: str) -> tuple[str, str] | None:
     """The prioritizer select_prio (propsel.c) takes from the configuration when detect_prio
     picks none: a multipaths entry, overrides, a devices entry, defaults; with where it was
     read. None: only the built-in table or multipath-tools' default (const) decides."""
-    for entry in reversed(conf.multipaths):
-        if entry.get("wwid") == wwid and "prio" in entry:
-            return entry["prio"], f"{MULTIPATH_CONF} multipaths (wwid {wwid})"
-    if "prio" in conf.overrides:
-        return conf.overrides["prio"], f"{MULTIPATH_CONF} overrides"
-    device = _device_entry(conf, "prio", vendor, product)
-    if device is not None:
-        return device["prio"], f"{MULTIPATH_CONF} devices"
-    if "prio" in conf.defaults:
-        return conf.defaults["prio"], f"{MULTIPATH_CONF} defaults"
-    return None
+    found = _site_setting(conf, "prio", wwid, vendor, product)
+    if found is None and "prio" in conf.defaults:
+        found = conf.defaults["prio"], f"{MULTIPATH_CONF} defaults"
+    return found
 
 
 def _every_path_alua_or_sysfs(conf: MultipathConf, wwid: str, vendor: str, product: str,
@@ -167,15 +177,9 @@ def grouping(conf: MultipathConf | None, wwid: str, vendor: str, product: str,
     detected = _detected(conf, wwid, vendor, product, paths) if paths else None
     if detected is not None:
         return detected
-    for entry in reversed(conf.multipaths):
-        if entry.get("wwid") == wwid and KEY in entry:
-            return Grouping(entry[KEY], f"{MULTIPATH_CONF} multipaths (wwid {wwid})")
-    if KEY in conf.overrides:
-        return Grouping(conf.overrides[KEY], f"{MULTIPATH_CONF} overrides")
-    device = _device_entry(conf, KEY, vendor, product)
-    if device is not None:
-        named = f"{device.get('vendor')} {device.get('product', '')}".rstrip()
-        return Grouping(device[KEY], f"{MULTIPATH_CONF} devices ({named})")
+    site = _site_setting(conf, KEY, wwid, vendor, product)
+    if site is not None:
+        return Grouping(*site)
     for table_vendor, table_product, policy in MULTIPATH_HWTABLE:
         if _matches(table_vendor, vendor) and _matches(table_product, product):
             return Grouping(policy, f"multipath-tools' built-in table ({table_vendor} "
