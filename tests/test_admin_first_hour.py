@@ -17,7 +17,7 @@ from sascheck.cli import main
 
 from .browser import browser_available, open_page
 from .hosts import BASELINE_SETS, sas_host
-from .remedy import ANSIBLE_BIN, ansible_available, generate
+from .remedy import ANSIBLE_BIN, ansible_available, generate, run_bash
 
 SAS_FS_RULES = ("sas_fs_noatime", "sas_fs_type", "read_ahead", "io_scheduler")
 TYPO = "sas_data_dirs=/sasdta"
@@ -110,8 +110,7 @@ def test_the_governor_fix_says_when_nothing_keeps_it_after_a_reboot(tmp_path, tu
     of saying the profile keeps it; with tuned there, it says the profile does."""
     root = sas_host(tmp_path / "root", governor="ondemand", tuned_installed=tuned_installed)
     script = generate("bash", tmp_path / "fix.sh", root, BASELINE_SETS)
-    ran = subprocess.run(["bash", str(script)], env={**os.environ, "SASCHECK_ROOT": str(root)},
-                         capture_output=True, text=True, timeout=120)
+    ran = run_bash(script, root)
     summary = ran.stdout.partition("needs a human")[2]
     governor_left = "\n  - cpu_governor_performance: tuned is not installed" in summary
     assert governor_left == (not tuned_installed), ran.stdout + ran.stderr

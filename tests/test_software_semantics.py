@@ -3,8 +3,6 @@ tests/test_verdicts.py: what the evidence says, so an administrator sees why (is
 
 from __future__ import annotations
 
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -17,7 +15,7 @@ from .boot_samples import (
 )
 from .hosts import BASELINE_SETS
 from .oscap import oscap_available, oscap_verdict
-from .remedy import generate
+from .remedy import generate, run_bash
 from .test_parity import _compare
 from .verdict_hosts import RHEL6_KTUNE, SITE_PROFILE, sas_cfg, udev_block
 
@@ -269,8 +267,7 @@ def test_the_fixs_tuned_profile_is_one_this_tuned_reads(host, scan, tmp_path, ve
     for path, text in tuned_version_file(version, "python2.7").items():
         (root / path.lstrip("/")).parent.mkdir(parents=True)
         (root / path.lstrip("/")).write_text(text)
-    ran = subprocess.run(["bash", str(script)], env={**os.environ, "SASCHECK_ROOT": str(root)},
-                         capture_output=True, text=True, timeout=120)
+    ran = run_bash(script, root)
     assert ran.returncode == 0, ran.stdout + ran.stderr
     written = (root / "etc/tuned/sas-performance/tuned.conf").read_text().splitlines()
     assert line in written, written
