@@ -293,6 +293,10 @@ SAS_USERMODS = "sasv9_usermods.cfg"
 # SAS Viya 3.x: the SAS Programming Run-time Environment's configuration.
 SAS_VIYA_SPRE_CONFIG = "/opt/sas/viya/config/etc/spre/default"
 SAS_VIYA_SASROOT = "/opt/sas/spre/home/SASFoundation"
+# Where SAS keeps its own configuration: a -CONFIG include is read only inside these, the
+# SAS directories and the files the site names (sas_config_files), so that a sasv9.cfg the
+# SAS account writes cannot make a collector running as root copy another file.
+SAS_INSTALL_DIRS = (*SAS_HOMES, *SAS_CONFIG_DIRS, "/opt/sas/viya", "/opt/sas/spre")
 # SAS directory role -> the site value that names its directories.
 SAS_ROLE_VALUES = {"DATA": "sas_data_dirs", "WORK": "sas_work_dirs",
                    "UTILLOC": "sas_utilloc_dirs"}
@@ -390,6 +394,7 @@ def shell_layout() -> str:
         "SAS_HOMES": SAS_HOMES, "SAS_FOUNDATIONS": SAS_FOUNDATIONS,
         "SAS_CONFIG_DIRS": SAS_CONFIG_DIRS, "SAS_USERMODS": (SAS_USERMODS,),
         "SAS_VIYA_SPRE_CONFIG": (SAS_VIYA_SPRE_CONFIG,), "INIT_SCRIPTS": INIT_SCRIPTS,
+        "SAS_INSTALL_DIRS": SAS_INSTALL_DIRS,
     }
     values = {name: " ".join(items) for name, items in words.items()}
     values.update(VM_VENDORS=vm_vendor_regex(),

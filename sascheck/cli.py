@@ -72,7 +72,8 @@ def _collect(args: argparse.Namespace) -> int:
     catalogue = load_rules()
     _check_root(args.root)
     try:
-        with user_errors(), opened_output(args.output, binary=True) as handle:
+        # 0600: the archive holds the host's configuration, for its owner to pass on.
+        with user_errors(), opened_output(args.output, binary=True, mode=0o600) as handle:
             host = collect_snapshot(catalogue, handle, args.profile,
                                     args.set, args.root)
     except OSError as exc:

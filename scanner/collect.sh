@@ -151,6 +151,11 @@ LAYOUT_SAS_VIYA_SPRE_CONFIG="$LAYOUT_SAS_VIYA_SPRE_CONFIG"t
 LAYOUT_INIT_SCRIPTS='/etc/rc.d/rc.local /etc/rc.local '
 LAYOUT_INIT_SCRIPTS="$LAYOUT_INIT_SCRIPTS"'/etc/rc.d/rc3.d/S99local /etc/rc3.d/S99local '
 LAYOUT_INIT_SCRIPTS="$LAYOUT_INIT_SCRIPTS"'/etc/rc.d/rc5.d/S99local /etc/rc5.d/S99local'
+LAYOUT_SAS_INSTALL_DIRS='/opt/sas/SASHome /usr/local/SASHome '
+LAYOUT_SAS_INSTALL_DIRS="$LAYOUT_SAS_INSTALL_DIRS"'/opt/SASHome /sas/SASHome /usr/local/SAS '
+LAYOUT_SAS_INSTALL_DIRS="$LAYOUT_SAS_INSTALL_DIRS"'/opt/SAS /opt/sas/config /sas/config '
+LAYOUT_SAS_INSTALL_DIRS="$LAYOUT_SAS_INSTALL_DIRS"'/opt/sas/sasconfig /sasconfig /opt/sas/viya '
+LAYOUT_SAS_INSTALL_DIRS="$LAYOUT_SAS_INSTALL_DIRS"/opt/sas/spre
 LAYOUT_VM_VENDORS='(qemu|kvm|red hat|ovirt|rhev hypervisor|openstack|'
 LAYOUT_VM_VENDORS="$LAYOUT_VM_VENDORS"'kubevirt|nutanix|alibaba cloud|google compute engine|'
 LAYOUT_VM_VENDORS="$LAYOUT_VM_VENDORS"'amazon ec2|vmware|xen|virtual machine|innotek|'
@@ -160,9 +165,19 @@ LAYOUT_LEGACY_KERNEL_RE='^(2\.|3\.)'
 die() { echo "collect.sh: $*" >&2; exit 1; }
 NEWLINE='
 '
+# Everything this script writes is the owner's alone: the private stage and the archive.
+umask 077
 ROOT="${SASCHECK_ROOT:-}"
-ROOT="${ROOT%/}"
-[ -z "$ROOT" ] || [ -d "$ROOT" ] || die "SASCHECK_ROOT=$ROOT is not a directory"
+if [ -n "$ROOT" ]; then
+    [ -d "$ROOT" ] || die "SASCHECK_ROOT=$ROOT is not a directory"
+    # Every path read is "$ROOT" and a canonical in-root path, so ROOT itself is physical.
+    ROOT="$(cd -P "$ROOT" && pwd -P)" || die "SASCHECK_ROOT=$ROOT cannot be entered"
+    [ "$ROOT" != / ] || ROOT=""
+fi
+# A read of a live /proc or /sys file that never ends (a hung driver) must not hold the play;
+# RHEL 5's coreutils has no timeout, and there only the non-blocking opens below bound it.
+TIMEOUT=""
+if command -v timeout >/dev/null 2>&1; then TIMEOUT="timeout 30"; fi
 OUT=""
 BASE64=0
 SETS=""  # NAME=VALUE lines
@@ -185,7 +200,6 @@ while [ $# -gt 0 ]; do
         *) break ;;
     esac
 done
-[ -n "$OUT" ] || OUT="sascheck-$(cat "$ROOT/proc/sys/kernel/hostname" 2>/dev/null || echo host)-$(date +%Y%m%d%H%M%S).tar.gz"
 if [ "$BASE64" = 1 ]; then
     # coreutils' base64 from RHEL 6 on; RHEL 5's coreutils 5.97 has none, its openssl does.
     if command -v base64 >/dev/null 2>&1; then ENCODE="base64"
@@ -193,129 +207,251 @@ if [ "$BASE64" = 1 ]; then
     else die "--base64 needs base64 or openssl"; fi
 fi
 
-STAGE="$(mktemp -d)"
-trap 'rm -rf "$STAGE"' EXIT INT TERM
+# The stage: a private directory (mktemp -d, mode 0700) that only this script writes.
+STAGE="$(mktemp -d "${TMPDIR:-/tmp}/sascheck-collect.XXXXXX")" \
+    || die "cannot make a private directory in ${TMPDIR:-/tmp}"
+OUT_TEMP=""
+trap 'rm -rf "$STAGE"; [ -z "$OUT_TEMP" ] || rm -f "$OUT_TEMP"' EXIT
+trap 'exit 1' INT TERM HUP
 R="$STAGE/root"
-mkdir -p "$R"
-UNREADABLE="$STAGE/unreadable"
+mkdir "$R"
+UNREADABLE="$STAGE/unreadable"  # the manifest's {"path", "reason"} entries, one a line
 : > "$UNREADABLE"
-LIMIT=4194304
+BLOCKS=1024  # reads stop at 1024 blocks of 4 KiB (4 MiB), as the scanner's do
+SAS_ALLOWED=""  # canonical in-root places SAS configuration may be copied from, one a line
 
-# Copy one in-root path into the stage: a link stays a link, a directory is made, a file's
-# content is read (sysfs and procfs files report no size, so they are read, not copied).
-grab() {
-    src="$ROOT$1"
-    dst="$R$1"
-    if [ -L "$src" ]; then
-        mkdir -p "$(dirname "$dst")"
-        [ -L "$dst" ] || ln -s "$(readlink "$src")" "$dst"
-    elif [ -d "$src" ]; then
-        mkdir -p "$dst"
-    elif [ -f "$src" ]; then
-        mkdir -p "$(dirname "$dst")"
-        if ! head -c "$LIMIT" "$src" > "$dst" 2>/dev/null; then
-            printf '%s\n' "$1" >> "$UNREADABLE"
-            rm -f "$dst"
-        elif [ -x "$src" ]; then
-            chmod u+x "$dst"  # init scripts run at boot only when executable
-        fi
-    fi
+json() { printf '"%s"' "$(printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g' | tr -d '\000-\037')"; }
+note_unreadable() {
+    printf '{"path": %s, "reason": %s}\n' "$(json "$1")" "$(json "$2")" >> "$UNREADABLE"
 }
 
-# Record a file that is only tested for existence (programs): an empty placeholder.
-mark() {
-    if [ -e "$ROOT$1" ] || [ -L "$ROOT$1" ]; then
-        if [ -L "$ROOT$1" ]; then grab "$1"; else mkdir -p "$(dirname "$R$1")"; : > "$R$1"; fi
-    fi
-}
-
-# The in-root path a path resolves to (links followed).
-real() {
-    resolved="$(readlink -f "$ROOT$1" 2>/dev/null || true)"
-    printf '%s' "${resolved#"$ROOT"}"
-}
-
-# Follow a path: record each link on the way, then grab what it ends at.
-follow() {
-    path=""
-    rest="${1#/}"
-    while [ -n "$rest" ]; do
-        part="${rest%%/*}"
-        if [ "$part" = "$rest" ]; then rest=""; else rest="${rest#*/}"; fi
-        path="$path/$part"
-        if [ -L "$ROOT$path" ]; then
-            grab "$path"
-            path="$(real "$path")"
-            [ -n "$path" ] || return 0
+# Make the in-root directory $1 in the stage one component at a time, never through a
+# link: the stage keeps the system's links as links, and writing through one would leave it.
+stage_dir() {
+    s_made="$R"
+    s_rest="${1#/}"
+    while [ -n "$s_rest" ]; do
+        s_part="${s_rest%%/*}"
+        if [ "$s_part" = "$s_rest" ]; then s_rest=""; else s_rest="${s_rest#*/}"; fi
+        case "$s_part" in ""|.) continue ;; ..) return 1 ;; esac
+        s_made="$s_made/$s_part"
+        if [ -L "$s_made" ]; then return 1
+        elif [ ! -d "$s_made" ]; then
+            [ ! -e "$s_made" ] && mkdir "$s_made" 2>/dev/null || return 1
         fi
     done
-    grab "$path"
 }
 
-# /proc: content, never links (/proc/mounts is a link to self/mounts).
+# Record the link at canonical in-root $1 with its target $2 as written (never followed here).
+put_link() {
+    stage_dir "${1%/*}" || return 1
+    [ ! -L "$R$1" ] || return 0
+    [ ! -e "$R$1" ] || return 1
+    ln -s -- "$2" "$R$1"
+}
+
+# Resolve in-root path $1 one component at a time inside ROOT, as the scanner does: each
+# link on the way is recorded in the stage and followed within ROOT (an absolute target
+# starts again at ROOT). A '..' that would climb above the root, a line break, or more than
+# 40 links refuse the path. The result, with no link, '.' or '..' left in it, is CANON.
+CANON=""
+canon() {
+    case "$1" in /*) ;; *) return 1 ;; esac
+    case "$1" in *"$NEWLINE"*) return 1 ;; esac
+    CANON=""
+    c_rest="${1#/}"
+    c_hops=0
+    while [ -n "$c_rest" ]; do
+        c_part="${c_rest%%/*}"
+        if [ "$c_part" = "$c_rest" ]; then c_rest=""; else c_rest="${c_rest#*/}"; fi
+        case "$c_part" in
+            ""|.) continue ;;
+            ..) [ -n "$CANON" ] || return 1; CANON="${CANON%/*}"; continue ;;
+        esac
+        c_next="$CANON/$c_part"
+        if [ -L "$ROOT$c_next" ]; then
+            c_hops=$((c_hops + 1))
+            [ "$c_hops" -le 40 ] || return 1
+            c_target="$(readlink -- "$ROOT$c_next")" || return 1
+            case "$c_target" in ""|*"$NEWLINE"*) return 1 ;; esac
+            put_link "$c_next" "$c_target" || return 1
+            case "$c_target" in /*) CANON="" ;; esac
+            c_rest="${c_target#/}${c_rest:+/$c_rest}"
+        else
+            CANON="$c_next"
+        fi
+    done
+    [ -n "$CANON" ] || CANON=/
+}
+
+# Print the regular file at canonical in-root $1, at most 4 MiB: opened without following a
+# final link (dd's nofollow), without blocking, under a time limit, and only from inside the
+# directory the path names (cd -P, then its physical path compared, so a directory swapped
+# for a link after canon is caught).
+cat_safe() {
+    r_host="$ROOT${1%/*}"
+    [ -n "$r_host" ] || r_host=/
+    [ -f "$ROOT$1" ] && [ ! -L "$ROOT$1" ] || return 1
+    (
+        cd -P "$r_host" 2>/dev/null && [ "$PWD" = "$r_host" ] || exit 1
+        # shellcheck disable=SC2086  # TIMEOUT: a command and its argument, or nothing
+        exec $TIMEOUT dd if="./${1##*/}" iflag=nofollow,nonblock bs=4096 count="$BLOCKS" \
+            2>/dev/null
+    )
+}
+
+# Copy the regular file at canonical in-root $1 into the stage, with its execute bit
+# (init scripts run at boot only when executable).
+put_file() {
+    stage_dir "${1%/*}" || return 1
+    [ ! -e "$R$1" ] && [ ! -L "$R$1" ] || return 0
+    if cat_safe "$1" > "$R$1"; then
+        if [ -x "$ROOT$1" ]; then chmod u+x "$R$1"; fi
+    else
+        rm -f "$R$1"
+        note_unreadable "$1" "cannot read"
+    fi
+}
+
+# follow PATH [dir]: record the links on PATH's way, then what it ends at: a directory is
+# made, a regular file copied (with "dir", a directory only), anything else named.
+follow() {
+    if ! canon "$1"; then
+        note_unreadable "$1" "climbs above the root, holds a line break or loops; not followed"
+        return 0
+    fi
+    if [ -L "$ROOT$CANON" ]; then note_unreadable "$1" "changed while read; not copied"
+    elif [ -d "$ROOT$CANON" ]; then stage_dir "$CANON" || true
+    elif [ ! -e "$ROOT$CANON" ]; then :
+    elif [ "${2:-}" = dir ]; then note_unreadable "$1" "not a directory; not copied"
+    elif [ -f "$ROOT$CANON" ]; then put_file "$CANON" || true
+    else note_unreadable "$1" "not a regular file; not copied"
+    fi
+    return 0
+}
+
+# Keep the link at in-root $1 as a link (SysV start links, a map's slaves), not followed.
+keep_link() {
+    canon "${1%/*}/" || return 0
+    k_path="${CANON%/}/${1##*/}"
+    if [ -L "$ROOT$k_path" ]; then
+        k_target="$(readlink -- "$ROOT$k_path")" || return 0
+        case "$k_target" in ""|*"$NEWLINE"*) return 0 ;; esac
+        put_link "$k_path" "$k_target" || true
+    fi
+    return 0
+}
+
+# Record that a path exists (programs, unit links): an empty placeholder, never content.
+mark() {
+    canon "$1" || return 0
+    if [ -d "$ROOT$CANON" ]; then stage_dir "$CANON" || true
+    elif [ -e "$ROOT$CANON" ] && stage_dir "${CANON%/*}" \
+            && [ ! -e "$R$CANON" ] && [ ! -L "$R$CANON" ]; then
+        : > "$R$CANON"
+    fi
+    return 0
+}
+
+# CANON set to the canonical in-root directory $1 to list, or false.
+listable() { canon "$1" && [ -d "$ROOT$CANON" ] && [ ! -L "$ROOT$CANON" ]; }
+
+# Whether canonical in-root $1 lies in one of SAS_ALLOWED.
+sas_allowed() {
+    a_list="$SAS_ALLOWED"
+    while [ -n "$a_list" ]; do
+        a_prefix="${a_list%%"$NEWLINE"*}"
+        a_list="${a_list#*"$NEWLINE"}"
+        case "$1" in "$a_prefix"|"$a_prefix"/*) return 0 ;; esac
+        [ "$a_prefix" != / ] || return 0
+    done
+    return 1
+}
+allow_sas() {
+    if canon "$1"; then SAS_ALLOWED="$SAS_ALLOWED$CANON$NEWLINE"; fi
+    return 0
+}
+
+# /proc: on this host the kernel's own files (/proc/self is the reader itself, so it is not
+# resolved as a link here); in a directory root, files like any other.
 for file in mounts self/mountinfo cpuinfo meminfo modules cmdline sys/kernel/osrelease sys/kernel/hostname sys/kernel/version \
         sys/vm/dirty_ratio sys/vm/dirty_bytes; do
-    if [ -r "$ROOT/proc/$file" ]; then
-        mkdir -p "$(dirname "$R/proc/$file")"
-        head -c "$LIMIT" "$ROOT/proc/$file" > "$R/proc/$file" 2>/dev/null \
-            || printf '/proc/%s\n' "$file" >> "$UNREADABLE"
-    fi
+    if [ -n "$ROOT" ]; then follow "/proc/$file"; continue; fi
+    [ -r "/proc/$file" ] || continue
+    case "$file" in */*) stage_dir "/proc/${file%/*}" || continue ;; *) stage_dir /proc || continue ;; esac
+    # shellcheck disable=SC2086  # TIMEOUT: a command and its argument, or nothing
+    $TIMEOUT dd if="/proc/$file" iflag=nonblock bs=4096 count="$BLOCKS" > "$R/proc/$file" 2>/dev/null \
+        || { rm -f "$R/proc/$file"; note_unreadable "/proc/$file" "cannot read"; }
 done
-# NFS mounts' read-ahead: the bdi named by the major:minor mountinfo gives each.
-if [ -r "$ROOT$LAYOUT_MOUNTINFO" ]; then
+# NFS mounts' read-ahead: the bdi named by each mount's major:minor (two numbers, nothing else).
+if [ -f "$R$LAYOUT_MOUNTINFO" ]; then
     while read -r _ _ number _ _ rest; do
+        case "$number" in [0-9]*:[0-9]*) ;; *) continue ;; esac
+        case "$number" in *[!0-9:]*|*:*:*) continue ;; esac
         for type in $LAYOUT_NETWORK_FS_TYPES; do
-            case "$rest" in *" - $type "*) grab "$LAYOUT_BDI_CLASS/$number/read_ahead_kb" ;; esac
+            case "$rest" in *" - $type "*) follow "$LAYOUT_BDI_CLASS/$number/read_ahead_kb" ;; esac
         done
-    done < "$ROOT$LAYOUT_MOUNTINFO"
+    done < "$R$LAYOUT_MOUNTINFO"
 fi
 # VxFS tunables applied at mount time.
-[ -e "$ROOT$LAYOUT_VXFS_TUNEFSTAB" ] && follow "$LAYOUT_VXFS_TUNEFSTAB"
+follow "$LAYOUT_VXFS_TUNEFSTAB"
 # dm-multipath's configuration, with its config_dir files, and its manual page (which
 # options the installed multipath-tools knows).
-[ -e "$ROOT$LAYOUT_MULTIPATH_CONF" ] && follow "$LAYOUT_MULTIPATH_CONF"
-for file in $LAYOUT_MULTIPATH_MANPAGES; do
-    [ -f "$ROOT$file" ] && follow "$file"
-done
-for file in "$ROOT$LAYOUT_MULTIPATH_CONF_DIR"/*.conf; do
-    [ -f "$file" ] && follow "${file#"$ROOT"}"
-done
+follow "$LAYOUT_MULTIPATH_CONF"
+for file in $LAYOUT_MULTIPATH_MANPAGES; do follow "$file"; done
+if listable "$LAYOUT_MULTIPATH_CONF_DIR"; then
+    for file in "$ROOT$CANON"/*.conf; do
+        [ -f "$file" ] && follow "${file#"$ROOT"}"
+    done
+fi
 # NUMA nodes online (the kernel's cpulist).
-[ -r "$ROOT$LAYOUT_NUMA_NODES_ONLINE" ] && grab "$LAYOUT_NUMA_NODES_ONLINE"
-if [ -r "$ROOT/proc/1/environ" ]; then
-    mkdir -p "$R/proc/1"
-    { tr '\000' '\n' < "$ROOT/proc/1/environ" | grep '^container=' | tr '\n' '\000' \
-        > "$R/proc/1/environ"; } 2>/dev/null || true
+follow "$LAYOUT_NUMA_NODES_ONLINE"
+# init's environment may hold secrets: only its container= entry is kept.
+if canon /proc/1/environ; then
+    environ="$CANON"
+    [ -z "$ROOT" ] && environ=/proc/1/environ
+    if [ -f "$ROOT$environ" ] && stage_dir "${environ%/*}"; then
+        if [ -z "$ROOT" ]; then
+            # shellcheck disable=SC2086  # TIMEOUT: a command and its argument, or nothing
+            $TIMEOUT dd if=/proc/1/environ iflag=nonblock bs=4096 count="$BLOCKS" 2>/dev/null
+        else
+            cat_safe "$environ"
+        fi | tr '\000' '\n' | grep '^container=' | tr '\n' '\000' > "$R$environ" || true
+    fi
 fi
 
 # Block devices: each /sys/block entry, its queue, device-mapper names, slaves, partitions.
-for link in "$ROOT"/sys/block/*; do
-    [ -e "$link" ] || [ -L "$link" ] || continue
-    name="${link##*/}"
-    grab "/sys/block/$name"
-    dir="$(real "/sys/block/$name")"
-    [ -n "$dir" ] || continue
-    for file in dev queue/scheduler queue/read_ahead_kb queue/minimum_io_size \
-        queue/optimal_io_size queue/rotational dm/name dm/uuid; do
-        grab "$dir/$file"
-    done
-    for file in wwid vendor model inquiry; do  # inquiry: SCSI INQUIRY data (ALUA's TPGS)
-        if [ -e "$ROOT$dir/device/$file" ]; then follow "$dir/device/$file"; fi
-    done
-    if [ -e "$ROOT$dir/serial" ]; then grab "$dir/serial"; fi
-    for queue in "$ROOT$dir"/mq/*; do  # blk-mq hardware queues decide the default scheduler
-        [ -d "$queue" ] && grab "$dir/mq/${queue##*/}"
-    done
-    if [ -d "$ROOT$dir/slaves" ]; then
-        grab "$dir/slaves"
-        for slave in "$ROOT$dir"/slaves/*; do
-            [ -L "$slave" ] && grab "$dir/slaves/${slave##*/}"
+if listable /sys/block; then
+    block="$CANON"
+    for link in "$ROOT$block"/*; do
+        [ -e "$link" ] || [ -L "$link" ] || continue
+        name="${link##*/}"
+        if ! canon "$block/$name" || [ ! -d "$ROOT$CANON" ]; then continue; fi
+        dir="$CANON"
+        stage_dir "$dir" || continue
+        for file in dev queue/scheduler queue/read_ahead_kb queue/minimum_io_size \
+            queue/optimal_io_size queue/rotational dm/name dm/uuid serial; do
+            follow "$dir/$file"
         done
-    fi
-    for part in "$ROOT$dir"/"$name"*; do
-        [ -f "$part/partition" ] && grab "$dir/${part##*/}/partition" && grab "$dir/${part##*/}/dev"
+        for file in wwid vendor model inquiry; do  # inquiry: SCSI INQUIRY data (ALUA's TPGS)
+            follow "$dir/device/$file"
+        done
+        for queue in "$ROOT$dir"/mq/*; do  # blk-mq hardware queues decide the default scheduler
+            [ -d "$queue" ] && follow "$dir/mq/${queue##*/}" dir
+        done
+        if [ -d "$ROOT$dir/slaves" ] && [ ! -L "$ROOT$dir/slaves" ]; then
+            stage_dir "$dir/slaves" || true
+            for slave in "$ROOT$dir"/slaves/*; do
+                [ -L "$slave" ] && keep_link "$dir/slaves/${slave##*/}"
+            done
+        fi
+        for part in "$ROOT$dir"/"$name"*; do
+            [ -f "$part/partition" ] || continue
+            follow "$dir/${part##*/}/partition"
+            follow "$dir/${part##*/}/dev"
+        done
     done
-done
+fi
 
 # Kernel settings, CPUs, DMI.
 for dir in $LAYOUT_THP_DIRS; do
@@ -325,18 +461,23 @@ done
 for file in $LAYOUT_DMI_FILES; do
     follow "$file"
 done
-for cpu in "$ROOT"/sys/devices/system/cpu/cpu[0-9]*; do
-    [ -d "$cpu" ] || continue
-    grab "/sys/devices/system/cpu/${cpu##*/}"
-    if [ -e "$cpu/cpufreq" ]; then follow "/sys/devices/system/cpu/${cpu##*/}/cpufreq/scaling_governor"; fi
-done
+if listable /sys/devices/system/cpu; then
+    cpus="$CANON"
+    for cpu in "$ROOT$cpus"/cpu[0-9]*; do
+        [ -d "$cpu" ] || continue
+        follow "$cpus/${cpu##*/}" dir
+        if [ -e "$cpu/cpufreq" ]; then follow "$cpus/${cpu##*/}/cpufreq/scaling_governor"; fi
+    done
+fi
 # The C-states tuned's force_latency=cstate.* and the command line's limits resolve through.
 follow "$LAYOUT_CPUIDLE_DRIVER"
 for file in $LAYOUT_CPU_FEATURE_FILES; do follow "$file"; done
-for state in "$ROOT$LAYOUT_CPUIDLE_STATES"/state[0-9]*; do
-    [ -d "$state" ] || continue
-    for file in name latency; do follow "$LAYOUT_CPUIDLE_STATES/${state##*/}/$file"; done
-done
+if listable "$LAYOUT_CPUIDLE_STATES"; then
+    for state in "$ROOT$CANON"/state[0-9]*; do
+        [ -d "$state" ] || continue
+        for file in name latency; do follow "$LAYOUT_CPUIDLE_STATES/${state##*/}/$file"; done
+    done
+fi
 
 # Configuration: boot, tuned, udev, init scripts, identity.
 for file in /etc/hostname /etc/os-release /etc/redhat-release /etc/fstab \
@@ -345,88 +486,129 @@ for file in /etc/hostname /etc/os-release /etc/redhat-release /etc/fstab \
         $LAYOUT_INIT_SCRIPTS /etc/tuned/profile_mode $LAYOUT_TUNED_ACTIVE_FILES \
         $LAYOUT_SYSCTL_CONF $LAYOUT_TUNED_MAIN_CONF $LAYOUT_KTUNE_SYSCONFIG $LAYOUT_KTUNE_SYSCTL \
         $LAYOUT_TUNED_PPD_FILES; do
-    [ -e "$ROOT$file" ] || [ -L "$ROOT$file" ] && follow "$file"
+    follow "$file"
 done
 # An EFI boot reads the loader's files from the EFI system partition.
-if [ -d "$ROOT$LAYOUT_EFI_FIRMWARE" ]; then
-    grab "$LAYOUT_EFI_FIRMWARE"
+if listable "$LAYOUT_EFI_FIRMWARE"; then
+    stage_dir "$CANON" || true
     for dir in $LAYOUT_EFI_VENDOR_DIRS; do
         for file in grub.cfg grubenv grub.conf; do follow "$dir/$file"; done
     done
 fi
 # The installed tuned's version decides which options count (tuned/version.py).
-for dir in "$ROOT$LAYOUT_TUNED_VERSION_PARENT"/python[23]*; do
-    for packages in $LAYOUT_TUNED_VERSION_DIRS; do
-        file="${dir#"$ROOT"}/$packages/tuned/version.py"
-        [ -e "$ROOT$file" ] && follow "$file"
+if listable "$LAYOUT_TUNED_VERSION_PARENT"; then
+    parent="$CANON"
+    for dir in "$ROOT$parent"/python[23]*; do
+        for packages in $LAYOUT_TUNED_VERSION_DIRS; do
+            file="$parent/${dir##*/}/$packages/tuned/version.py"
+            [ -e "$ROOT$file" ] && follow "$file"
+        done
     done
-done
+fi
 for dir in $LAYOUT_TUNED_PROFILE_DIRS; do
-    for entry in "$ROOT$dir"/*/tuned.conf; do
+    listable "$dir" || continue
+    for entry in "$ROOT$CANON"/*/tuned.conf; do
         [ -e "$entry" ] && follow "${entry#"$ROOT"}"
     done
 done
 for dir in $LAYOUT_BLS_ENTRIES $LAYOUT_UDEV_RULES_DIRS $LAYOUT_TMPFILES_DIRS $LAYOUT_SYSCTL_DIRS \
         $LAYOUT_KTUNE_SCRIPTS; do
+    listable "$dir" || continue
     # ktune runs /etc/ktune.d/*.sh (tuned-adm links a profile's ktune.sh there).
-    for entry in "$ROOT$dir"/*.conf "$ROOT$dir"/*.rules "$ROOT$dir"/*.sh; do
+    for entry in "$ROOT$CANON"/*.conf "$ROOT$CANON"/*.rules "$ROOT$CANON"/*.sh; do
         [ -e "$entry" ] && follow "${entry#"$ROOT"}"
     done
 done
 # SysV start links (RHEL 5, 6) of the services whose start at boot the rules judge.
 for dir in $LAYOUT_SYSV_RUNLEVEL_DIRS; do
+    listable "$dir" || continue
+    runlevel="$CANON"
     for service in tuned "$LAYOUT_KTUNE_SYSV" "$LAYOUT_LIBVIRT_SYSV"; do
-        for link in "$ROOT$dir"/S[0-9][0-9]"$service"; do
+        for link in "$ROOT$runlevel"/S[0-9][0-9]"$service"; do
             [ -e "$link" ] || [ -L "$link" ] || continue
-            follow "$dir"
-            grab "$(real "$dir")/${link##*/}"
+            follow "$dir" dir
+            keep_link "$runlevel/${link##*/}"
         done
     done
 done
-for entry in "$ROOT$LAYOUT_LVM_BACKUP"/*; do  # LVM metadata: each LV's read_ahead
-    if [ -f "$entry" ]; then follow "${entry#"$ROOT"}"; fi
-done
+if listable "$LAYOUT_LVM_BACKUP"; then  # LVM metadata: each LV's read_ahead
+    for entry in "$ROOT$CANON"/*; do
+        if [ -f "$entry" ]; then follow "${entry#"$ROOT"}"; fi
+    done
+fi
 for dir in $LAYOUT_SYSTEMD_UNIT_DIRS; do  # their presence says the host boots with systemd
-    if [ -d "$ROOT$dir" ]; then follow "$dir"; fi
+    follow "$dir" dir
 done
 # Mount units of the site, and which targets want them.
 units="${LAYOUT_SYSTEMD_UNIT_DIRS%% *}"
-for entry in "$ROOT$units"/*.mount "$ROOT$units"/*.wants/*.mount "$ROOT$units"/*.requires/*.mount; do
-    if [ -e "$entry" ] || [ -L "$entry" ]; then follow "${entry#"$ROOT"}"; fi
-done
+if listable "$units"; then
+    units="$CANON"
+    for entry in "$ROOT$units"/*.mount "$ROOT$units"/*.wants/*.mount "$ROOT$units"/*.requires/*.mount; do
+        if [ -e "$entry" ] || [ -L "$entry" ]; then follow "${entry#"$ROOT"}"; fi
+    done
+fi
 for dir in $LAYOUT_SYSTEMD_WANTS_DIRS; do
     for unit in tuned.service $LAYOUT_LIBVIRT_UNITS; do mark "$dir/$unit"; done
+    listable "$dir" || continue
     # Services started at boot: their Exec lines may write sysfs (THP, queues).
-    for entry in "$ROOT$dir"/*.service; do
+    for entry in "$ROOT$CANON"/*.service; do
         [ -e "$entry" ] || [ -L "$entry" ] || continue
         unit="${entry##*/}"
         follow "$dir/$unit"
         for unit_dir in $LAYOUT_SYSTEMD_UNIT_DIRS; do
-            if [ -e "$ROOT$unit_dir/$unit" ]; then follow "$unit_dir/$unit"; break; fi
+            if canon "$unit_dir/$unit" && [ -e "$ROOT$CANON" ]; then
+                follow "$unit_dir/$unit"
+                break
+            fi
         done
     done
 done
 # KVM guests: running ones by name (status files); defined ones whole (their disks).
 for dir in $LAYOUT_LIBVIRT_RUNNING_DOMAINS; do
-    for entry in "$ROOT$dir"/*.xml; do
-        [ -e "$entry" ] && follow "$dir" && mark "$(real "$dir")/${entry##*/}"
+    listable "$dir" || continue
+    domains="$CANON"
+    for entry in "$ROOT$domains"/*.xml; do
+        [ -e "$entry" ] && mark "$domains/${entry##*/}"
     done
 done
-for entry in "$ROOT$LAYOUT_LIBVIRT_DEFINED_DOMAINS"/*.xml; do
-    [ -e "$entry" ] && follow "$LAYOUT_LIBVIRT_DEFINED_DOMAINS" \
-        && grab "$(real "$LAYOUT_LIBVIRT_DEFINED_DOMAINS")/${entry##*/}"
-done
+if listable "$LAYOUT_LIBVIRT_DEFINED_DOMAINS"; then
+    domains="$CANON"
+    for entry in "$ROOT$domains"/*.xml; do
+        [ -e "$entry" ] && follow "$domains/${entry##*/}"
+    done
+fi
 for file in $LAYOUT_TUNED_BINARIES $LAYOUT_CONTAINER_MARKERS; do
     mark "$file"
 done
-[ -d "$ROOT$LAYOUT_TUNED_SHIPPED_PROFILES" ] && grab "$LAYOUT_TUNED_SHIPPED_PROFILES"
+follow "$LAYOUT_TUNED_SHIPPED_PROFILES" dir
 
 # SAS: the standard configuration files, what they include, and what the arguments name.
+# The SAS account writes sasv9.cfg and owns the SAS directories, so nothing there may steer
+# this script (run as root) to another file: an include is copied only from inside the
+# SAS installation, the SAS directories and the files named here, and never a file with a
+# second hard link; the SAS directories are recorded as directories, never read.
+for dir in $LAYOUT_SAS_INSTALL_DIRS; do allow_sas "$dir"; done
+for argument in "$@"; do
+    case "$argument" in /*) allow_sas "$argument" ;; esac
+done
+SAS_PATHS="$STAGE/sas-paths"  # NAME<TAB>PATH lines from the site values
+printf '%s' "$SETS" | while IFS= read -r assignment; do
+    case " $LAYOUT_SAS_PATH_VALUES " in
+        *" ${assignment%%=*} "*)
+            printf '%s\n' "${assignment#*=}" | tr ',' '\n' | while IFS= read -r path; do
+                path="$(printf '%s' "$path" | sed 's/^[[:space:]]*//; s/[[:space:]]*$//')"
+                case "$path" in /*) printf '%s\t%s\n' "${assignment%%=*}" "$path" ;; esac
+            done ;;
+    esac
+done > "$SAS_PATHS"
+tab="$(printf '\t')"
+while IFS="$tab" read -r name path; do allow_sas "$path"; done < "$SAS_PATHS"
+
 for home in $LAYOUT_SAS_HOMES; do
     for foundation in $LAYOUT_SAS_FOUNDATIONS; do
         base="$home/$foundation"
-        [ -d "$ROOT$base" ] || continue
-        follow "$base"
+        listable "$base" || continue
+        base="$CANON"
         for file in "$ROOT$base"/sasv9.cfg "$ROOT$base"/sasv9_local.cfg "$ROOT$base"/nls/*/sasv9.cfg; do
             [ -f "$file" ] && follow "${file#"$ROOT"}"
         done
@@ -434,57 +616,59 @@ for home in $LAYOUT_SAS_HOMES; do
 done
 # SAS 9.4 server contexts (<config>/Lev<N>/<context>) and SAS Viya's SPRE configuration.
 for config in $LAYOUT_SAS_CONFIG_DIRS; do
-    [ -d "$ROOT$config" ] || continue
-    follow "$config"
+    listable "$config" || continue
+    config="$CANON"
     for level in "$ROOT$config"/Lev*; do
         [ -d "$level" ] || continue
-        follow "${level#"$ROOT"}"
+        follow "${level#"$ROOT"}" dir
         for file in "$level"/*/sasv9.cfg "$level"/*/"$LAYOUT_SAS_USERMODS"; do
             [ -f "$file" ] && follow "${file#"$ROOT"}"
         done
     done
 done
-for file in "$ROOT$LAYOUT_SAS_VIYA_SPRE_CONFIG"/sasv9*.cfg; do
-    [ -f "$file" ] && follow "${file#"$ROOT"}"
-done
-find "$R" -name 'sasv9*.cfg' -type f -exec \
-    sed -n 's/^[[:space:]]*-[Cc][Oo][Nn][Ff][Ii][Gg][[:space:]=]*["'\'']*\([^"'\'' ]*\).*/\1/p' {} + \
-    | while IFS= read -r include; do
-    case "$include" in /*) follow "$include" ;; esac
-done
+if listable "$LAYOUT_SAS_VIYA_SPRE_CONFIG"; then
+    for file in "$ROOT$CANON"/sasv9*.cfg; do
+        [ -f "$file" ] && follow "${file#"$ROOT"}"
+    done
+fi
 for argument in "$@"; do
     case "$argument" in /*) follow "$argument" ;; *) echo "collect.sh: ignoring relative $argument" >&2 ;; esac
 done
-# The directories and configuration files the site values name, as the scan will read them.
-printf '%s' "$SETS" | while IFS= read -r assignment; do
-    case " $LAYOUT_SAS_PATH_VALUES " in
-        *" ${assignment%%=*} "*)
-            printf '%s\n' "${assignment#*=}" | tr ',' '\n' | while IFS= read -r path; do
-                path="$(printf '%s' "$path" | sed 's/^[[:space:]]*//; s/[[:space:]]*$//')"
-                case "$path" in /*) follow "$path" ;; esac
-            done ;;
-    esac
+while IFS="$tab" read -r name path; do
+    if [ "$name" = sas_config_files ]; then follow "$path"; else follow "$path" dir; fi
+done < "$SAS_PATHS"
+find "$R" -name 'sasv9*.cfg' -type f -exec \
+    sed -n 's/^[[:space:]]*-[Cc][Oo][Nn][Ff][Ii][Gg][[:space:]=]*["'\'']*\([^"'\'' ]*\).*/\1/p' {} + \
+    | while IFS= read -r include; do
+    case "$include" in /*) ;; *) continue ;; esac
+    if ! canon "$include" || ! sas_allowed "$CANON"; then
+        note_unreadable "$include" "a -CONFIG include outside the SAS installation and the SAS directories; not copied"
+    elif [ -f "$ROOT$CANON" ] && [ "$(stat -c %h -- "$ROOT$CANON" 2>/dev/null)" != 1 ]; then
+        note_unreadable "$include" "a -CONFIG include with more than one hard link; not copied"
+    else
+        follow "$include"
+    fi
 done
 
 # What the kernel says of each multipath map, on the running host as root: read-only
 # (dmsetup's table and status ioctls), and only of this host, never of a --root directory.
-if [ -z "$ROOT" ] && [ "$(id -u)" = 0 ] && command -v dmsetup >/dev/null 2>&1; then
-    mkdir -p "$(dirname "$R$LAYOUT_DMSETUP_TABLE")"
-    dmsetup table --target multipath 2>/dev/null | head -c "$LIMIT" > "$R$LAYOUT_DMSETUP_TABLE" \
+if [ -z "$ROOT" ] && [ "$(id -u)" = 0 ] && command -v dmsetup >/dev/null 2>&1 \
+        && stage_dir "${LAYOUT_DMSETUP_TABLE%/*}"; then
+    dmsetup table --target multipath 2>/dev/null | head -c 4194304 > "$R$LAYOUT_DMSETUP_TABLE" \
         || rm -f "$R$LAYOUT_DMSETUP_TABLE"
-    dmsetup status --target multipath 2>/dev/null | head -c "$LIMIT" > "$R$LAYOUT_DMSETUP_STATUS" \
+    dmsetup status --target multipath 2>/dev/null | head -c 4194304 > "$R$LAYOUT_DMSETUP_STATUS" \
         || rm -f "$R$LAYOUT_DMSETUP_STATUS"
 fi
 
-# Mount points must exist in the snapshot (oscap's partition probe stats them).
-if [ -r "$R/proc/mounts" ]; then
+# Mount points must exist in the snapshot (oscap's partition probe stats them); one with a
+# '..' or on the way through a recorded link is left out.
+if [ -f "$R/proc/mounts" ]; then
     while read -r _ point _; do
         point="$(printf '%b' "$(printf '%s' "$point" | sed 's/\\/\\0/g')")"
-        case "$point" in /*) [ -e "$R$point" ] || mkdir -p "$R$point" ;; esac
+        case "$point" in /*) stage_dir "$point" || true ;; esac
     done < "$R/proc/mounts"
 fi
 
-json() { printf '"%s"' "$(printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g' | tr -d '\000-\037')"; }
 # Each line of file $1 as a JSON string, between $2 and $3, the items separated by commas.
 json_items() {
     first=1
@@ -494,30 +678,44 @@ json_items() {
         printf '%s%s%s' "$2" "$(json "$line")" "$3"
     done < "$1"
 }
+hostname_file="$R/proc/sys/kernel/hostname"
 {
     printf '{"schema": "sascheck-snapshot/1", "sascheck": "collect.sh",\n'
     printf ' "collected_at": "%s",\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
     printf ' "host": {"hostname": %s, "kernel": %s, "root": %s},\n' \
-        "$(json "$(cat "$R/proc/sys/kernel/hostname" 2>/dev/null || true)")" \
-        "$(json "$(cat "$R/proc/sys/kernel/osrelease" 2>/dev/null || true)")" "$(json "${ROOT:-/}")"
+        "$(json "$(head -c 256 "$hostname_file" 2>/dev/null || true)")" \
+        "$(json "$(head -c 256 "$R/proc/sys/kernel/osrelease" 2>/dev/null || true)")" \
+        "$(json "${ROOT:-/}")"
     printf '%s' "$SETS" > "$STAGE/sets"
     printf ' "sets": ['
     json_items "$STAGE/sets" '' ''
     printf '],\n "unreadable": ['
-    json_items "$UNREADABLE" '{"path": ' ', "reason": "cannot read"}'
+    first=1
+    while IFS= read -r entry; do
+        [ "$first" = 1 ] || printf ', '
+        first=0
+        printf '%s' "$entry"
+    done < "$UNREADABLE"
     printf ']}\n'
 } > "$STAGE/manifest.json"
 
 # Encoded from a file, not through a pipe: sh has no pipefail to report a failed tar.
-if [ "$BASE64" = 1 ] || [ "$OUT" = "-" ]; then
-    tar -C "$STAGE" -czf "$STAGE/snapshot.tar.gz" manifest.json root
-    if [ "$BASE64" = 1 ]; then
-        if [ "$OUT" = "-" ]; then $ENCODE < "$STAGE/snapshot.tar.gz"
-        else $ENCODE < "$STAGE/snapshot.tar.gz" > "$OUT"; fi
-    else
-        cat "$STAGE/snapshot.tar.gz"
-    fi
-else
-    tar -C "$STAGE" -czf "$OUT" manifest.json root
+tar -C "$STAGE" -czf "$STAGE/snapshot.tar.gz" manifest.json root
+if [ "$OUT" = "-" ]; then
+    if [ "$BASE64" = 1 ]; then $ENCODE < "$STAGE/snapshot.tar.gz"; else cat "$STAGE/snapshot.tar.gz"; fi
+    exit 0
 fi
-[ "$OUT" = "-" ] || echo "wrote $OUT" >&2
+if [ -z "$OUT" ]; then  # the host's name as a file name: letters, digits, '.', '_' and '-'
+    OUT="sascheck-$(head -c 64 "$hostname_file" 2>/dev/null | tr -d '\n' | tr -c 'A-Za-z0-9._-' '_')"
+    OUT="${OUT%-}-$(date +%Y%m%d%H%M%S).tar.gz"
+fi
+# A new file beside OUT (mktemp: created exclusively, mode 0600), renamed over OUT: a link
+# or file planted at a predictable name is replaced, never written through.
+case "$OUT" in */*) out_dir="${OUT%/*}" ;; *) out_dir=. ;; esac
+[ -n "$out_dir" ] || out_dir=/
+OUT_TEMP="$(mktemp "$out_dir/.sascheck-collect.XXXXXX")" || die "cannot write in $out_dir"
+if [ "$BASE64" = 1 ]; then $ENCODE < "$STAGE/snapshot.tar.gz" > "$OUT_TEMP"
+else cat "$STAGE/snapshot.tar.gz" > "$OUT_TEMP"; fi
+mv -f -T -- "$OUT_TEMP" "$OUT" || die "cannot write $OUT"
+OUT_TEMP=""
+echo "wrote $OUT" >&2

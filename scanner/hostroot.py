@@ -171,15 +171,14 @@ class HostRoot:
 
     def _read_bytes(self, path: str, limit: int) -> tuple[bytes, str]:
         resolved = self.resolve(path)
-        real = self.host_path(resolved)
         try:
-            # O_NONBLOCK: a FIFO planted in a hostile root must not hang the scan.
-            fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+            fd = self.open_resolved(resolved)
         except FileNotFoundError:
             raise FactError(f"{path}: missing") from None
         except OSError as exc:
-            if exc.errno == errno.ELOOP:
-                raise FactError(f"{path}: symbolic link loop") from None
+            if exc.errno == errno.ELOOP or (exc.errno == errno.ENOTDIR
+                                            and self._link_on_the_way(resolved)):
+                raise FactError(f"{path}: a link where none was (changed while read)") from None
             raise FactError(f"{path}: cannot read: {exc.strerror}") from None
         try:
             if not stat.S_ISREG(os.fstat(fd).st_mode):
@@ -193,6 +192,32 @@ class HostRoot:
         if len(data) > limit:
             raise FactError(f"{path}: larger than {limit} bytes")
         return data, resolved
+
+    def _link_on_the_way(self, resolved: str) -> bool:
+        parts = [part for part in resolved.split("/") if part]
+        return any(os.path.islink(self.host_path("/".join(parts[:end])))
+                   for end in range(1, len(parts) + 1))
+
+    def open_resolved(self, resolved: str) -> int:
+        """A read-only descriptor of the resolved in-root path, opened one directory at a
+        time below the root, none of them through a link (O_NOFOLLOW on each): a component
+        swapped for a link after ``resolve`` (a race by whoever owns the directory) fails
+        with ELOOP or ENOTDIR instead of reaching a file outside. O_NONBLOCK: a FIFO planted
+        in a hostile root must not hang the scan."""
+        parts = [part for part in resolved.split("/") if part]
+        directory = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            for part in parts[:-1]:
+                below = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW,
+                                dir_fd=directory)
+                os.close(directory)
+                directory = below
+            if not parts:
+                return os.dup(directory)
+            return os.open(parts[-1], os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW,
+                           dir_fd=directory)
+        finally:
+            os.close(directory)
 
     def read_text(self, path: str, limit: int = DEFAULT_READ_LIMIT,
                   allow_nul: bool = False) -> str:

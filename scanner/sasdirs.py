@@ -8,6 +8,7 @@ last value read wins. So the shipped ``-WORK /tmp`` is overridden by a site's
 
 from __future__ import annotations
 
+import os
 import posixpath
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -17,6 +18,8 @@ from ..rules.host_layout import (
     SAS_CONFIG_DIRS,
     SAS_FOUNDATIONS,
     SAS_HOMES,
+    SAS_INSTALL_DIRS,
+    SAS_PATH_VALUES,
     SAS_ROLE_VALUES,
     SAS_ROLES,
     SAS_USERMODS,
@@ -49,10 +52,33 @@ class Discovery:
     bufsize: tuple[int, str] | None = None
 
 
+def include_places(root: HostRoot, values: Mapping[str, Any]) -> tuple[str, ...]:
+    """The resolved in-root places a -CONFIG include is read from: the SAS installation,
+    the SAS directories and the files the site names. The SAS account writes sasv9.cfg,
+    so an include elsewhere (``-CONFIG /etc/shadow``) must not make a collector running as
+    root copy that file; it is named instead."""
+    named = [path for name in SAS_PATH_VALUES for path in values.get(name) or []
+             if isinstance(path, str) and path.startswith("/")]
+    places = []
+    for path in (*SAS_INSTALL_DIRS, *named):
+        try:
+            places.append(root.resolve(path))
+        except FactError:
+            continue
+    return tuple(places)
+
+
+def _inside(path: str, places: Sequence[str]) -> bool:
+    return any(place == "/" or path == place or path.startswith(place + "/")
+               for place in places)
+
+
 class _ConfigReader:
-    def __init__(self, root: HostRoot, sasroot: str | None) -> None:
+    def __init__(self, root: HostRoot, sasroot: str | None,
+                 places: Sequence[str] = ()) -> None:
         self.root = root
         self.sasroot = sasroot
+        self.places = places
         self.found: dict[str, tuple[list[str], str]] = {}
         self.bufsize: tuple[int, str] | None = None
         self.notes: list[str] = []
@@ -65,6 +91,8 @@ class _ConfigReader:
             return
         if len(self.files_read) >= MAX_CONFIG_FILES:
             self.notes.append(f"{path}: more than {MAX_CONFIG_FILES} config files, skipped")
+            return
+        if chain and not self._may_include(path, chain[-1]):
             return
         try:
             text = self.root.read_optional(path, 1024 * 1024)
@@ -91,6 +119,27 @@ class _ConfigReader:
                 paths = [p for p in paths if p.startswith("/") and not has_control_character(p)]
                 if paths:
                     self.found[option.name] = (paths, f"{path}:{option.line}")
+
+    def _may_include(self, path: str, parent: str) -> bool:
+        """An include inside the SAS places, and no second hard link to another file."""
+        try:
+            resolved = self.root.resolve(path)
+        except FactError as exc:
+            self.problems.append(str(exc))
+            return False
+        if not _inside(resolved, self.places):
+            self.notes.append(f"{path}: named by -CONFIG in {parent}, outside the SAS "
+                              "installation and the SAS directories; not read")
+            return False
+        try:
+            links = os.lstat(self.root.host_path(resolved)).st_nlink
+        except OSError:
+            return True  # missing: said so when read
+        if links > 1 and not os.path.isdir(self.root.host_path(resolved)):
+            self.notes.append(f"{path}: named by -CONFIG in {parent}, a file with "
+                              f"{links} hard links; not read")
+            return False
+        return True
 
     def _expand(self, value: str) -> str:
         if self.sasroot and value.upper().startswith("!SASROOT"):
@@ -129,9 +178,9 @@ def _server_contexts(root: HostRoot, problems: list[str]) -> list[str]:
 
 
 def _chain(root: HostRoot, sasroot: str | None, directory: str,
-           extra: str) -> _ConfigReader:
+           extra: str, places: Sequence[str]) -> _ConfigReader:
     """A directory's sasv9.cfg with what it includes, then ``extra`` there unless included."""
-    reader = _ConfigReader(root, sasroot)
+    reader = _ConfigReader(root, sasroot, places)
     reader.read(f"{directory}/sasv9.cfg")
     if f"{directory}/{extra}" not in reader.files_read:
         reader.read(f"{directory}/{extra}")
@@ -144,17 +193,20 @@ def _read_configs(root: HostRoot, values: Mapping[str, Any], notes: list[str],
     context's sasv9.cfg and sasv9_usermods.cfg, SAS Viya's SPRE configuration, then
     sas_config_files."""
     sasroots = _standard_sasroots(root, problems)
-    readers = [_chain(root, sasroot, sasroot, "sasv9_local.cfg") for sasroot in sasroots]
-    readers += [_chain(root, sasroots[0] if sasroots else None, context, SAS_USERMODS)
+    places = include_places(root, values)
+    readers = [_chain(root, sasroot, sasroot, "sasv9_local.cfg", places)
+               for sasroot in sasroots]
+    readers += [_chain(root, sasroots[0] if sasroots else None, context, SAS_USERMODS, places)
                 for context in _server_contexts(root, problems)]
     try:
         if root.probe(f"{SAS_VIYA_SPRE_CONFIG}/sasv9.cfg"):
-            readers.append(_chain(root, SAS_VIYA_SASROOT, SAS_VIYA_SPRE_CONFIG, SAS_USERMODS))
+            readers.append(_chain(root, SAS_VIYA_SASROOT, SAS_VIYA_SPRE_CONFIG, SAS_USERMODS,
+                                  places))
     except FactError as exc:
         problems.append(str(exc))
     extra: Sequence[str] = values.get("sas_config_files") or []
     if extra:
-        reader = _ConfigReader(root, None)
+        reader = _ConfigReader(root, None, places)
         for path in extra:
             reader.read(path)
             if path not in reader.files_read and not reader.problems:

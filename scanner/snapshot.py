@@ -36,7 +36,6 @@ MAX_MEMBER_BYTES = 64 << 20
 # Every member's declared size, extracted or skipped: a compressed archive is decompressed
 # to reach the next member, so a skipped 40 GB member costs as much as an extracted one.
 MAX_ARCHIVE_BYTES = 4 << 30
-SMALL_FILE = 64 * 1024
 # Site values given to the collection (collect --set, collect.sh --set), kept in the
 # manifest so that the scan elsewhere judges the host as its administrator described it.
 MAX_SETS, MAX_SET_CHARS = 64, 4096
@@ -100,29 +99,21 @@ def record(root: str, values: Mapping[str, Any], origins: Mapping[str, str],
     facts = collect(recorder, values, origins, "auto", sysctl_keys)
     for device in facts.block.devices.values():
         read_queue(recorder, device)  # any device may be a SAS device for another scan
+    # What the scan only tested for existence is kept as a name (an empty file), never its
+    # content: a probe is no licence to copy a file (a SAS account's link to a root-only
+    # file, or a probed file swapped for one in a race, would land in the archive).
     for path in sorted(recorder.existing - set(recorder.files)):
-        real = recorder.host_path(path)
-        if os.path.isfile(real) and not path.startswith(("/proc/", "/sys/")):
-            size = os.path.getsize(real)
-            recorder.files[path] = b"" if size > SMALL_FILE else _read_small(real)
-        elif os.path.isfile(real):
-            try:
-                recorder.files[path] = recorder.read_bytes(path, SMALL_FILE)
-            except Exception:
-                recorder.files[path] = b""
-        elif os.path.isdir(real):
+        try:
+            mode = os.lstat(recorder.host_path(path)).st_mode
+        except OSError:
+            continue
+        if stat.S_ISDIR(mode):
             recorder.dirs.add(path)
+        elif stat.S_ISREG(mode):
+            recorder.files[path] = b""
     if isinstance(facts.mounts, list):  # oscap's partition probe stats every mount point
         recorder.dirs.update(m.mountpoint for m in facts.mounts if m.mountpoint.startswith("/"))
     return recorder
-
-
-def _read_small(path: str) -> bytes:
-    try:
-        with open(path, "rb") as handle:
-            return handle.read(SMALL_FILE)
-    except OSError:
-        return b""
 
 
 def _info(name: str, kind: bytes, mtime: int, size: int = 0, mode: int = 0o644) -> tarfile.TarInfo:
