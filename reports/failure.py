@@ -10,7 +10,14 @@ from pathlib import Path
 from typing import Any
 
 from ..rules import Catalogue
-from .model import FAILURE_SCHEMA, HostView, ReportInputError, RuleView, with_catalogue
+from .model import (
+    FAILURE_SCHEMA,
+    HostView,
+    ReportInputError,
+    RuleView,
+    fleet_inventory_name,
+    with_catalogue,
+)
 
 STAGES = ("collect", "scan")
 MAX_REASON = 4000
@@ -18,7 +25,8 @@ MAX_REASON = 4000
 
 def failure_record(host: str, stage: str, reason: str, source: str,
                    profile: str = "default") -> dict[str, Any]:
-    return {"schema": FAILURE_SCHEMA, "host": {"hostname": host}, "stage": stage,
+    return {"schema": FAILURE_SCHEMA, "host": {"hostname": host, "inventory_name": host},
+            "stage": stage,
             "reason": reason[:MAX_REASON], "source": source, "profile": profile,
             "recorded_at": time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime())}
 
@@ -35,7 +43,8 @@ def from_failure(data: dict[str, Any], path: str, catalogue: Catalogue) -> HostV
     host = data.get("host")
     if not isinstance(host, dict):
         raise ReportInputError(f"{path}: failure record: 'host' is not an object")
-    name = _text(host, "hostname", path, 256) or Path(path).name.split(".")[0]
+    inventory = _text(host, "inventory_name", path, 256) or fleet_inventory_name(path)
+    name = inventory or _text(host, "hostname", path, 256) or Path(path).name.split(".")[0]
     stage = _text(data, "stage", path, 16)
     if stage not in STAGES:
         raise ReportInputError(f"{path}: failure record: stage {stage[:16]!r} is not one of "
@@ -45,6 +54,7 @@ def from_failure(data: dict[str, Any], path: str, catalogue: Catalogue) -> HostV
     profile = catalogue.profiles.get(profile_name) or catalogue.profile("default")
     problem = f"not scanned: the {stage} failed: {reason}"
     view = HostView(name=name, source="sascheck", path=path, profile=profile.name,
+                    inventory=inventory,
                     root=_text(data, "source", path, 4096),
                     scanned_at=_text(data, "recorded_at", path, 64), problems=[problem])
     view.rules = [with_catalogue(RuleView(id=rule.id, title="", severity="", result="error",

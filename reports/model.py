@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 from ..rules import Catalogue
 from .arf import ArfError, read_arf
@@ -69,6 +71,16 @@ class HostView:
     # The same host's results from the other engine, read together: what they say beside
     # these (one host is one row, whichever engines scanned it)
     other_engines: list[str] = field(default_factory=list)
+    # The name the fleet's inventory gives the host (the fleet's key for it), where known;
+    # ``claimed`` is the name the host gave itself, which a hostile host chooses.
+    inventory: str = ""
+    claimed: str = ""
+
+    @property
+    def key(self) -> str:
+        """One host, one key: its inventory name, else (a file a person passed) its name."""
+        return ("inventory:" + self.inventory if self.inventory
+                else "name:" + self.name.strip().lower())
 
     def slowest_per_core(self) -> float | None:
         """The lowest write or read MB/s per core measured on any file system (fleet column)."""
@@ -153,8 +165,10 @@ def from_json(data: dict[str, Any], path: str, catalogue: Catalogue) -> HostView
     try:
         host = data["host"]
         role = data["role"]
+        inventory = host.get("inventory_name") or fleet_inventory_name(path)
         view = HostView(
-            name=host.get("hostname") or Path(path).stem, source="sascheck", path=path,
+            name=inventory or host.get("hostname") or Path(path).stem, source="sascheck",
+            path=path, inventory=inventory, claimed=host.get("hostname", ""),
             profile=data.get("profile", ""), kernel=host.get("kernel", ""),
             os=host.get("os", ""), root=host.get("root", ""), role=role.get("name", ""),
             role_reasons=list(role.get("reasons", [])), cpus=host.get("cpus"),
@@ -199,7 +213,7 @@ def merge_measured(hosts: list[HostView]) -> list[HostView]:
     groups: dict[str, list[HostView]] = {}
     for host in hosts:
         if host.source == "sascheck":
-            groups.setdefault(host.name, []).append(host)
+            groups.setdefault(host.key, []).append(host)
     superseded: set[int] = set()
     for group in groups.values():
         measured = [host for host in group if host.measurements]
@@ -217,26 +231,70 @@ def merge_measured(hosts: list[HostView]) -> list[HostView]:
 
 
 def _pairs(ours: list[HostView], theirs: list[HostView]) -> list[tuple[HostView, HostView]]:
-    """(sascheck host, oscap host) that are one host: the same name, or, where one of the two
-    names has no domain, the one host whose name starts with it (db1 and db1.example.com);
-    two hosts of one short name in different domains are never paired."""
+    """(sascheck host, oscap host) that are one host. Hosts the inventory names meet on that
+    name alone: what a host calls itself never joins it to another host's results. Files a
+    person passed meet on the host name, or, where one of the two names has no domain, the
+    one host whose name starts with it (db1 and db1.example.com); two hosts of one short
+    name in different domains are never paired."""
     def full(host: HostView) -> str:
         return host.name.strip().lower()
 
-    by_name: dict[str, list[HostView]] = {}
+    by_key: dict[str, list[HostView]] = {}
     by_short: dict[str, list[HostView]] = {}
     for host in ours:
-        by_name.setdefault(full(host), []).append(host)
-        by_short.setdefault(full(host).split(".", 1)[0], []).append(host)
+        by_key.setdefault(host.key, []).append(host)
+        if not host.inventory:
+            by_short.setdefault(full(host).split(".", 1)[0], []).append(host)
     pairs = []
     for other in theirs:
-        name = full(other)
-        candidates = by_name.get(name) or [
-            host for host in by_short.get(name.split(".", 1)[0], [])
-            if "." not in name or "." not in full(host)]
-        if len({full(host) for host in candidates}) == 1:
+        candidates = by_key.get(other.key, [])
+        if not candidates and not other.inventory:
+            name = full(other)
+            candidates = [host for host in by_short.get(name.split(".", 1)[0], [])
+                          if "." not in name or "." not in full(host)]
+        if len({host.key for host in candidates}) == 1:
             pairs.append((max(candidates, key=lambda host: host.scanned_at), other))
     return pairs
+
+
+def flag_claimed_names(hosts: list[HostView]) -> list[HostView]:
+    """Say where a host's own name differs from its inventory name, and where results of
+    different hosts claim one host name (a cloned image, or a host posing as another)."""
+    claimants: dict[str, set[str]] = {}
+    for host in hosts:
+        claimed = (host.claimed or host.name).strip().lower()
+        if claimed:
+            claimants.setdefault(claimed, set()).add(host.key)
+    for host in hosts:
+        claimed = (host.claimed or host.name).strip()
+        if host.inventory and claimed and _short(claimed) != _short(host.inventory):
+            host.problems.append(f"the host calls itself {claimed!r}; it is reported under "
+                                 f"its inventory name {host.inventory!r}")
+        others = len(claimants.get(claimed.lower(), ())) - 1
+        if others > 0:
+            host.problems.append(f"{others} other host(s) of this report also call themselves "
+                                 f"{claimed!r}: their results are kept apart")
+    return hosts
+
+
+def _short(name: str) -> str:
+    return name.strip().lower().split(".", 1)[0]
+
+
+FLEET_MARKER = ".sascheck-fleet"  # written by the fleet playbook into its results directory
+RESULT_NAME_SUFFIXES = (".failed.json", ".arf.xml", ".json")
+
+
+def fleet_inventory_name(path: str) -> str:
+    """In a results directory the fleet playbook made (it leaves FLEET_MARKER there), each
+    file is named by its host's inventory name, percent-encoded: that name, else ''."""
+    directory, name = os.path.split(path)
+    if not os.path.isfile(os.path.join(directory or ".", FLEET_MARKER)):
+        return ""
+    for suffix in RESULT_NAME_SUFFIXES:
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return unquote(name[:-len(suffix)])[:256]
+    return ""
 
 
 def merge_engines(hosts: list[HostView]) -> list[HostView]:
@@ -271,8 +329,9 @@ def from_arf(path: str, catalogue: Catalogue) -> HostView:
     system = arf.system
     known = {key: value for key, value in system.items()
              if value and value.lower() != "unknown"}  # oscap's word for what it lacks
-    view = HostView(name=name, source="oscap", path=path, profile=profile,
-                    scanned_at=arf.start_time, kernel=known.get("kernel", ""),
+    inventory = fleet_inventory_name(path)
+    view = HostView(name=inventory or name, source="oscap", path=path, profile=profile,
+                    inventory=inventory, claimed=name, scanned_at=arf.start_time, kernel=known.get("kernel", ""),
                     os=" ".join(filter(None, (known.get("os_name"), known.get("os_version"),
                                               known.get("architecture")))))
     unknown = sorted({result for result in arf.results.values()} - XCCDF_RESULTS)

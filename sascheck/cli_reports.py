@@ -51,7 +51,13 @@ def _result_paths(paths: Sequence[str]) -> list[str]:
 def _load_results(catalogue: Any, paths: Sequence[str]) -> list[Any]:
     from rich.progress import Progress
 
-    from .reports.model import ReportInputError, load, merge_engines, merge_measured
+    from .reports.model import (
+        ReportInputError,
+        flag_claimed_names,
+        load,
+        merge_engines,
+        merge_measured,
+    )
 
     hosts = []
     files = _result_paths(paths)
@@ -65,7 +71,7 @@ def _load_results(catalogue: Any, paths: Sequence[str]) -> list[Any]:
                 raise UsageError(str(exc)) from exc
             progress.advance(task)
     # a host's scan and iotest results, and both engines' results, read together are one host
-    return merge_engines(merge_measured(hosts))
+    return flag_claimed_names(merge_engines(merge_measured(hosts)))
 
 
 def report_command(args: argparse.Namespace) -> int:

@@ -16,6 +16,7 @@ An atomic write renames a temporary file over the target. That is right for a re
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import re
 import stat
@@ -25,6 +26,11 @@ from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
 from .rules.errors import UserInputError
+
+# A host's file names need not be UTF-8 (Python carries such bytes as lone surrogates): they
+# are written as backslash escapes, which in JSON text is the escape of that same character,
+# rather than failing the whole output.
+TEXT_ERRORS = "backslashreplace"
 
 STDOUT = "-"
 DEV_NULL = "/dev/null"
@@ -69,7 +75,8 @@ def _open_in_place(path: str, binary: bool) -> IO[Any]:
     if path == DEV_NULL and not stat.S_ISCHR(os.fstat(fd).st_mode):
         os.close(fd)
         raise OutputError(f"cannot write {path}: not the null device")
-    return os.fdopen(fd, "wb" if binary else "w", encoding=None if binary else "utf-8")
+    return os.fdopen(fd, "wb" if binary else "w", encoding=None if binary else "utf-8",
+                     errors=None if binary else TEXT_ERRORS)
 
 
 @contextlib.contextmanager
@@ -78,6 +85,8 @@ def opened_output(path: str, binary: bool = False, mode: int | None = None
     """A handle that becomes ``path`` when the block ends without an error; a new file gets
     ``mode`` (default: 0666 less the umask) before it takes the name."""
     if path == STDOUT:
+        if not binary and isinstance(sys.stdout, io.TextIOWrapper):
+            sys.stdout.reconfigure(errors=TEXT_ERRORS)
         stream = sys.stdout.buffer if binary else sys.stdout
         yield stream
         stream.flush()
@@ -97,7 +106,8 @@ def opened_output(path: str, binary: bool = False, mode: int | None = None
             os.umask(umask)
             mode = 0o666 & ~umask
         os.fchmod(fd, mode)  # on the descriptor: nothing renamed in can be chmod'ed by name
-        with os.fdopen(fd, file_mode, encoding=encoding) as handle:
+        with os.fdopen(fd, file_mode, encoding=encoding,
+                       errors=None if binary else TEXT_ERRORS) as handle:
             yield handle
         os.replace(temporary, path)
     except BaseException:

@@ -11,6 +11,7 @@ import time
 
 from .rules import Catalogue
 from .rules.errors import UserInputError
+from .scanner.batch_pool import DEFAULT_SECONDS
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -29,6 +30,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                         help="site values for every host, after those each archive "
                              "carries from its collection")
+    parser.add_argument("--host-timeout", type=float, default=DEFAULT_SECONDS, metavar="SECONDS",
+                        help="the longest one host's scan may take before it is stopped and "
+                             f"that host recorded as failed (default {DEFAULT_SECONDS:g})")
     parser.add_argument("--quiet", action="store_true", help="no progress and no summary")
 
 
@@ -64,6 +68,8 @@ def run(args: argparse.Namespace, catalogue: Catalogue) -> bool:
     check_values(catalogue, args.profile, args.set)  # once, not as every host's failure
     if args.jobs is not None and args.jobs < 1:
         raise UserInputError("--jobs needs a number of processes of at least 1")
+    if not args.host_timeout > 0:
+        raise UserInputError("--host-timeout needs a number of seconds above 0")
     files = snapshot_files(args.snapshots)
     try:
         os.makedirs(args.output_dir, exist_ok=True)
@@ -84,7 +90,7 @@ def run(args: argparse.Namespace, catalogue: Catalogue) -> bool:
             if outcome.status == "failed":
                 failures.append(outcome)
 
-        outcomes = scan_all(jobs, processes, done)
+        outcomes = scan_all(jobs, processes, done, args.host_timeout)
     elapsed = time.monotonic() - started
     if not args.quiet:
         for failure in sorted(failures, key=lambda outcome: outcome.snapshot):

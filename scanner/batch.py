@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
+from urllib.parse import unquote
 
 from ..reports import json_output
 from ..reports.failure import failure_record
 from ..rules import Catalogue, load_catalogue
 from ..rules.errors import UserInputError
+from .batch_pool import DEFAULT_SECONDS, run_jobs
 from .hostroot import FactError
 from .scan import run_scan
 from .snapshot import SnapshotError, opened_snapshot
@@ -60,6 +61,13 @@ def host_stem(snapshot: str) -> str:
     return name
 
 
+def inventory_name(snapshot: str) -> str:
+    """The inventory's name for the host, the fleet's key for it: the playbook writes each
+    archive as the name percent-encoded (a '/' in it cannot make a path), so it is decoded
+    here. It is the name the controller chose, not the one the host claims."""
+    return unquote(host_stem(snapshot))
+
+
 def plan(snapshots: Sequence[str], directory: str, profile: str,
          assignments: Sequence[str]) -> list[BatchJob]:
     """One job per archive; two archives of one name would write one file, so that is an
@@ -87,7 +95,7 @@ def _catalogue() -> Catalogue:
 
 def scan_one(job: BatchJob) -> BatchOutcome:
     """Scan one archive and write its results, or its failure record; never raises for
-    what the archive holds."""
+    what the archive holds, whatever the exception."""
     from ..outputs import write_output
 
     try:
@@ -95,34 +103,38 @@ def scan_one(job: BatchJob) -> BatchOutcome:
             result = run_scan(_catalogue(), job.profile,
                               [*snapshot.sets, *job.assignments], snapshot.root)
             data = snapshot.named(result.to_dict())
+        data["host"]["inventory_name"] = inventory_name(job.snapshot)
+        write_output(job.output, json_output.dumps(data))
     except (SnapshotError, FactError, UserInputError, KeyError) as exc:
         message = str(exc.args[0]) if isinstance(exc, KeyError) else str(exc)
     except Exception as exc:  # one host's bug must not end the fleet's scan
         message = f"internal error ({type(exc).__name__}: {exc}); please report it"
     else:
-        write_output(job.output, json_output.dumps(data))
         return BatchOutcome(job.snapshot, job.output,
                             "findings" if result.exit_status else "pass")
-    record = failure_record(host_stem(job.snapshot), "scan", message, job.snapshot,
+    return failed(job, message)
+
+
+def failed(job: BatchJob, message: str) -> BatchOutcome:
+    """The host's failure record in place of its results."""
+    from ..outputs import write_output
+
+    record = failure_record(inventory_name(job.snapshot), "scan", message, job.snapshot,
                             job.profile)
-    write_output(job.output, json_output.dumps(record))
+    try:
+        write_output(job.output, json_output.dumps(record))
+    except Exception as exc:  # the record cannot be written: said on the terminal
+        message = f"{message} (and its failure record could not be written: {exc})"
     return BatchOutcome(job.snapshot, job.output, "failed", message)
 
 
 def scan_all(jobs: Sequence[BatchJob], processes: int,
-             done: Callable[[BatchOutcome], None] = lambda outcome: None
-             ) -> list[BatchOutcome]:
-    """Every job, across ``processes`` worker processes (1: in this process)."""
-    if processes <= 1 or len(jobs) <= 1:
-        outcomes = []
-        for job in jobs:
-            outcomes.append(scan_one(job))
-            done(outcomes[-1])
-        return outcomes
+             done: Callable[[BatchOutcome], None] = lambda outcome: None,
+             seconds: float = DEFAULT_SECONDS) -> list[BatchOutcome]:
+    """Every job, across ``processes`` worker processes, each host's scan under the
+    wall-clock and memory limits of scanner.batch_pool."""
     outcomes = []
-    with ProcessPoolExecutor(max_workers=min(processes, len(jobs))) as pool:
-        futures = [pool.submit(scan_one, job) for job in jobs]
-        for future in as_completed(futures):
-            outcomes.append(future.result())
-            done(outcomes[-1])
+    for outcome in run_jobs(jobs, max(processes, 1), scan_one, failed, seconds):
+        outcomes.append(outcome)
+        done(outcome)
     return outcomes

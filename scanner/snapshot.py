@@ -26,6 +26,7 @@ from .. import __version__
 from .blockdev import read_queue
 from .facts import collect
 from .hostroot import HostRoot, mark_partial_root
+from .tree_remove import remove_tree
 
 ROOT_PREFIX = "root"
 MANIFEST = "manifest.json"
@@ -36,6 +37,9 @@ MAX_MEMBER_BYTES = 64 << 20
 # Every member's declared size, extracted or skipped: a compressed archive is decompressed
 # to reach the next member, so a skipped 40 GB member costs as much as an extracted one.
 MAX_ARCHIVE_BYTES = 4 << 30
+# A snapshot or sosreport nests about 12 deep; a deeper member is refused, so that neither
+# its extraction (every member's directories are checked) nor its removal grows with depth.
+MAX_DEPTH = 64
 # Site values given to the collection (collect --set, collect.sh --set), kept in the
 # manifest so that the scan elsewhere judges the host as its administrator described it.
 MAX_SETS, MAX_SET_CHARS = 64, 4096
@@ -173,6 +177,7 @@ def _inside(name: str) -> str:
     parts = name.split("/")
     if ".." in parts:
         raise SnapshotError(f"member {name!r}: climbs out with '..'")
+
     if parts[0] != ROOT_PREFIX:
         raise SnapshotError(f"member {name!r}: outside {ROOT_PREFIX}/")
     return "/" + "/".join(p for p in parts[1:] if p not in ("", "."))
@@ -201,7 +206,7 @@ def extract(archive_path: str, destination: str) -> dict[str, Any]:
 
     extract_members(archive_path, os.path.join(destination, ROOT_PREFIX), place)
     if manifest.get("schema") != SNAPSHOT_SCHEMA:
-        shutil.rmtree(destination, ignore_errors=True)
+        remove_tree(destination)
         raise SnapshotError(f"{archive_path}: no {SNAPSHOT_SCHEMA} manifest")
     return manifest
 
@@ -235,6 +240,7 @@ def extract_members(archive_path: str, root: str, place: Placement) -> None:
             raise SnapshotError(f"{archive_path}: not a readable tar archive ({exc})") from exc
         with archive:
             total = count = declared = 0
+            made: set[str] = set()  # directories this extraction made or checked
             os.makedirs(root)
             for member in archive:
                 count += 1
@@ -249,9 +255,12 @@ def extract_members(archive_path: str, root: str, place: Placement) -> None:
                 path = place(archive, member)
                 if path is None or path == "/":
                     continue
-                make_directories(root, posixpath.dirname(path))
+                if path.count("/") > MAX_DEPTH + 1:
+                    raise SnapshotError(f"member {member.name[:200]!r}: nested more than "
+                                        f"{MAX_DEPTH} deep")
+                make_directories(root, posixpath.dirname(path), made)
                 if member.isdir():
-                    make_directories(root, path)
+                    make_directories(root, path, made)
                 elif member.isreg():
                     total += member.size
                     _check_size(member.name, member.size, total)
@@ -263,7 +272,7 @@ def extract_members(archive_path: str, root: str, place: Placement) -> None:
                     kind = "hard link" if member.islnk() else "device or FIFO"
                     raise SnapshotError(f"member {member.name!r}: a {kind}, refused")
     except (SnapshotError, OSError, tarfile.TarError, EOFError) as exc:
-        shutil.rmtree(destination, ignore_errors=True)
+        remove_tree(destination)
         if isinstance(exc, SnapshotError):
             raise
         raise SnapshotError(f"{archive_path}: {exc}") from exc
@@ -289,14 +298,20 @@ def add_link(root: str, path: str, target: str) -> None:
     os.symlink(_safe_link(path, target), os.path.join(root, path.lstrip("/")))
 
 
-def make_directories(root: str, path: str) -> None:
+def make_directories(root: str, path: str, made: set[str] | None = None) -> None:
     """Make the in-root directory ``path`` one component at a time, refusing to pass
     through any link: an earlier member's link, however it resolves (``a/b/c/y -> ../../..``
     then ``w -> a/b/c/y/../../..`` looks inside but lands outside), is never followed
-    while extracting. Links are for the scan, which resolves them inside the root."""
+    while extracting. Links are for the scan, which resolves them inside the root.
+    ``made``: directories already made or checked by this extraction, which never removes
+    or replaces one, so they are not checked again (each member costs its new components)."""
     current = root
     for part in [p for p in path.split("/") if p]:
         current = os.path.join(current, part)
+        if made is not None and current in made:
+            continue
+        if made is not None:
+            made.add(current)
         try:
             mode = os.lstat(current).st_mode
         except FileNotFoundError:
@@ -364,7 +379,7 @@ def opened_snapshot(archive_path: str, scratch: str | None = None
                              _manifest_text(manifest, "collected_at"),
                              _collector(_manifest_text(manifest, "sascheck")))
     finally:
-        shutil.rmtree(destination, ignore_errors=True)
+        remove_tree(destination)
 
 
 @contextmanager

@@ -22,7 +22,6 @@ from __future__ import annotations
 import os
 import posixpath
 import re
-import shutil
 import tarfile
 import tempfile
 from collections.abc import Iterator
@@ -51,6 +50,7 @@ from .parsers.sos_commands import (
 from .results import RuleResult, Verdict
 from .snapshot import SnapshotError, add_link, extract_members, make_directories
 from .tree_copy import copy_tree
+from .tree_remove import remove_tree
 
 LSBLK = "/sos_commands/block/lsblk_-O_-P"
 LSBLK_TREE = "/sos_commands/block/lsblk"
@@ -136,7 +136,7 @@ def opened(path: str) -> Iterator[Sosreport]:
         rebuild(report)
         yield report
     finally:
-        shutil.rmtree(destination, ignore_errors=True)
+        remove_tree(destination)
 
 
 def _place(relative: str) -> str | None:
@@ -171,7 +171,7 @@ def materialize(path: str, root: str) -> None:
     else:
         raise SosreportError(f"{path}: no such file or directory")
     if not os.path.isdir(os.path.join(root, "sos_commands")):
-        shutil.rmtree(os.path.dirname(root), ignore_errors=True)
+        remove_tree(os.path.dirname(root))
         raise SosreportError(f"{path}: not a sosreport (no sos_commands/ directory)")
 
 

@@ -16,6 +16,7 @@ import stat
 from collections.abc import Callable
 
 from .snapshot import (
+    MAX_DEPTH,
     MAX_MEMBER_BYTES,
     MAX_MEMBERS,
     MAX_TOTAL_BYTES,
@@ -24,7 +25,6 @@ from .snapshot import (
     make_directories,
 )
 
-MAX_DEPTH = 64  # a sosreport nests about 12 deep; a deeper tree is refused, not walked
 _DIRECTORY_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
@@ -67,10 +67,22 @@ class _Budget:
             raise SnapshotError(f"more than {MAX_MEMBERS} entries")
 
     def size(self, name: str, size: int) -> None:
+        """Refuse at once what is listed too large (the copy itself counts what it reads)."""
+        if size > MAX_MEMBER_BYTES or self.bytes + size > MAX_TOTAL_BYTES:
+            self.refuse(name)
+
+    def allowance(self) -> int:
+        """The most the next file may add: a file may grow after it was listed."""
+        return min(MAX_MEMBER_BYTES, MAX_TOTAL_BYTES - self.bytes)
+
+    def copied(self, name: str, size: int) -> None:
         self.bytes += size
-        if size > MAX_MEMBER_BYTES or self.bytes > MAX_TOTAL_BYTES:
-            raise SnapshotError(f"{name!r}: over the size limits ({MAX_MEMBER_BYTES} per "
-                                f"file, {MAX_TOTAL_BYTES} in all)")
+        if self.bytes > MAX_TOTAL_BYTES:
+            self.refuse(name)
+
+    def refuse(self, name: str) -> None:
+        raise SnapshotError(f"{name!r}: over the size limits ({MAX_MEMBER_BYTES} per "
+                            f"file, {MAX_TOTAL_BYTES} in all)")
 
 
 def _copy_directory(directory: int, relative: str, root: str,
@@ -100,7 +112,8 @@ def _copy_directory(directory: int, relative: str, root: str,
                     subdirectories.append((opened, child))
             elif stat.S_ISREG(listed.st_mode):
                 budget.size(child, listed.st_size)
-                _copy_file(name, directory, listed, root, path)
+                budget.copied(child, _copy_file(name, directory, listed, root, path,
+                                                budget.allowance()))
     except BaseException:
         for opened, _ in subdirectories:
             os.close(opened)
@@ -126,20 +139,25 @@ def _open_same(name: str, directory: int, listed: os.stat_result, flags: int) ->
     return descriptor
 
 
-def _copy_file(name: str, directory: int, listed: os.stat_result, root: str, path: str) -> None:
+def _copy_file(name: str, directory: int, listed: os.stat_result, root: str, path: str,
+               allowance: int) -> int:
+    """Copy at most ``allowance`` bytes (a file that grows past it is refused); the bytes
+    copied, which are what the budget counts."""
     descriptor = _open_same(name, directory, listed, _FILE_FLAGS)
     if descriptor is None:
-        return  # unreadable, gone or replaced: a missing file, as a scan would see it
+        return 0  # unreadable, gone or replaced: a missing file, as a scan would see it
     target = os.path.join(root, path.lstrip("/"))
+    copied = 0
     with os.fdopen(descriptor, "rb") as source, open(target, "xb") as output:
-        remaining = MAX_MEMBER_BYTES + 1  # the file may grow after it was listed
-        while remaining > 0:
-            block = source.read(min(remaining, 1 << 20))
+        while copied <= allowance:
+            block = source.read(min(allowance + 1 - copied, 1 << 20))
             if not block:
                 break
             output.write(block)
-            remaining -= len(block)
-        if remaining <= 0:
-            raise SnapshotError(f"{path!r}: grew over {MAX_MEMBER_BYTES} bytes while copied")
+            copied += len(block)
+        if copied > allowance:
+            raise SnapshotError(f"{path!r}: grew over the size limits while copied "
+                                f"({MAX_MEMBER_BYTES} per file, {MAX_TOTAL_BYTES} in all)")
     # Only the owner's execute bit is kept (scripts run at boot or not).
     os.chmod(target, 0o755 if listed.st_mode & stat.S_IXUSR else 0o644)
+    return copied

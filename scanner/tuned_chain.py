@@ -51,6 +51,7 @@ PROFILE_NAME = re.compile(r"[a-zA-Z0-9_.-]{1,128}")
 # ConfigObj's _nolistvalue (configobj 5.0): with list_values=False a value is a quoted
 # string kept as written, or unquoted text up to the first '#'.
 _CONFIGOBJ_VALUE = re.compile(r"""^((?:".*?")|(?:'.*?')|(?:[^'"#].*?)|(?:))\s*(#.*)?$""")
+MAX_CONFIGOBJ_VALUE = 4096  # tuned's longest shipped value (a cmdline) is under 300
 _CONFIGOBJ_SECTION = re.compile(r"^\[([^\]]*)\]\s*(#.*)?$")
 
 Sections = dict[str, dict[str, str]]
@@ -139,6 +140,9 @@ def _parse_configobj(text: str) -> Sections:
             current = sections[name] = {}
             continue
         key, sep, value = line.partition("=")
+        if len(value) > MAX_CONFIGOBJ_VALUE:  # the regular expression is quadratic in it
+            raise TunedConfError(f"a value longer than {MAX_CONFIGOBJ_VALUE} characters at "
+                                 f"line {number}")
         match = _CONFIGOBJ_VALUE.match(value.strip())
         if not sep or not key.strip() or not match:
             raise TunedConfError(f"invalid line at line {number}")

@@ -33,13 +33,16 @@ def _example_roots(base: Path) -> dict[str, tuple[Path, list[str]]]:
     return roots
 
 
-def _run_playbook(tmp_path: Path, hosts: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    """ansible-playbook fleet-scan.yml over local "hosts" (each line's host variables)."""
+def _run_playbook(tmp_path: Path, hosts: dict[str, str],
+                  inventory: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """ansible-playbook fleet-scan.yml over local "hosts" (each line's host variables), or
+    over the ``inventory`` given."""
     from .remedy import ANSIBLE_BIN
 
-    inventory = tmp_path / "inventory.ini"
-    inventory.write_text("[sas]\n" + "".join(f"{host} ansible_connection=local {variables}\n"
-                                             for host, variables in hosts.items()))
+    if inventory is None:
+        inventory = tmp_path / "inventory.ini"
+        inventory.write_text("[sas]\n" + "".join(
+            f"{host} ansible_connection=local {variables}\n" for host, variables in hosts.items()))
     return subprocess.run(
         [str(ANSIBLE_BIN / "ansible-playbook"), "-i", str(inventory), str(PLAYBOOK),
          "-e", "ansible_become=false", "-e", f"sascheck_command={SASCHECK}",
@@ -90,9 +93,36 @@ def test_agentless_playbook_needs_nothing_but_sh_on_the_hosts(tmp_path):
     assert "SASCHECK_ROOT=/nonexistent/root is not a directory" in failed["reason"]
     hosts_on_page = {row["n"]: row for row in
                      fleet_index((tmp_path / "fleet.html").read_text())["hosts"]}
-    assert sorted(hosts_on_page) == ["host3", "kvmhost02", "sasgrid07", "sasprod01"]
+    # The fleet's key is the inventory name; what each host calls itself is said beside it.
+    assert sorted(hosts_on_page) == ["host0", "host1", "host2", "host3"]
     assert set(hosts_on_page["host3"]["r"]) == {"e"}  # every rule an error, none a pass
-    assert {"p", "f"} <= set(hosts_on_page["sasprod01"]["r"])
+    assert {"p", "f"} <= set(hosts_on_page["host1"]["r"])
+    page = (tmp_path / "fleet.html").read_text()
+    assert "calls itself 'sasprod01'; it is reported under its inventory name 'host1'" in page
+
+
+def test_a_hostile_inventory_name_makes_no_path_outside_the_results(tmp_path):
+    """A dynamic inventory may name a host '../outside/victim': the controller's files for it
+    are named by the percent-encoded name, inside the results directory, and the page shows
+    the name as text."""
+    _needs_ansible()
+    root, sets = _example_roots(tmp_path / "roots")["host0"]
+    name = "../outside/victim"
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "victim.json").write_text("kept\n")
+    inventory = tmp_path / "inventory.yml"
+    inventory.write_text(json.dumps({"all": {"hosts": {name: {
+        "ansible_connection": "local", "sascheck_scan_root": str(root), "sascheck_sets": sets,
+        "ansible_python_interpreter": "/nonexistent/python3"}}}}))
+    completed = _run_playbook(tmp_path, {}, inventory)
+    assert completed.returncode == 0, completed.stdout[-3000:] + completed.stderr[-2000:]
+    assert sorted(p.name for p in outside.iterdir()) == ["victim.json"]
+    assert (outside / "victim.json").read_text() == "kept\n"
+    results = tmp_path / "results"
+    assert (results / "%2E.%2Foutside%2Fvictim.json").is_file()
+    hosts = [row["n"] for row in fleet_index((tmp_path / "fleet.html").read_text())["hosts"]]
+    assert hosts == [name]
 
 
 @pytest.mark.skipif(not oscap_available(), reason="oscap is not installed")
@@ -108,9 +138,11 @@ def test_playbook_still_runs_sascheck_and_oscap_where_hosts_have_them(tmp_path):
     completed = _run_playbook(tmp_path, hosts)
     assert completed.returncode == 0, completed.stdout[-3000:] + completed.stderr[-2000:]
     fetched = sorted(p.name for p in (tmp_path / "results").iterdir())
-    assert fetched == ["host0.arf.xml", "host1.json", "host2.json"]
+    assert fetched == [".sascheck-fleet", "host0.arf.xml", "host1.json", "host2.json"]
     hosts_on_page = fleet_index((tmp_path / "fleet.html").read_text())["hosts"]
-    assert sorted(host["n"] for host in hosts_on_page) == ["kvmhost02", "sasgrid07", "sasprod01"]
+    assert sorted(host["n"] for host in hosts_on_page) == ["host0", "host1", "host2"]
+    # Nothing was left on the hosts: the results were written in a private directory.
+    assert not list(tmp_path.glob("sascheck-*"))
 
 
 def test_fleet_playbook_is_ansible_lint_clean():

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 _PAIR = re.compile(r'([A-Z0-9:_%.-]+)="((?:[^"\\]|\\.)*)"')
 _ESCAPE = re.compile(r"\\x([0-9a-fA-F]{2})")
+MAX_PAIRS_LINE = 4096  # lsblk -P rows as sos records them are a few hundred characters
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,9 @@ def parse_lsblk_pairs(text: str) -> tuple[list[LsblkEntry], list[str]]:
     problems: list[str] = []
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
+            continue
+        if len(line) > MAX_PAIRS_LINE:  # _PAIR is quadratic in a long run of name letters
+            problems.append(f"line {number}: longer than {MAX_PAIRS_LINE} characters")
             continue
         fields = {key: _unescape(value) for key, value in _PAIR.findall(line)}
         if not fields.get("KNAME"):

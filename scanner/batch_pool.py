@@ -1,0 +1,124 @@
+"""Worker processes for scan-snapshots, each host's scan under a wall-clock and a memory
+limit: no snapshot can hold a worker for longer than the limit, or the controller's memory.
+
+A worker takes one job at a time over its own pipe, so the supervisor always knows which
+host a worker holds. A job past its time is ended by killing its worker, which is replaced;
+a worker that dies (its memory limit, a crash) is replaced too. Either way that host gets a
+failure record naming why, and the batch goes on.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import resource
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from multiprocessing.connection import Connection, wait
+from multiprocessing.process import BaseProcess
+from typing import TypeVar
+
+Job = TypeVar("Job")
+Outcome = TypeVar("Outcome")
+
+# One host's scan takes about 15 ms; a minute is far past any honest snapshot.
+DEFAULT_SECONDS = 60.0
+# Address space per worker: a scan needs about 150 MiB; what goes beyond is a hostile input.
+DEFAULT_MEMORY = 2 << 30
+
+
+@dataclass
+class _Worker:
+    process: BaseProcess
+    connection: Connection
+    job: int | None = None  # the index of the job it holds
+    started: float = 0.0
+
+
+def _serve(connection: Connection, work: Callable[[Job], Outcome], memory: int) -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    while True:
+        job = connection.recv()
+        if job is None:
+            return
+        connection.send(work(job))
+
+
+def run_jobs(jobs: Sequence[Job], processes: int, work: Callable[[Job], Outcome],
+             failed: Callable[[Job, str], Outcome], seconds: float = DEFAULT_SECONDS,
+             memory: int = DEFAULT_MEMORY) -> Iterator[Outcome]:
+    """Each job's outcome, in the order they end: ``work(job)`` in a worker, or
+    ``failed(job, reason)`` (called here) when its worker ran out of time or died."""
+    context = multiprocessing.get_context("fork")  # workers share the loaded rules
+    pending = list(reversed(range(len(jobs))))
+    workers: list[_Worker] = []
+
+    def start() -> _Worker:
+        ours, theirs = context.Pipe()
+        process = context.Process(target=_serve, args=(theirs, work, memory), daemon=True)
+        process.start()
+        theirs.close()
+        return _Worker(process, ours)
+
+    def give(worker: _Worker) -> None:
+        if pending:
+            worker.job = pending.pop()
+            worker.started = time.monotonic()
+            worker.connection.send(jobs[worker.job])
+        else:
+            worker.job = None
+
+    def replace(worker: _Worker) -> int | None:
+        """End the worker (a dying one's own exit status is kept), start its successor."""
+        worker.process.join(timeout=1)
+        code = worker.process.exitcode
+        worker.process.kill()
+        worker.process.join()
+        worker.connection.close()
+        workers.remove(worker)
+        if pending:
+            workers.append(start())
+            give(workers[-1])
+        return code
+
+    try:
+        for _ in range(min(processes, len(jobs))):
+            workers.append(start())
+            give(workers[-1])
+        while any(worker.job is not None for worker in workers):
+            busy = [worker for worker in workers if worker.job is not None]
+            deadline = min(worker.started for worker in busy) + seconds
+            ready = wait([worker.connection for worker in busy],
+                         timeout=max(0.0, deadline - time.monotonic()))
+            for worker in busy:
+                assert worker.job is not None
+                job = jobs[worker.job]
+                if worker.connection in ready:
+                    try:
+                        outcome = worker.connection.recv()
+                    except (EOFError, OSError):
+                        yield failed(job, _death(replace(worker)))
+                        continue
+                    give(worker)
+                    yield outcome
+                elif time.monotonic() - worker.started >= seconds:
+                    replace(worker)
+                    yield failed(job, f"its scan took longer than {seconds:g} s and was "
+                                      "stopped")
+    finally:
+        for worker in workers:
+            if worker.process.is_alive():
+                with contextlib.suppress(OSError):
+                    worker.connection.send(None)
+            worker.process.join(timeout=5)
+            if worker.process.is_alive():
+                worker.process.kill()
+            worker.connection.close()
+
+
+def _death(code: int | None) -> str:
+    if code is not None and code < 0:
+        return (f"its scan process was ended by signal {-code} (memory limit or crash); "
+                "please report it")
+    return f"its scan process ended unexpectedly (exit status {code}); please report it"
