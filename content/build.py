@@ -34,7 +34,7 @@ def default_output() -> Path:
 
 def build_time() -> datetime:
     epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
-    seconds = int(epoch) if epoch.isdigit() else DEFAULT_EPOCH
+    seconds = int(epoch) if epoch.isascii() and epoch.isdigit() else DEFAULT_EPOCH
     return datetime.fromtimestamp(seconds, tz=timezone.utc)
 
 

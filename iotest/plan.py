@@ -50,6 +50,9 @@ class Target:
     fstype: str
     device: str
     roles: tuple[str, ...]  # SAS roles on this file system; () for a --dir outside them
+    # st_dev of the file system planned: the private directory must be made on it (the
+    # directory's name may have been swapped for a link to another one since)
+    st_dev: int | None = None
 
 
 @dataclass(frozen=True)
@@ -140,7 +143,7 @@ def targets(directories: Iterable[tuple[str, str]], mounts: Sequence[MountEntry]
         mount = mount_of(resolved, mounts)
         found.append(Target(directory, mount.mountpoint if mount else "?",
                             mount.fstype if mount else "?", mount.device if mount else "?",
-                            tuple(roles)))
+                            tuple(roles), os.stat(resolved).st_dev))
     return found
 
 

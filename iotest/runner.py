@@ -92,14 +92,25 @@ class PrivateDirectory:
     and it is emptied and removed through descriptors, so a racer who renames it away and
     plants a directory of its own under the name redirects nothing."""
 
-    def __init__(self, parent: str) -> None:
+    def __init__(self, parent: str, device: int | None = None) -> None:
         self.path = tempfile.mkdtemp(prefix=PRIVATE_PREFIX, dir=parent)
         self.fd = os.open(self.path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
         self.identity = self._identity(os.fstat(self.fd))
+        self.device = device
         if self.identity[2:] != (os.geteuid(), 0o700):
             self.close()
             raise FioError(f"{self.path} was replaced or changed as it was made; nothing was "
                            "measured")
+        self._check_device()
+
+    def _check_device(self) -> None:
+        """The directory is on the file system planned: a SAS directory swapped for a link
+        to another mounted file system (by a member of its group) would have fio measure,
+        and write, there while the figures were reported for the planned one."""
+        if self.device is not None and self.identity[0] != self.device:
+            self.close()
+            raise FioError(f"{self.path} is not on the file system planned for it (its "
+                           "directory was swapped for a link); nothing was measured")
 
     @staticmethod
     def _identity(status: os.stat_result) -> tuple[int, int, int, int]:
@@ -156,7 +167,7 @@ def _measure(plan: Plan, fio: str, progress: Progress, together: threading.Barri
         running.append(process)
         if started is not None:
             started(process)
-    private = PrivateDirectory(plan.target.directory)
+    private = PrivateDirectory(plan.target.directory, plan.target.st_dev)
     try:
         results: list[PhaseResult] = []
         commands: list[list[str]] = []

@@ -37,8 +37,6 @@ class ArfHost:
 
 
 MAX_ARF_BYTES = 512 << 20
-# Elements whose children are read when they end: their subtrees are kept until then.
-_READ_WHOLE = (f"{NS_XCCDF}rule-result",)
 
 
 def read_arf(path: str) -> ArfHost:
@@ -55,27 +53,34 @@ def read_arf(path: str) -> ArfHost:
     oval = OvalReader()
     checks: dict[str, str] = {}  # rule id -> the OVAL definition its check names
     report = ""
-    open_wholes = 0
+    rule = ["", "", ""]  # the rule-result being read: rule id, its result, its check's name
     try:
         for event, element in etree.iterparse(path, events=("start", "end"),
                                               resolve_entities=False, no_network=True,
                                               huge_tree=True):
             tag = element.tag
             if event == "start":
-                open_wholes += tag in _READ_WHOLE
-                if tag == f"{NS_XCCDF}TestResult":
+                if tag == f"{NS_XCCDF}rule-result":
+                    idref = element.get("idref", "")
+                    rule[:] = [idref[len(RULE_PREFIX):] if idref.startswith(RULE_PREFIX)
+                               else "", "", ""]
+                elif tag == f"{NS_XCCDF}TestResult":
                     host.start_time = element.get("start-time", "")
                 elif tag == f"{NS_ARF}report":
                     report = str(element.get("id", ""))
                 continue
-            if tag == f"{NS_XCCDF}rule-result":
-                idref = element.get("idref", "")
-                result = element.find(f"{NS_XCCDF}result")
-                if idref.startswith(RULE_PREFIX) and result is not None and result.text:
-                    host.results[idref[len(RULE_PREFIX):]] = result.text.strip()
-                    ref = element.find(f"{NS_XCCDF}check/{NS_XCCDF}check-content-ref")
-                    if ref is not None:
-                        checks[idref[len(RULE_PREFIX):]] = str(ref.get("name", ""))
+            # What a rule-result holds is taken from its children as each ends, so that
+            # nothing of it is kept whole (millions of empty children cost nothing).
+            if tag == f"{NS_XCCDF}result" and parent_tag(element) == f"{NS_XCCDF}rule-result":
+                rule[1] = (element.text or "").strip()
+            elif tag == f"{NS_XCCDF}check-content-ref" and rule[0] and not rule[2]:
+                rule[2] = str(element.get("name", ""))
+            elif tag == f"{NS_XCCDF}rule-result":
+                if rule[0] and rule[1]:
+                    host.results[rule[0]] = rule[1]
+                    if rule[2]:
+                        checks[rule[0]] = rule[2]
+                rule[:] = ["", "", ""]
             elif tag == f"{NS_XCCDF}target":
                 host.target = (element.text or "").strip()
             elif tag == f"{NS_XCCDF}fact":
@@ -88,12 +93,11 @@ def read_arf(path: str) -> ArfHost:
                     PROFILE_PREFIX) else idref
             else:
                 oval.ended(report, element)
-            open_wholes -= tag in _READ_WHOLE
-            if open_wholes == 0:  # nothing above needs it: free it and its read siblings
-                element.clear()
-                parent = element.getparent()
-                while parent is not None and element.getprevious() is not None:
-                    del parent[0]
+            # Read: free it and its read siblings.
+            element.clear()
+            parent = element.getparent()
+            while parent is not None and element.getprevious() is not None:
+                del parent[0]
     except (OSError, etree.XMLSyntaxError) as exc:
         raise ArfError(f"{path}: {exc}") from exc
     if not host.results:

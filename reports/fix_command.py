@@ -2,18 +2,28 @@
 
 from __future__ import annotations
 
+import re
 import shlex
 
 from ..rules.host_layout import SAS_PATH_VALUES
 from .model import HostView
 
+# Characters a terminal or readline acts on when pasted, even inside quotes: C0 and C1
+# controls (tab completes, Ctrl-U kills the line, CR runs it), DEL, and the line separators.
+_UNPASTEABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
-def fix_command_parts(host: HostView) -> list[str]:
+
+def fix_command_parts(host: HostView) -> list[str] | None:
     """The one command that writes a rule's whole bash fix (its library included) for the
     host the report is of and runs it, in the pieces that go between the rule's id: on the
     host itself, or on the directory root scanned, with the SAS directories the scan was
     given. Every host value is shell-quoted; rule ids (^[a-z][a-z0-9_]*$) need no quoting,
-    so the joined command is what shlex.join would make of it."""
+    so the joined command is what shlex.join would make of it.
+
+    None where a value holds a control character: shlex.quote keeps Ctrl-U and a carriage
+    return inside its quotes, and an interactive bash without bracketed paste (RHEL 7 and
+    8) acts on them as they are pasted, running what follows. Such a host gets no command
+    to copy (its generic rule fix, which carries no host value, is still shown)."""
     args = []
     offline = bool(host.root) and host.root != "/"
     if offline:
@@ -22,12 +32,15 @@ def fix_command_parts(host: HostView) -> list[str]:
         value = host.values.get(name)
         if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
             args += ["--set", f"{name}={','.join(value)}"]
+    if any(_UNPASTEABLE.search(arg) for arg in args):
+        return None
     run = f"SASCHECK_ROOT={shlex.quote(host.root)} bash" if offline else "bash"
     return ["sascheck fix --format bash --rule ",
             "".join(f" {shlex.quote(arg)}" for arg in args) + " -o sascheck-fix-",
             f".sh && {run} sascheck-fix-", ".sh"]
 
 
-def fix_command(host: HostView, rule_id: str) -> str:
-    """fix_command_parts joined around one rule's id."""
-    return rule_id.join(fix_command_parts(host))
+def fix_command(host: HostView, rule_id: str) -> str | None:
+    """fix_command_parts joined around one rule's id (None: no command to copy)."""
+    parts = fix_command_parts(host)
+    return rule_id.join(parts) if parts is not None else None

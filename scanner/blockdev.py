@@ -231,7 +231,7 @@ def read_queue(root: HostRoot, device: BlockDevice) -> None:
         device.vendor = _optional_attribute(root, f"{device.sysfs}/device/vendor")
         device.model = _optional_attribute(root, f"{device.sysfs}/device/model")
     try:
-        queues = [name for name in root.listdir(f"{device.sysfs}/mq") if name.isdigit()]
+        queues = [name for name in root.listdir(f"{device.sysfs}/mq") if name.isascii() and name.isdigit()]
     except FactError:
         queues = []
     device.hw_queues = len(queues) or None

@@ -13,4 +13,4 @@ def sysv_start_links(listdir: Callable[[str], list[str]], service: str) -> list[
     decides what an unreadable one means)."""
     return [f"{directory}/{name}" for directory in SYSV_RUNLEVEL_DIRS
             for name in listdir(directory)
-            if name[:1] == "S" and name[1:3].isdigit() and name[3:] == service]
+            if name[:1] == "S" and name[1:3].isascii() and name[1:3].isdigit() and name[3:] == service]

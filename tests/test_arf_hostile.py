@@ -59,3 +59,27 @@ def test_an_arf_full_of_items_is_read_within_its_caps(tmp_path: Path):
     assert items[0].value.startswith("<script>999") and len(items[0].value) == MAX_VALUE
     assert len(host.system["os_name"]) == MAX_VALUE
     assert all(int(i.subject.split("/")[3][2:]) < MAX_PER_ENTRY for i in items)
+
+
+def test_millions_of_empty_elements_in_one_rule_result_are_not_kept(tmp_path: Path):
+    """Issue 34: 5 million empty elements inside one rule-result (26 MiB) took 646 MiB while
+    the rule-result was kept whole. Read in a fresh process, its peak memory stays near a
+    bare reader's, and the rule's result is still read."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "empties-arf.xml"
+    with path.open("w") as handle:
+        before, after = ARF.split("<result>fail</result>")
+        handle.write(before + "<result>fail</result>")
+        for _ in range(50):
+            handle.write("<x/>" * 100_000)
+        handle.write(after.format(criteria='<criterion test_ref="oval:x:tst:1" '
+                                  'result="false"/>', tested="", os_name="x", items=""))
+    probe = ("import resource, sys; from sascheck.reports.arf import read_arf; "
+             "host = read_arf(sys.argv[1]); print(host.results['read_ahead'], "
+             "resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
+    result, peak_kib = subprocess.run([sys.executable, "-c", probe, str(path)], check=True,
+                                      capture_output=True, text=True).stdout.split()
+    assert result == "fail"
+    assert int(peak_kib) < 200 * 1024  # kept whole, the children alone took over 600 MiB

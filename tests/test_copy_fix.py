@@ -62,3 +62,27 @@ def test_the_copied_fix_runs_on_the_image_and_the_rule_passes(tmp_path, report):
     assert "thp_disabled_at_boot" in done.stdout, done.stdout  # the fix ran and said so
     assert not (work / "PWNED").exists() and not (tmp_path / "PWNED").exists()
     assert _verdict(root, "thp_disabled_at_boot", tmp_path / "after.json") == "pass"
+
+
+@needs_browser
+@pytest.mark.parametrize("report", [[], ["--fleet"]], ids=["host page", "fleet page"])
+def test_a_results_file_with_control_characters_gets_no_command_to_paste(tmp_path, report):
+    """Pastejack (issue 34): a doctored results file's root holds Ctrl-U, a command and a
+    carriage return. shlex.quote keeps them inside its quotes, and an interactive bash
+    without bracketed paste (RHEL 7 and 8) kills the line and runs the command as it is
+    pasted. Such a host is given no command to copy: what a button copies holds no control
+    character and nothing of the doctored value."""
+    root = sas_host(tmp_path / "img", **NO_THP_ON_CMDLINE)
+    results = tmp_path / "before.json"
+    _verdict(root, "thp_disabled_at_boot", results)
+    data = json.loads(results.read_text())
+    data["host"]["root"] = f"{root}\x15touch {tmp_path}/PWNED\r"
+    results.write_text(json.dumps(data))
+    page_file = tmp_path / "report.html"
+    assert main(["report", *report, str(results), "-o", str(page_file)]) == 0
+    with open_page(page_file) as (page, log):
+        copied = (_copied_from_fleet_page if report else _copied_from_host_page)(page)
+        assert not log.console_errors
+    assert not any(ord(c) < 32 and c != "\n" for c in copied)
+    assert "PWNED" not in copied, copied
+    assert not copied.startswith("sascheck fix")

@@ -272,3 +272,52 @@ def test_diff_flags_a_forged_newer_file_and_a_second_result_for_one_host(tmp_pat
     assert ("scanned_at in the new results", "in the future", True) in suspect  # ...but caught
     assert ("2 results in the new results",
             "the latest scanned_at is compared; check the others", False) in suspect
+
+
+# --- round 3 (issue 34): inputs that held a scan-snapshots worker for minutes -------------
+
+def test_a_400_kb_lsblk_pairs_line_is_refused_not_backtracked(tmp_path):
+    """_PAIR over a 400 KB run of column-name letters is quadratic: the line is a problem."""
+    top = _sos(tmp_path, tuned_active="throughput-performance")
+    pairs = next((top / "sos_commands/block").glob("lsblk_-*P*"))
+    pairs.write_text(pairs.read_text() + "A" * 400_000 + "\n")
+    rules = _scan("--sosreport", str(top))
+    assert rules["thp_disabled"]["result"] in ("pass", "fail")
+
+
+def test_a_200000_space_configobj_value_is_an_error_not_a_hang(tmp_path):
+    """tuned before 2.17 parsed profiles with ConfigObj, whose value expression sascheck
+    mirrors; 'a', 200,000 spaces and 'b' backtracked quadratically in it."""
+    from .boot_samples import tuned_version_file
+
+    profile = "[main]\nsummary=x\n\n[vm]\ntransparent_hugepages=a" + " " * 200_000 + "b\n"
+    root = sas_host(tmp_path / "root", tuned_active="evil", tuned_custom={"evil": profile},
+                    extra_files=tuned_version_file((2, 10, 0), "python3.6"))
+    rules = _scan("--root", str(root))
+    assert rules["tuned_profile"]["result"] == "fail"  # tuned applies no profile it cannot parse
+    assert "a value longer than 4096 characters at line 5" in json.dumps(rules["tuned_profile"])
+
+
+def test_a_long_cpuinfo_regex_over_a_4_mib_cpuinfo_is_refused_not_matched(tmp_path):
+    """RE2's DFA runs out of memory on such a pair and its NFA takes pattern x subject steps
+    (hours here); 3,000 units with the same expression are matched once."""
+    units = "\n[vm.long]\ntype=vm\ncpuinfo_regex=" + "(?:a|b|c|d)" * 350 + "\n"
+    units += "transparent_hugepages=never\n"
+    units += "".join(f"\n[vm.u{i}]\ntype=vm\ncpuinfo_regex=dcba\n" for i in range(3000))
+    root = sas_host(tmp_path / "root", tuned_active="evil",
+                    tuned_custom={"evil": "[main]\nsummary=hostile\n" + units},
+                    bls_options="root=/dev/sda ro", grub_cmdline="",
+                    extra_files={"/proc/cpuinfo": "abcd" * (1 << 20)})
+    thp = _scan("--root", str(root))["thp_disabled_at_boot"]
+    assert "too costly to match" in json.dumps(thp)
+
+
+def test_a_superscript_digit_in_dmsetup_table_is_not_a_number(tmp_path):
+    """'²'.isdigit() is True and int('²') raises: a feature count of '²' in dmsetup's table
+    (as round 2's LVM case) is a problem of that map, not a traceback."""
+    table = ("mpatha: 0 2097152 multipath ² queue_if_no_path 1 alua 2 1 round-robin 0 2 1 "
+             "8:16 1 8:32 1\n")
+    root = sas_host(tmp_path / "root", extra_files={"/run/sascheck/dmsetup-table": table})
+    rules = _scan("--root", str(root))
+    assert rules["multipath_all_paths_active"]["result"] in (
+        "notapplicable", "notchecked", "error", "pass", "fail")

@@ -7,8 +7,10 @@ for a bounded time."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from contextlib import ExitStack
@@ -331,3 +333,26 @@ def test_a_slaves_cycle_in_an_image_does_not_hang_the_fix(tmp_path):
     assert ran.returncode == 0, ran.stderr
     rules = (root / "etc/udev/rules.d/99-sascheck-io.rules").read_text()
     assert "read_ahead_kb" in rules
+
+
+def test_iotest_refuses_a_directory_swapped_for_a_link_to_another_file_system(tmp_path):
+    """Issue 34: after the plan, a member of the SAS group swaps the SAS directory for a link
+    to another mounted file system (here /dev/shm's tmpfs). The private directory would be
+    made there and fio's figures reported for the planned file system: it is refused."""
+    from sascheck.iotest.plan import targets
+    from sascheck.iotest.runner import FioError, PrivateDirectory
+
+    elsewhere = Path(tempfile.mkdtemp(dir="/dev/shm"))
+    try:
+        saswork = tmp_path / "saswork"
+        saswork.mkdir()
+        [target] = targets([("WORK", str(saswork))], [])
+        assert os.stat(elsewhere).st_dev != target.st_dev
+        saswork.rename(tmp_path / "moved")
+        saswork.symlink_to(elsewhere)
+        with pytest.raises(FioError, match="not on the file system planned"):
+            PrivateDirectory(target.directory, target.st_dev)
+        assert list(elsewhere.iterdir()) == []  # nothing left there
+        PrivateDirectory(str(tmp_path / "moved"), target.st_dev).close()  # the real one is fine
+    finally:
+        shutil.rmtree(elsewhere)

@@ -52,7 +52,7 @@ class _Words:
 
     def count(self) -> int:
         word = self.take()
-        if not word.isdigit() or int(word) > MAX_WORDS:
+        if not (word.isascii() and word.isdigit()) or int(word) > MAX_WORDS:
             raise DmTableError(f"{word!r} is not a count")
         return int(word)
 

@@ -177,7 +177,7 @@ def parse_dmsetup_info(text: str) -> list[DmInfo]:
         if len(values) < len(columns) - ("UUID" in columns):
             continue
         row = dict(zip(columns, values))
-        if not (row["Maj"].isdigit() and row["Min"].isdigit()):
+        if not all(row[k].isascii() and row[k].isdigit() for k in ("Maj", "Min")):
             continue
         rows.append(DmInfo(row["Name"], f"{row['Maj']}:{row['Min']}", row.get("UUID", "")))
     return rows
