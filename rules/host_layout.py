@@ -328,6 +328,30 @@ def scheduler_written(release: str, name: str) -> str | None:
     return BLK_MQ_SCHEDULER_ALIASES.get(name, name)
 
 
+# XFS lost its barrier and nobarrier mount options in Linux 4.19 (commit 1c02d502c208, "xfs:
+# remove deprecated barrier/nobarrier mount options"), and RHEL 8's 4.18 kernel carries the
+# removal: there an fstab entry with one fails to mount and the host boots to emergency mode
+# (leapp's check: "on RHEL 8, their occurrence will lead to an unbootable machine"). ext4
+# still accepts barrier, nobarrier and barrier=N. "barrier=N" is no XFS option either.
+XFS_BARRIER_OPTIONS_REMOVED_IN = (4, 19)
+XFS_BARRIER_OPTIONS_RHEL = ("4.18.", ".el8")  # RHEL 8's 4.18: release prefix and dist tag
+
+
+def xfs_barrier_option(option: str) -> bool:
+    return option in ("barrier", "nobarrier") or option.startswith("barrier=")
+
+
+def xfs_refuses_barrier_options(release: str) -> bool:
+    """Whether this kernel's XFS refuses barrier/nobarrier (an unknown kernel: False)."""
+    match = re.match(r"([0-9]{1,4})\.([0-9]{1,4})\.", release)
+    if not match:
+        return False
+    version = (int(match.group(1)), int(match.group(2)))
+    prefix, dist = XFS_BARRIER_OPTIONS_RHEL
+    return version >= XFS_BARRIER_OPTIONS_REMOVED_IN or (
+        release.startswith(prefix) and dist in release)
+
+
 def legacy_kernel_regex() -> str:
     """LEGACY_KERNEL_PREFIXES as an anchored regular expression (Python, ERE and OVAL)."""
     return "^(" + "|".join(re.escape(prefix) for prefix in LEGACY_KERNEL_PREFIXES) + ")"

@@ -495,13 +495,16 @@ if listable "$LAYOUT_EFI_FIRMWARE"; then
         for file in grub.cfg grubenv grub.conf; do follow "$dir/$file"; done
     done
 fi
-# The installed tuned's version decides which options count (tuned/version.py).
+# The installed tuned's version decides which options count (tuned/version.py), and its
+# build where the profiles live (tuned/consts.py).
 if listable "$LAYOUT_TUNED_VERSION_PARENT"; then
     parent="$CANON"
     for dir in "$ROOT$parent"/python[23]*; do
         for packages in $LAYOUT_TUNED_VERSION_DIRS; do
-            file="$parent/${dir##*/}/$packages/tuned/version.py"
-            [ -e "$ROOT$file" ] && follow "$file"
+            for name in version.py consts.py; do
+                file="$parent/${dir##*/}/$packages/tuned/$name"
+                [ -e "$ROOT$file" ] && follow "$file"
+            done
         done
     done
 fi

@@ -20,7 +20,6 @@ from ..rules.host_layout import (
     TUNED02_PROFILES,
     TUNED_ACTIVE_FILES,
     TUNED_BINARIES,
-    TUNED_NEW_LAYOUT,
     TUNED_PPD_BASE,
     TUNED_SHIPPED_PROFILES,
     TUNED_VERSION_DIRS,
@@ -31,6 +30,7 @@ from .parsers.simple import shell_assignments
 from .parsers.tuned_conf import parse_active_profile
 from .services import sysv_start_links
 from .tuned_chain import PROFILE_NAME, HostMatch, LoaderRules, TunedChain, resolve_chain
+from .tuned_layout import tuned_layout
 from .tuned_ppd import ppd_switch
 from .unavailable import Unavailable
 
@@ -205,14 +205,15 @@ def collect_tuned(root: HostRoot, virtual: bool | None = None) -> TunedFacts:
     # tuned 0.2 (RHEL 6) profiles are /etc/tune-profiles/<name>/ directories whose
     # ktune.sysconfig collect_ktune reads; they have no tuned.conf include chain.
     version, version_source = tuned_version(root)
-    rules = LoaderRules.for_host(root, version)
+    layout = tuned_layout(root, version, version_source)
+    rules = LoaderRules.for_host(root, version, layout)
     chain = resolve_chain(root, active, host_match(root, virtual), rules) \
         if isinstance(active, list) and active_source != TUNED02_ACTIVE else TunedChain()
     return TunedFacts(installed, installed_evidence, bool(enabled), enabled_evidence,
                       active, active_source, chain, collect_ktune(root),
                       available_profiles(root, rules)
                       if root.is_dir(TUNED_SHIPPED_PROFILES) else None,
-                      root.is_dir(TUNED_NEW_LAYOUT), version, version_source,
+                      layout.new, version, version_source,
                       legacy=root.is_dir(TUNED02_PROFILES)
                       and not root.is_dir(TUNED_SHIPPED_PROFILES), ppd=ppd_note)
 

@@ -34,12 +34,11 @@ from dataclasses import dataclass, field
 
 from ..rules.host_layout import (
     TUNED_MAIN_CONF,
-    TUNED_NEW_LAYOUT,
-    TUNED_PROFILES_SUBDIR,
     TUNED_SHIPPED_PROFILES,
 )
 from . import host_regex
 from .hostroot import FactError, HostRoot
+from .tuned_layout import NEW_LAYOUT_SINCE, TunedLayout, tuned_layout
 
 MAX_PROFILES = 32
 UNIT_CONTROLS = ("type", "enabled", "replace", "drop", "devices", "devices_udev_regex",
@@ -75,13 +74,14 @@ class LoaderRules:
     load_dirs: tuple[str, ...] = ()  # highest priority first
 
     @classmethod
-    def for_host(cls, root: HostRoot, version: Version | None) -> LoaderRules:
-        new_layout = root.is_dir(TUNED_NEW_LAYOUT) if version is None else version[:2] >= (2, 23)
-        if new_layout:
-            dirs = _profile_dirs_setting(root) or [TUNED_NEW_LAYOUT,
-                                                   f"/etc/tuned/{TUNED_PROFILES_SUBDIR}"]
-        else:
-            dirs = [TUNED_SHIPPED_PROFILES, "/etc/tuned"]
+    def for_host(cls, root: HostRoot, version: Version | None,
+                 layout: TunedLayout | None = None) -> LoaderRules:
+        """``layout``: where this tuned keeps profiles (scanner/tuned_layout.py); from 2.23 on
+        (or an unknown release) tuned-main.conf's profile_dirs replaces it."""
+        layout = layout or tuned_layout(root, version, "")
+        dirs = [layout.system, layout.user]
+        if version is None or version[:2] >= NEW_LAYOUT_SINCE:
+            dirs = _profile_dirs_setting(root) or dirs
         if version is None:
             return cls(load_dirs=tuple(reversed(dirs)))
         release = version[:2]

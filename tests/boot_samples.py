@@ -353,3 +353,22 @@ def tuned_version_file(version: tuple[int, int, int], python: str = "python3.12"
             f"TUNED_VERSION_MAJOR = {major}\nTUNED_VERSION_MINOR = {minor}\n"
             f"TUNED_VERSION_PATCH = {patch}\n\nTUNED_VERSION_STR = \"%d.%d.%d\" % "
             "(TUNED_VERSION_MAJOR, TUNED_VERSION_MINOR, TUNED_VERSION_PATCH)\n"}
+
+
+def tuned_consts_file(system: str, user: str, python: str = "python3.9") -> dict[str, str]:
+    """tuned/consts.py's profile directories as tuned 2.24.1+ installs them: the Makefile
+    (v2.25.0, lines 170-177) rewrites SYSTEM_PROFILES_DIR and USER_PROFILES_DIR to the spec's
+    choice (tuned.spec: /usr/lib/tuned and /etc/tuned where rhel < 10, .../profiles on RHEL
+    10 and Fedora). The lines around them are consts.py's own at v2.25.0."""
+    return {f"/usr/lib/{python}/site-packages/tuned/consts.py":
+            'import logging\n\nGLOBAL_CONFIG_FILE = "/etc/tuned/tuned-main.conf"\n'
+            'ACTIVE_PROFILE_FILE = "/etc/tuned/active_profile"\n'
+            'PROFILE_MODE_FILE = "/etc/tuned/profile_mode"\n'
+            'POST_LOADED_PROFILE_FILE = "/etc/tuned/post_loaded_profile"\n'
+            'PROFILE_FILE = "tuned.conf"\nRECOMMEND_CONF_FILE = "recommend.conf"\n'
+            'DAEMONIZE_PARENT_TIMEOUT = 5\nNAMESPACE = "com.redhat.tuned"\n'
+            'DBUS_BUS = NAMESPACE\nDBUS_INTERFACE = "com.redhat.tuned.control"\n'
+            'DBUS_OBJECT = "/Tuned"\nDEFAULT_PROFILE = "balanced"\n'
+            f'USER_PROFILES_DIR = "{user}"\nSYSTEM_PROFILES_DIR = "{system}"\n'
+            'PERSISTENT_STORAGE_DIR = "/var/lib/tuned"\n'
+            "CFG_DEF_PROFILE_DIRS = [SYSTEM_PROFILES_DIR, USER_PROFILES_DIR]\n"}

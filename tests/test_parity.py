@@ -56,6 +56,10 @@ KNOWN_DIFFERENCES: dict[str, dict[str, tuple[str, str]]] = {
     "boot mounts: no fstab line (a cluster resource)": {
         "mount_options_at_boot": ("notchecked", "pass")},
     "boot mounts: noauto": {"mount_options_at_boot": ("notchecked", "pass")},
+    # XFS's barrier options, gone from Linux 4.19 and RHEL 8's 4.18: OVAL does not pair the
+    # kernel release with the file system's type, and lifts nobarrier for a protected cache.
+    "boot mounts: XFS nobarrier on RHEL 8, protected cache": {
+        "mount_options_at_boot": ("fail", "pass")},
     # VxCFS mounted by the cluster (tests/test_veritas.py): no fstab line either; its VxVM
     # stripes are in VxVM's database, so sascheck cannot check them, and OVAL sees no
     # local block device to judge.

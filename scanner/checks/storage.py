@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from ...rules.host_layout import VXFS_TUNEFSTAB
+from ...rules.host_layout import VXFS_TUNEFSTAB, xfs_barrier_option, xfs_refuses_barrier_options
 from ..blockdev import BlockDevice, multipath_paths
 from ..facts import Facts
 from ..parsers.selection import Selection
@@ -307,6 +307,16 @@ def mount_options_at_boot(params: Mapping[str, Any], facts: Facts,
         missing = [option for option in required if option not in entry.options]
         present = [option for option in forbidden if option in entry.options]
         source = entry.source
+        refused = [option for option in entry.options if xfs_barrier_option(option)] if (
+            filesystem.mount.fstype == "xfs"
+            and xfs_refuses_barrier_options(facts.host.kernel)) else []
+        if refused:  # whatever the cache: the entry does not mount at all
+            evidence.append(Evidence(
+                subject, source, ",".join(entry.options), Verdict.FAIL,
+                f"has {', '.join(refused)}, which XFS does not accept on {facts.host.kernel} "
+                "(removed in Linux 4.19, and in RHEL 8's 4.18): the mount fails and the host "
+                "boots to emergency mode; remove it"))
+            continue
         if "nobarrier" in forbidden and ktune_nobarrier and point not in ("/", "/boot"):
             if "nobarrier" not in present:  # RHEL 5/6 enterprise-storage, after fstab
                 present.append("nobarrier")

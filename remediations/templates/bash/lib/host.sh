@@ -67,3 +67,15 @@ uses_systemd() {
 }
 
 kernel_release() { cat "$ROOT/proc/sys/kernel/osrelease" 2>/dev/null || uname -r; }
+
+# Whether the host's kernel XFS refuses barrier and nobarrier (rules/host_layout.py's
+# xfs_refuses_barrier_options): Linux 4.19 on, and RHEL 8's 4.18. An image that does not say
+# its kernel is not judged by this machine's.
+xfs_refuses_barrier_options() {
+    local release major minor
+    release="$(cat "$ROOT/proc/sys/kernel/osrelease" 2>/dev/null)" || return 1
+    [[ "$release" =~ ^([0-9]{1,4})\.([0-9]{1,4})\. ]] || return 1
+    major="${BASH_REMATCH[1]}" minor="${BASH_REMATCH[2]}"
+    if (( 10#$major > 4 || (10#$major == 4 && 10#$minor >= 19) )); then return 0; fi
+    [[ "$release" == 4.18.* && "$release" == *.el8* ]]
+}

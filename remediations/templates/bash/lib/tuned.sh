@@ -31,28 +31,55 @@ tuned_include() {
     done < <(tuned_include_candidates)
 }
 
-# Where the site's own profiles go: /etc/tuned/profiles from tuned 2.24, else /etc/tuned.
+# A file of the installed tuned's Python package (tuned/NAME), as a path on this machine;
+# nothing when there is none.
+tuned_package_file() {
+    local dir packages file
+    for dir in "$ROOT$LAYOUT_TUNED_VERSION_PARENT"/python[23]*; do
+        for packages in $LAYOUT_TUNED_VERSION_DIRS; do
+            file="$dir/$packages/tuned/$1"
+            if [[ -f "$file" ]]; then printf '%s' "$file"; return; fi
+        done
+    done
+}
+
+# Where the site's own profiles go, decided as scanner/tuned_layout.py decides: the installed
+# consts.py (a build choice: tuned.spec keeps /etc/tuned where rhel < 10, so RHEL 9's 2.25
+# has it), else the directories the package made, else the release (2.23 moved them).
 tuned_user_dir() {
+    local file dir version
+    file="$(tuned_package_file consts.py)"
+    if [[ -n "$file" ]]; then
+        dir=$(sed -n -e 's/^LOAD_DIRECTORIES[[:space:]]*=[[:space:]]*\[[[:space:]]*"[^"]*"[[:space:]]*,[[:space:]]*"\(\/[^"]*\)".*/\1/p' \
+                     -e 's/^USER_PROFILES_DIR[[:space:]]*=[[:space:]]*"\(\/[^"]*\)".*/\1/p' "$file" | head -n 1)
+        if [[ -z "$dir" ]] && grep -q '^SYSTEM_PROFILE_DIR[[:space:]]*=' "$file"; then
+            dir="/etc/tuned/$LAYOUT_TUNED_PROFILES_SUBDIR"
+        fi
+        if [[ -n "$dir" && "/$dir/" != *"/../"* ]]; then printf '%s' "$dir"; return; fi
+    fi
     if [[ -d "$ROOT$LAYOUT_TUNED_NEW_LAYOUT" ]]; then
         printf '/etc/tuned/%s' "$LAYOUT_TUNED_PROFILES_SUBDIR"
-    else
+    elif [[ -d "$ROOT$LAYOUT_TUNED_SHIPPED_PROFILES" ]]; then
         printf /etc/tuned
+    else
+        version="$(tuned_version)"
+        if [[ -n "$version" ]] && (( 10#${version% *} > 2 || (10#${version% *} == 2 && 10#${version#* } >= 23) )); then
+            printf '/etc/tuned/%s' "$LAYOUT_TUNED_PROFILES_SUBDIR"
+        else
+            printf /etc/tuned
+        fi
     fi
 }
 
 # The installed tuned's "MAJOR MINOR" from its tuned/version.py (scanner/tuned.py's
 # tuned_version); nothing when no such file says it.
 tuned_version() {
-    local dir packages file major minor
-    for dir in "$ROOT$LAYOUT_TUNED_VERSION_PARENT"/python[23]*; do
-        for packages in $LAYOUT_TUNED_VERSION_DIRS; do
-            file="$dir/$packages/tuned/version.py"
-            [[ -f "$file" ]] || continue
-            major=$(sed -n 's/^TUNED_VERSION_MAJOR[[:space:]]*=[[:space:]]*\([0-9]\{1,4\}\)[[:space:]]*$/\1/p' "$file" | head -n 1)
-            minor=$(sed -n 's/^TUNED_VERSION_MINOR[[:space:]]*=[[:space:]]*\([0-9]\{1,4\}\)[[:space:]]*$/\1/p' "$file" | head -n 1)
-            if [[ -n "$major" && -n "$minor" ]]; then printf '%s %s' "$major" "$minor"; return; fi
-        done
-    done
+    local file major minor
+    file="$(tuned_package_file version.py)"
+    [[ -n "$file" ]] || return 0
+    major=$(sed -n 's/^TUNED_VERSION_MAJOR[[:space:]]*=[[:space:]]*\([0-9]\{1,4\}\)[[:space:]]*$/\1/p' "$file" | head -n 1)
+    minor=$(sed -n 's/^TUNED_VERSION_MINOR[[:space:]]*=[[:space:]]*\([0-9]\{1,4\}\)[[:space:]]*$/\1/p' "$file" | head -n 1)
+    if [[ -n "$major" && -n "$minor" ]]; then printf '%s %s' "$major" "$minor"; fi
 }
 
 # Whether this tuned reads ">N" (base.py's assignment modifiers, from 2.4): tuned 2.3
