@@ -20,6 +20,7 @@ kernel arguments (THP at boot, elevator=).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -124,6 +125,9 @@ def _bls_default(root: HostRoot, paths: list[str], problems: list[str],
                  notes: list[str]) -> list[BootSource]:
     """The BLS entry that boots next (an entry that cannot be read is left out)."""
     grubenv = _grubenv(root, problems)
+    fallback = None if "kernelopts" in grubenv else _kernelopts_fallback(root, problems)
+    if fallback:
+        grubenv = {**grubenv, "kernelopts": fallback[1]}
     entries: list[tuple[str, str, str, list[str]]] = []  # (id, version, path, args)
     for path in paths:
         text = _read(root, path, problems)
@@ -143,7 +147,33 @@ def _bls_default(root: HostRoot, paths: list[str], problems: list[str],
         why = "the newest entry"
     else:
         why = "grubenv's saved_entry"
+    uses_fallback = fallback is not None and any(arg in ("$kernelopts", "${kernelopts}")
+                                     for arg in boot.bls_entry_args(
+                                         _read(root, chosen[2], problems) or ""))
+    if fallback is not None and uses_fallback:
+        why += f"; $kernelopts from {fallback[0]}, grubenv having none"
     return [BootSource(f"{chosen[2]} ({why})", tuple(chosen[3]))]
+
+
+# RHEL 8's grub2-mkconfig (/etc/grub.d/10_linux with BLS) writes into grub.cfg:
+#   if [ -z "${kernelopts}" ]; then
+#     set kernelopts="root=... ro crashkernel=auto ..."
+#   fi
+# so an entry's $kernelopts is grubenv's, else that line's.
+_KERNELOPTS_FALLBACK = re.compile(
+    r'^[ \t]*if \[ -z "\$\{kernelopts\}" \]; then[ \t]*\n[ \t]*set kernelopts="([^"\n]*)"',
+    re.MULTILINE)
+
+
+def _kernelopts_fallback(root: HostRoot, problems: list[str]) -> tuple[str, str] | None:
+    """(grub.cfg, its fallback kernelopts) where grub.cfg sets one."""
+    for path in (*_efi_files(root, "grub.cfg"), GRUB2_CFG):
+        text = _read(root, path, problems)
+        if text is None:
+            continue
+        match = _KERNELOPTS_FALLBACK.search(text)
+        return (path, match.group(1)) if match else None
+    return None
 
 
 def collect_boot(root: HostRoot, problems: list[str]) -> BootConfig:

@@ -23,13 +23,10 @@ from .facts import Facts
 from .parsers.selection import Selection
 from .results import Outcome, RuleResult, Verdict
 from .sas_filesystems import SasFilesystem
+from .sasdirs import HOW_TO_NAME_SAS_DIRS
 from .unavailable import Unavailable
 
 RESULT_SCHEMA = "sascheck-result/1"
-HOW_TO_NAME_SAS_DIRS = ("no SAS directory is known: name them with --set sas_data_dirs=..., "
-                        "sas_work_dirs=..., sas_utilloc_dirs=... or point sas_config_files at "
-                        "a sasv9.cfg")
-
 
 @dataclass
 class ScanResult:

@@ -31,6 +31,9 @@ from .hostroot import FactError, HostRoot
 from .parsers.sas_config import parse_sas_config, sas_size_bytes
 
 MAX_CONFIG_FILES = 64
+HOW_TO_NAME_SAS_DIRS = ("no SAS directory is known: name them with --set sas_data_dirs=..., "
+                        "sas_work_dirs=..., sas_utilloc_dirs=... or point sas_config_files at "
+                        "a sasv9.cfg")
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from .boot_samples import (
     lvm_backup,
     rhel6_ktune,
     rhel7_grub_cfg,
+    rhel8_bls_grub_cfg,
 )
 from .hosts import (
     NO_THP_ON_CMDLINE,
@@ -71,6 +72,21 @@ BOOT_CASES: list[tuple[str, str, dict[str, Any], list[str], str]] = [
       "extra_files": {"/boot/grub2/grubenv": "# GRUB Environment Block\nkernelopts=root=/dev/sda"
                                              " ro transparent_hugepage=never\n" + "#" * 900}},
      [], "pass"),
+    # RHEL 8: grubenv without kernelopts (a fresh install before grub2-editenv wrote it, or
+    # one that lost it): GRUB takes grub.cfg's fallback (10_linux's "if [ -z ${kernelopts} ]").
+    ("thp boot: BLS $kernelopts from grub.cfg's fallback", "thp_disabled_at_boot",
+     {"bls_options": "$kernelopts", "tuned_active": "balanced", "grub_cmdline": "",
+      "extra_files": {"/boot/grub2/grubenv": "# GRUB Environment Block\n" + "#" * 1000,
+                      "/boot/grub2/grub.cfg": rhel8_bls_grub_cfg(
+                          "root=/dev/mapper/rhel-root ro crashkernel=auto rhgb quiet "
+                          "transparent_hugepage=never")}},
+     [], "pass"),
+    ("thp boot: BLS $kernelopts fallback without it", "thp_disabled_at_boot",
+     {"bls_options": "$kernelopts", "tuned_active": "balanced", "grub_cmdline": "",
+      "extra_files": {"/boot/grub2/grubenv": "# GRUB Environment Block\n" + "#" * 1000,
+                      "/boot/grub2/grub.cfg": rhel8_bls_grub_cfg(
+                          "root=/dev/mapper/rhel-root ro crashkernel=auto rhgb quiet")}},
+     [], "fail"),
     ("thp boot: rc.local", "thp_disabled_at_boot",
      {"bls_options": "ro", "tuned_active": "balanced",
       "extra_files": {"/etc/rc.d/rc.local": "#!/bin/sh\necho never > "

@@ -26,6 +26,8 @@ from .verdict_hosts import (
     sas_cfg,
 )
 
+RHEL7_KERNEL = "3.10.0-1160.el7.x86_64"
+
 RUNTIME_CASES: list[tuple[str, str, dict[str, Any], list[str], str]] = [
     # (case name, rule, host changes, extra --set, expected result)
     ("thp always", "thp_disabled", {"thp_enabled": "[always] madvise never"}, [], "fail"),
@@ -64,11 +66,12 @@ RUNTIME_CASES: list[tuple[str, str, dict[str, Any], list[str], str]] = [
     ("barrier=0", "barrier_requires_protected_cache",
      {"filesystems": data_fs("ext4", "rw,noatime,barrier=0")}, [],
      "fail"),
+    # XFS takes nobarrier only before Linux 4.19 and RHEL 8's 4.18: a RHEL 7 host.
     ("nobarrier", "barrier_requires_protected_cache",
-     {"filesystems": data_fs("xfs", "rw,noatime,nobarrier")}, [],
+     {"filesystems": data_fs("xfs", "rw,noatime,nobarrier"), "kernel": RHEL7_KERNEL}, [],
      "fail"),
     ("nobarrier with protected cache", "barrier_requires_protected_cache",
-     {"filesystems": data_fs("xfs", "rw,noatime,nobarrier")},
+     {"filesystems": data_fs("xfs", "rw,noatime,nobarrier"), "kernel": RHEL7_KERNEL},
      ["storage_cache_protected=true"], "pass"),
     ("barrier=1 is a different token", "barrier_requires_protected_cache",
      {"filesystems": data_fs("ext4", "rw,noatime,barrier=1")}, [],

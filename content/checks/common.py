@@ -93,6 +93,26 @@ class Cmdline:
                              r"^([^#\n].*)$")
         self.grubenv = files_matching(facts, "grubenv kernelopts and tuned_params",
                               (GRUBENV,), r"^(?:kernelopts|tuned_params)=(.*)$")
+        # RHEL 8's grub.cfg (10_linux with BLS) sets $kernelopts where grubenv has none:
+        # if [ -z "${kernelopts}" ]; then set kernelopts="..."; fi
+        self.grubenv_kernelopts = files_matching(facts, "grubenv kernelopts", (GRUBENV,),
+                                                 r"^kernelopts=(.*)$")
+        self.kernelopts_fallback = files_matching(
+            facts, "grub.cfg's fallback kernelopts",
+            (GRUB2_CFG, *(f"{d}/grub.cfg" for d in EFI_VENDOR_DIRS)),
+            r'^[ \t]*set kernelopts="([^"]*)"')
+
+    def grubenv_sets(self, state: str, comment: str) -> Element:
+        """grubenv's kernelopts or tuned_params match ``state``, or, where grubenv has no
+        kernelopts, grub.cfg's fallback does (what $kernelopts expands to)."""
+        oval = self.facts.oval
+        return any_of(
+            criterion(oval.test("ind:textfilecontent54", f"grubenv {comment}", self.grubenv,
+                                state, check="at least one")),
+            all_of(none_of(self.exists(self.grubenv_kernelopts, "grubenv sets kernelopts")),
+                   criterion(oval.test("ind:textfilecontent54", f"grub.cfg's fallback "
+                                       f"kernelopts {comment}", self.kernelopts_fallback,
+                                       state, check="at least one"))))
 
     def exists(self, object_id: str, comment: str) -> Element:
         return criterion(self.facts.oval.test("ind:textfilecontent54", comment, object_id,
@@ -121,8 +141,7 @@ class Cmdline:
                            (("exclude", grubenv_var),)),
             any_of(self.none_lack(self.bls, has, "no BLS entry relies on grubenv",
                                   (("include", grubenv_var),)),
-                   criterion(oval.test("ind:textfilecontent54", "grubenv sets THP never",
-                                       self.grubenv, has, check="at least one"))))
+                   self.grubenv_sets(has, "sets THP never")))
         legacy_ok = self.none_lack(self.legacy, has, "every GRUB 0.97 entry sets THP never")
         grub2_ok = self.none_lack(self.grub2, has, "every GRUB 2 menu entry sets THP never")
         grub_ok = self.none_lack(self.grub, has, f"{GRUB_DEFAULTS} sets THP never")
@@ -160,7 +179,8 @@ class Cmdline:
         grub2 = self.exists(self.grub2, "GRUB 2 menu entries exist")
         legacy = self.exists(self.legacy, "GRUB 0.97 entries exist")
         return any_of(
-            all_of(bls, any_of(sets(self.bls, "BLS"), sets(self.grubenv, "grubenv"))),
+            all_of(bls, any_of(sets(self.bls, "BLS"),
+                               self.grubenv_sets(has, f"sets {name}={value}"))),
             all_of(none_of(bls), grub2, sets(self.grub2, "GRUB 2 menu")),
             all_of(none_of(bls), none_of(grub2), legacy, sets(self.legacy, "GRUB 0.97")),
             all_of(none_of(bls), none_of(grub2), none_of(legacy),

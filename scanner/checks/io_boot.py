@@ -27,6 +27,7 @@ from ..parsers.selection import Selection
 from ..parsers.simple import ascii_int
 from ..parsers.udev_rules import is_block_rule, partition_only
 from ..results import Evidence, Outcome, Verdict, combine
+from ..sasdirs import HOW_TO_NAME_SAS_DIRS
 from ..tuned import Ktune
 from ..udev_devices import sas_udev_devices
 from ..unavailable import Unavailable
@@ -226,6 +227,8 @@ def io_tuning_at_boot(params: Mapping[str, Any], facts: Facts,
         if subject == "read-ahead" and lvm and not lvm_covers_all:
             evidence.extend(lvm)
     result = combine(evidence)
+    if result == Verdict.PASS and any(e.verdict == Verdict.NOTCHECKED for e in evidence):
+        result = Verdict.NOTCHECKED
     actual = "; ".join(f"{e.subject}: {e.actual}" for e in evidence)
     return Outcome(result, expected, actual, evidence)
 
@@ -278,6 +281,12 @@ def _kernel_defaults(facts: Facts, allowed: list[str]) -> list[Evidence]:
     choosing = [device for device in devices.values() if device.kind != "partition"
                 and device.name not in paths
                 and isinstance(device.scheduler, Selection) and device.scheduler.offers_choice]
+    if not devices and not facts.discovery.dirs:
+        # No SAS directory known: which devices hold SAS data cannot be told, and a plain
+        # disk's default would be a guess (nothing judged is never a pass).
+        return [Evidence("scheduler", "kernel default", "not judged", Verdict.NOTCHECKED,
+                         "nothing sets a scheduler at boot, so each SAS device keeps its "
+                         f"kernel default; {HOW_TO_NAME_SAS_DIRS}")]
     items = []
     for device in choosing or [BlockDevice("(any disk)", "", "disk")]:
         default = default_scheduler(facts.host.kernel, device)

@@ -1,0 +1,41 @@
+"""Nothing judged is never a pass (issue 35): with no SAS directory known, which devices'
+kernel default scheduler counts cannot be told, so io_tuning_at_boot is notchecked as every
+other SAS rule is, not a pass taken from "(any disk)"."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from .hosts import BASELINE_SETS
+from .oscap import oscap_available, oscap_verdict
+
+THROUGHPUT_ONLY = {"sas-site": "[main]\ninclude=throughput-performance\n"}
+
+
+def _no_sas_installation(host):
+    """The baseline host (tuned sets read-ahead, nothing a scheduler) without SAS installed:
+    no sasv9.cfg names WORK, and no site value a SAS directory."""
+    root = host(tuned_active="sas-site", tuned_custom=THROUGHPUT_ONLY, sas_local_cfg=None)
+    shutil.rmtree(root / "opt/sas")
+    return root
+
+
+def test_io_tuning_at_boot_is_not_judged_without_sas_directories(host, scan):
+    root = _no_sas_installation(host)
+    unknown = scan(root, baseline_sets=False)["by_id"]["io_tuning_at_boot"]
+    assert unknown["result"] == "notchecked"
+    assert any(e["result"] == "notchecked" and "no SAS directory is known" in e["note"]
+               for e in unknown["evidence"])
+    known = scan(root)["by_id"]["io_tuning_at_boot"]  # the same host, DATA named
+    assert known["result"] == "pass"
+    assert any(e["source"].startswith("kernel default for") for e in known["evidence"])
+
+
+@pytest.mark.skipif(not oscap_available(), reason="oscap is not installed")
+def test_oval_passes_the_plain_disk_default_a_listed_difference(host, tmp_path):
+    """OVAL cannot say notchecked from a site value (README, OVAL differences)."""
+    root = _no_sas_installation(host)
+    assert oscap_verdict(root, "io_tuning_at_boot", tmp_path / "work", []) == "pass"
+    assert oscap_verdict(root, "io_tuning_at_boot", tmp_path / "known", BASELINE_SETS) == "pass"
