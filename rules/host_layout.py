@@ -107,6 +107,30 @@ TUNED02_THROUGHPUT_PROFILES = ("throughput-performance", "enterprise-storage")
 RHEL5_KERNEL_PREFIX = "2.6.18"
 KTUNE_SYSV = "ktune"
 KTUNE_ENABLES_THP = r"^[ \t]*enable_transparent_hugepages\b"  # tune-profiles/functions
+# RHEL 6's tuned is tuned's 1.0 branch (0.2.19 to 0.2.24), whose tune-profiles/functions
+# replaced enable_transparent_hugepages with set_transparent_hugepages VALUE (commit 355fd87,
+# rhbz#887355) and remount_partitions with disable_disk_barriers (commit 64b45e8), which
+# skips a file system whose disks report a write-back cache. A ktune script sources the
+# host's /etc/tune-profiles/functions: what that file defines decides what a call does.
+TUNED02_FUNCTIONS = "/etc/tune-profiles/functions"
+KTUNE_SETS_THP = r"^[ \t]*set_transparent_hugepages[ \t]+([A-Za-z_]{1,16})[ \t]*(?:[;#].*)?$"
+KTUNE_DISABLES_BARRIERS = r"^[ \t]*disable_disk_barriers\b"
+# The functions the 1.0 branch's tune-profiles/functions defines (at its head, 613169b):
+# what a RHEL 6 host runs where its own file cannot be read.
+TUNED_1_0_FUNCTIONS = frozenset({
+    "set_disk_alpm", "set_disk_apm", "set_disk_spindown", "multiply_disk_readahead",
+    "restore_disk_readahead", "set_disk_scheduler_quantum", "restore_disk_scheduler_quantum",
+    "_devices_no_write_back_cache", "_disk_barriers_remount", "disable_disk_barriers",
+    "enable_disk_barriers", "set_cpu_governor", "restore_cpu_governor",
+    "_cpu_multicore_powersave", "enable_cpu_multicore_powersave",
+    "disable_cpu_multicore_powersave", "set_transparent_hugepages",
+    "restore_transparent_hugepages", "_wifi_set_power_level", "enable_wifi_powersave",
+    "disable_wifi_powersave", "disable_bluetooth", "enable_bluetooth", "_usb_autosuspend",
+    "enable_usb_autosuspend", "disable_usb_autosuspend", "disable_logs_syncing",
+    "restore_logs_syncing", "_eee_fsb_control", "eee_set_reduced_fsb", "eee_set_normal_fsb",
+    "error_not_implemented", "start", "stop", "reload", "restart", "status", "process"})
+# _devices_no_write_back_cache: a disk whose cache_type says "write back" keeps barriers.
+SCSI_CACHE_TYPE = "device/scsi_disk"  # below /sys/block/<disk>: <h:c:t:l>/cache_type
 # enterprise-storage's ktune.sh remounts every local file system but / and /boot nobarrier.
 KTUNE_NOBARRIER = r"^[ \t]*remount_partitions[ \t]+nobarrier\b"
 # ... and multiplies the read-ahead of every sd, cciss, dm and vd disk (multiply_disk_readahead
@@ -383,7 +407,8 @@ def shell_layout() -> str:
         "RHEL5_KERNEL_PREFIX": (RHEL5_KERNEL_PREFIX,), "SAS_PATH_VALUES": SAS_PATH_VALUES,
         **{name: (pattern.replace(r"[ \t]", "[[:space:]]").replace(r"\b", "([^[:alnum:]_]|$)"),)
            for name, pattern in (("KTUNE_ENABLES_THP", KTUNE_ENABLES_THP),
-                                 ("KTUNE_NOBARRIER", KTUNE_NOBARRIER))},
+                                 ("KTUNE_NOBARRIER", KTUNE_NOBARRIER),
+                                 ("KTUNE_DISABLES_BARRIERS", KTUNE_DISABLES_BARRIERS))},
         "TUNED_PROFILE_DIRS": TUNED_PROFILE_DIRS, "TUNED_ACTIVE_FILES": TUNED_ACTIVE_FILES,
         "TUNED_BINARIES": TUNED_BINARIES,
         "TUNED_PPD_FILES": (TUNED_PPD_BINARY, TUNED_PPD_CONF, TUNED_PPD_BASE, TUNED_PPD_LINK,
@@ -418,7 +443,8 @@ def shell_layout() -> str:
         "SAS_HOMES": SAS_HOMES, "SAS_FOUNDATIONS": SAS_FOUNDATIONS,
         "SAS_CONFIG_DIRS": SAS_CONFIG_DIRS, "SAS_USERMODS": (SAS_USERMODS,),
         "SAS_VIYA_SPRE_CONFIG": (SAS_VIYA_SPRE_CONFIG,), "INIT_SCRIPTS": INIT_SCRIPTS,
-        "SAS_INSTALL_DIRS": SAS_INSTALL_DIRS,
+        "SAS_INSTALL_DIRS": SAS_INSTALL_DIRS, "TUNED02_FUNCTIONS": (TUNED02_FUNCTIONS,),
+        "SCSI_CACHE_TYPE": (SCSI_CACHE_TYPE,),
     }
     values = {name: " ".join(items) for name, items in words.items()}
     values.update(VM_VENDORS=vm_vendor_regex(),

@@ -70,6 +70,8 @@ LAYOUT_KTUNE_ENABLES_THP='^[[:space:]]*enable_transparent_hugepages('
 LAYOUT_KTUNE_ENABLES_THP="$LAYOUT_KTUNE_ENABLES_THP"'[^[:alnum:]_]|$)'
 LAYOUT_KTUNE_NOBARRIER='^[[:space:]]*remount_partitions[[:space:]]+nob'
 LAYOUT_KTUNE_NOBARRIER="$LAYOUT_KTUNE_NOBARRIER"'arrier([^[:alnum:]_]|$)'
+LAYOUT_KTUNE_DISABLES_BARRIERS='^[[:space:]]*disable_disk_barr'
+LAYOUT_KTUNE_DISABLES_BARRIERS="$LAYOUT_KTUNE_DISABLES_BARRIERS"'iers([^[:alnum:]_]|$)'
 LAYOUT_TUNED_PROFILE_DIRS='/etc/tuned/profiles /etc/tuned '
 LAYOUT_TUNED_PROFILE_DIRS="$LAYOUT_TUNED_PROFILE_DIRS"'/usr/lib/tuned/profiles /usr/lib/tuned'
 LAYOUT_TUNED_ACTIVE_FILES='/etc/tuned/active_profile '
@@ -156,6 +158,8 @@ LAYOUT_SAS_INSTALL_DIRS="$LAYOUT_SAS_INSTALL_DIRS"'/opt/SASHome /sas/SASHome /us
 LAYOUT_SAS_INSTALL_DIRS="$LAYOUT_SAS_INSTALL_DIRS"'/opt/SAS /opt/sas/config /sas/config '
 LAYOUT_SAS_INSTALL_DIRS="$LAYOUT_SAS_INSTALL_DIRS"'/opt/sas/sasconfig /sasconfig /opt/sas/viya '
 LAYOUT_SAS_INSTALL_DIRS="$LAYOUT_SAS_INSTALL_DIRS"/opt/sas/spre
+LAYOUT_TUNED02_FUNCTIONS=/etc/tune-profiles/functions
+LAYOUT_SCSI_CACHE_TYPE=device/scsi_disk
 LAYOUT_VM_VENDORS='(qemu|kvm|red hat|ovirt|rhev hypervisor|openstack|'
 LAYOUT_VM_VENDORS="$LAYOUT_VM_VENDORS"'kubevirt|nutanix|alibaba cloud|google compute engine|'
 LAYOUT_VM_VENDORS="$LAYOUT_VM_VENDORS"'amazon ec2|vmware|xen|virtual machine|innotek|'
@@ -436,6 +440,9 @@ if listable /sys/block; then
         for file in wwid vendor model inquiry; do  # inquiry: SCSI INQUIRY data (ALUA's TPGS)
             follow "$dir/device/$file"
         done
+        for scsi in "$ROOT$dir/$LAYOUT_SCSI_CACHE_TYPE"/*; do  # RHEL 6 ktune skips write-back
+            [ -d "$scsi" ] && follow "$dir/$LAYOUT_SCSI_CACHE_TYPE/${scsi##*/}/cache_type"
+        done
         for queue in "$ROOT$dir"/mq/*; do  # blk-mq hardware queues decide the default scheduler
             [ -d "$queue" ] && follow "$dir/mq/${queue##*/}" dir
         done
@@ -485,7 +492,7 @@ for file in /etc/hostname /etc/os-release /etc/redhat-release /etc/fstab \
         $LAYOUT_GRUB2_CFG \
         $LAYOUT_INIT_SCRIPTS /etc/tuned/profile_mode $LAYOUT_TUNED_ACTIVE_FILES \
         $LAYOUT_SYSCTL_CONF $LAYOUT_TUNED_MAIN_CONF $LAYOUT_KTUNE_SYSCONFIG $LAYOUT_KTUNE_SYSCTL \
-        $LAYOUT_TUNED_PPD_FILES; do
+        $LAYOUT_TUNED_PPD_FILES $LAYOUT_TUNED02_FUNCTIONS; do
     follow "$file"
 done
 # An EFI boot reads the loader's files from the EFI system partition.

@@ -5,16 +5,9 @@ RHEL 5/6's ktune."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..rules.host_layout import (
-    KTUNE_ENABLES_THP,
-    KTUNE_NOBARRIER,
-    KTUNE_PMQOS_LATENCY,
-    KTUNE_READAHEAD_FACTOR,
-    KTUNE_SCRIPTS,
-    KTUNE_SYSCONFIG,
-    KTUNE_SYSV,
     SYSTEMD_WANTS_DIRS,
     TUNED02_ACTIVE,
     TUNED02_PROFILES,
@@ -26,7 +19,7 @@ from ..rules.host_layout import (
     TUNED_VERSION_PARENT,
 )
 from .hostroot import FactError, HostRoot
-from .parsers.simple import shell_assignments
+from .ktune import Ktune, collect_ktune
 from .parsers.tuned_conf import parse_active_profile
 from .services import sysv_start_links
 from .tuned_chain import PROFILE_NAME, HostMatch, LoaderRules, TunedChain, resolve_chain
@@ -39,35 +32,6 @@ __all__ = ["HostMatch", "Ktune", "TunedChain", "TunedFacts", "collect_tuned", "r
 BOOT_LINKS = tuple(f"{wants}/tuned.service" for wants in SYSTEMD_WANTS_DIRS)
 
 
-@dataclass(frozen=True)
-class KtuneThpWrite:
-    file: str  # enabled or defrag
-    value: str
-    source: str  # script:line
-    call: str  # the function called (enable_transparent_hugepages writes always), or ""
-
-
-@dataclass(frozen=True)
-class Ktune:
-    """RHEL 5/6 ktune: enabled at boot; the scripts in /etc/ktune.d that turn THP on or
-    remount file systems nobarrier; the ELEVATOR it sets (/etc/sysconfig/ktune)."""
-    enabled: str  # the SysV start link, or ""
-    enables_thp: tuple[str, ...]
-    nobarrier: tuple[str, ...] = ()
-    elevator: str = ""
-    # multiply_disk_readahead lines, (script, factor), in the order ktune runs them
-    readahead_factors: tuple[tuple[str, float], ...] = ()
-    # pmqos-static.py cpu_dma_latency=N in a start(): (script, microseconds), last one wins
-    cpu_dma_latency: tuple[str, int] | None = None
-    # What the start() functions write to THP, in the order ktune runs them.
-    thp_writes: tuple[KtuneThpWrite, ...] = ()
-    # start() lines calling a function tuned 0.2's tune-profiles/functions does not define.
-    undefined_calls: tuple[str, ...] = ()
-    # The last set_cpu_governor in a start(): (governor, script:line).
-    governor: tuple[str, str] | None = None
-
-
-
 @dataclass
 class TunedFacts:
     installed: bool
@@ -77,7 +41,7 @@ class TunedFacts:
     active: list[str] | Unavailable | None  # None: no active-profile file
     active_source: str
     chain: TunedChain
-    ktune: Ktune = Ktune("", ())
+    ktune: Ktune = field(default_factory=lambda: Ktune("", ()))
     # Every profile tuned can load on this host; None where the package's directory is not
     # there to list (tuned missing, or a sosreport, which does not copy it).
     available: tuple[str, ...] | None = None
@@ -216,87 +180,3 @@ def collect_tuned(root: HostRoot, virtual: bool | None = None) -> TunedFacts:
                       layout.new, version, version_source,
                       legacy=root.is_dir(TUNED02_PROFILES)
                       and not root.is_dir(TUNED_SHIPPED_PROFILES), ppd=ppd_note)
-
-
-def _start_function(script: str) -> str:
-    """The body of a ktune script's start() (stop() undoes it: multiply_disk_readahead 0.25);
-    the whole script when it has none."""
-    match = re.search(r"^start\(\)\s*\{\s*$(.*?)^\}", script, re.MULTILINE | re.DOTALL)
-    return match.group(1) if match else script
-
-
-# Seed 003 lists "set_transparent_hugepages never"; no tuned 0.2 release (v0.2.5 to v0.2.22,
-# tune-profiles/functions) defines it, so such a line fails in the script and sets nothing.
-_SET_GOVERNOR = re.compile(r"^[ \t]*set_cpu_governor[ \t]+([A-Za-z0-9_-]{1,32})[ \t]*$")
-_UNDEFINED_THP_CALL = re.compile(r"^[ \t]*(set_transparent_hugepages)\b")
-_THP_WRITE = re.compile(
-    r"""^[^#]*?(?:echo|printf)\s+(?:-[ne]+\s+)?['"]?([\w.+-]+)['"]?\s*(?:>+\s*|\|\s*tee\s+"""
-    r"""(?:-a\s+)?)['"]?/sys/kernel/mm/(?:redhat_)?transparent_hugepage/(enabled|defrag)\b""")
-
-
-def _start_lines(script: str) -> list[tuple[int, str]]:
-    """(line number, line) of a ktune script's start() body, or of the whole script when it
-    has none (as _start_function)."""
-    lines = script.splitlines()
-    begin = next((n for n, line in enumerate(lines) if re.match(r"start\(\)\s*\{\s*$", line)),
-                 None)
-    if begin is None:
-        return list(enumerate(lines, start=1))
-    body = []
-    for number, line in enumerate(lines[begin + 1:], start=begin + 2):
-        if line.startswith("}"):
-            break
-        body.append((number, line))
-    return body
-
-
-def _thp_writes(path: str, script: str) -> tuple[list[KtuneThpWrite], list[str]]:
-    writes: list[KtuneThpWrite] = []
-    undefined: list[str] = []
-    for number, line in _start_lines(script):
-        if re.match(KTUNE_ENABLES_THP, line):
-            writes.append(KtuneThpWrite("enabled", "always", f"{path}:{number}",
-                                        "enable_transparent_hugepages"))
-        elif match := _THP_WRITE.match(line):
-            writes.append(KtuneThpWrite(match.group(2), match.group(1), f"{path}:{number}", ""))
-        elif match := _UNDEFINED_THP_CALL.match(line):
-            undefined.append(f"{path}:{number} calls {match.group(1)}, which tuned 0.2's "
-                             "functions do not define: it sets nothing")
-    return writes, undefined
-
-
-def collect_ktune(root: HostRoot) -> Ktune:
-    enabled = next(iter(sysv_start_links(root.listdir, KTUNE_SYSV)), "")
-    if not enabled:
-        return Ktune("", ())
-    found: dict[str, list[str]] = {KTUNE_ENABLES_THP: [], KTUNE_NOBARRIER: []}
-    factors: list[tuple[str, float]] = []
-    latency: tuple[str, int] | None = None
-    thp: list[KtuneThpWrite] = []
-    governor: tuple[str, str] | None = None
-    undefined: list[str] = []
-    for path in root.glob_files(KTUNE_SCRIPTS, ".sh"):
-        try:
-            text = root.read_optional(path, 1024 * 1024) or ""
-        except FactError:  # unreadable: it may do either; assume it does
-            text = "enable_transparent_hugepages\nremount_partitions nobarrier"
-        writes, calls = _thp_writes(path, text)
-        thp += writes
-        undefined += calls
-        for number, line in _start_lines(text):
-            if match := _SET_GOVERNOR.match(line):
-                governor = (match.group(1), f"{path}:{number}")
-        for pattern, scripts in found.items():
-            if re.search(pattern, text, re.MULTILINE):
-                scripts.append(path)
-        factors += [(path, float(match.group(1))) for match in
-                    re.finditer(KTUNE_READAHEAD_FACTOR, _start_function(text), re.MULTILINE)]
-        for match in re.finditer(KTUNE_PMQOS_LATENCY, _start_function(text), re.MULTILINE):
-            latency = (path, int(match.group(1)))
-    try:
-        config = shell_assignments(root.read_optional(KTUNE_SYSCONFIG, 65536) or "")
-    except FactError:
-        config = {}
-    return Ktune(enabled, tuple(found[KTUNE_ENABLES_THP]), tuple(found[KTUNE_NOBARRIER]),
-                 config.get("ELEVATOR", "").strip(), tuple(factors), latency, tuple(thp),
-                 tuple(undefined), governor)

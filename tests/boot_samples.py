@@ -7,6 +7,8 @@
   RHEL 6 (newest kernel first; here ``default=1`` boots the older kernel).
 """
 
+from pathlib import Path
+
 RHEL7_KERNEL = "3.10.0-1160.el7.x86_64"
 RHEL7_TITLE = f"Red Hat Enterprise Linux Server ({RHEL7_KERNEL}) 7.9 (Maipo)"
 RHEL7_RESCUE_TITLE = ("Red Hat Enterprise Linux Server (0-rescue-3e4f5a6b7c8d4e9fa0b1c2d3e4f5a6b7)"
@@ -141,13 +143,25 @@ process $@
 """
 
 
+TUNED02_FIXTURES = Path(__file__).resolve().parent / "fixtures" / "tuned-0.2"
+
+
+def tuned02_functions(release: str) -> str:
+    """/etc/tune-profiles/functions as tuned ``release`` ships it: "v0.2.22" or "1.0" (the
+    branch RHEL 6 ships; tests/fixtures/tuned-0.2/README.md)."""
+    return (TUNED02_FIXTURES / f"functions-{release}").read_text()
+
+
 def rhel6_ktune(script: str, profile_name: str = "enterprise-storage",
-                ) -> tuple[dict[str, str], dict[str, str]]:
+                functions: str | None = "v0.2.22") -> tuple[dict[str, str], dict[str, str]]:
     """(files, links) of a RHEL 6 host whose active tuned 0.2 profile has ``script`` as its
-    ktune.sh, with ktune enabled at boot."""
+    ktune.sh, with ktune enabled at boot, and tune-profiles/functions of tuned ``functions``
+    (None: no such file)."""
     profile = f"/etc/tune-profiles/{profile_name}"
+    installed = {"/etc/tune-profiles/functions": tuned02_functions(functions)} \
+        if functions else {}
     return ({f"{profile}/ktune.sh": script, "/etc/tune-profiles/active-profile":
-             f"{profile_name}\n", "/etc/rc.d/init.d/ktune": "#!/bin/sh\n"},
+             f"{profile_name}\n", "/etc/rc.d/init.d/ktune": "#!/bin/sh\n", **installed},
             {"/etc/ktune.d/tunedadm.sh": f"{profile}/ktune.sh",
              "/etc/rc.d/rc3.d/S27ktune": "../init.d/ktune"})
 
@@ -169,6 +183,32 @@ start() {
 
 stop() {
 \trestore_cpu_governor
+\t/usr/libexec/tuned/pmqos-static.py disable
+\treturn 0
+}
+
+process $@
+"""
+
+
+# The same profile with the paper's own lines, in its order (seed 003, Additional Settings
+# Employed): set_transparent_hugepages never, which RHEL 6's tuned (the 1.0 branch) defines.
+KTUNE_SAS_XTREMIO_PAPER = """\
+#!/bin/sh
+
+. /etc/tune-profiles/functions
+
+start() {
+\tset_cpu_governor performance
+\tset_transparent_hugepages never
+\t/usr/libexec/tuned/pmqos-static.py cpu_dma_latency=1
+\techo never > /sys/kernel/mm/redhat_transparent_hugepage/defrag
+\treturn 0
+}
+
+stop() {
+\trestore_cpu_governor
+\trestore_transparent_hugepages
 \t/usr/libexec/tuned/pmqos-static.py disable
 \treturn 0
 }
@@ -251,7 +291,7 @@ def tuned02_installed(active: str) -> tuple[dict[str, str], dict[str, str]]:
     profiles = "/etc/tune-profiles"
     files = {f"{profiles}/active-profile": f"{active}\n", "/etc/rc.d/init.d/ktune": "#!/bin/sh\n",
              "/etc/rc.d/init.d/tuned": "#!/bin/sh\n", "/usr/sbin/tuned": "",
-             "/usr/bin/tuned-adm": ""}
+             "/usr/bin/tuned-adm": "", f"{profiles}/functions": tuned02_functions("v0.2.22")}
     for name, script in (("enterprise-storage", KTUNE_ENTERPRISE_STORAGE),
                          ("throughput-performance", KTUNE_THROUGHPUT_PERFORMANCE)):
         files.update({f"{profiles}/{name}/ktune.sh": script,

@@ -9,6 +9,7 @@ import pytest
 
 from .boot_samples import (
     KTUNE_SAS_XTREMIO,
+    TUNED02_FIXTURES,
     rhel6_ktune,
     tuned02_installed,
     tuned_version_file,
@@ -39,16 +40,39 @@ def test_ktune_line_order_decides_and_an_undefined_function_is_named(host, scan)
     script = KTUNE_SAS_XTREMIO.replace(
         "echo never > /sys/kernel/mm/redhat_transparent_hugepage/enabled",
         "set_transparent_hugepages never")
+    # tuned v0.2.22's tune-profiles/functions (the host's own) has no such function.
     root = host(**{**RHEL6_KTUNE, "extra_files": rhel6_ktune(script)[0]})
     rule = scan(root)["by_id"]["thp_disabled_at_boot"]
     assert rule["result"] == "fail"
     enabled = rule["evidence"][0]
     assert enabled["subject"] == "THP enabled after boot"
-    assert "calls set_transparent_hugepages, which tuned 0.2's functions do not define" in (
-        enabled["note"])
+    assert ("calls set_transparent_hugepages, which /etc/tune-profiles/functions does not "
+            "define") in enabled["note"]
     # defrag, written never by the same start(), is judged since enabled is not never
     defrag = rule["evidence"][1]
     assert (defrag["result"], defrag["source"]) == ("pass", "/etc/ktune.d/tunedadm.sh:9")
+
+
+@pytest.mark.parametrize("functions", ["1.0", None], ids=["host's 1.0 functions", "no file"])
+def test_rhel6_set_transparent_hugepages_writes_its_value(host, scan, functions):
+    """RHEL 6 ships tuned's 1.0 branch: set_transparent_hugepages VALUE writes VALUE (commit
+    355fd87). Seed 003's own line then keeps THP off; stock enterprise-storage's
+    set_transparent_hugepages always turns it on at every boot, over the command line
+    (Red Hat solution 422283). Without the host's functions file, the 1.0 branch's stand."""
+    seed = KTUNE_SAS_XTREMIO.replace(
+        "echo never > /sys/kernel/mm/redhat_transparent_hugepage/enabled",
+        "set_transparent_hugepages never")
+    files, links = rhel6_ktune(seed, "sas-xtremio", functions)
+    root = host(**{**RHEL6_KTUNE, "extra_files": files, "extra_links": links})
+    rule = scan(root)["by_id"]["thp_disabled_at_boot"]
+    assert rule["result"] == "pass", rule
+    assert rule["evidence"][0]["source"] == "/etc/ktune.d/tunedadm.sh:8"
+    stock = (TUNED02_FIXTURES / "enterprise-storage-ktune.sh-1.0").read_text()
+    root = host(**{**RHEL6_KTUNE, "extra_files": rhel6_ktune(stock, functions=functions)[0]})
+    rule = scan(root)["by_id"]["thp_disabled_at_boot"]
+    assert rule["result"] == "fail"
+    assert (rule["evidence"][0]["actual"], rule["evidence"][0]["source"]) == (
+        "always", "/etc/ktune.d/tunedadm.sh:7")
 
 
 def test_ktune_echo_never_is_the_source_shown(host, scan):
@@ -315,3 +339,28 @@ def test_thp_at_boot_as_each_tuned_release_applies_it(host, scan, name):
     rule = scan(root)["by_id"]["thp_disabled_at_boot"]
     enabled = [item for item in rule["evidence"] if item["subject"].startswith("THP enabled")]
     assert [item["result"] for item in enabled] == [expected], rule["evidence"]
+
+
+def test_rhel6_disable_disk_barriers_leaves_write_back_disks_alone(host, scan):
+    """The 1.0 branch's enterprise-storage runs disable_disk_barriers, which remounts a file
+    system nobarrier only where its disks report no write-back cache (functions:
+    _devices_no_write_back_cache greps each disk's scsi_disk/*/cache_type, commit 64b45e8)."""
+    stock = (TUNED02_FIXTURES / "enterprise-storage-ktune.sh-1.0").read_text()
+    files, links = rhel6_ktune(stock, functions="1.0")
+    root = host(**{**RHEL6_KTUNE, "extra_files": files, "extra_links": links})
+    rule = scan(root)["by_id"]["mount_options_at_boot"]
+    assert rule["result"] == "fail"
+    data = next(e for e in rule["evidence"] if e["subject"].startswith("/sasdata"))
+    assert "runs disable_disk_barriers, which remounts it nobarrier" in data["source"]
+    # The fix switches no profile here (the stock ones without it turn THP on): a person does.
+    fixed = run_bash(generate("bash", root.parent / "fix.sh", root, BASELINE_SETS), root)
+    assert fixed.returncode == 3 and "runs disable_disk_barriers" in fixed.stdout
+    assert (root / "etc/ktune.d/tunedadm.sh").resolve().parent.name == "enterprise-storage"
+    for disk in ("sdb", "sdc"):  # the array's LUNs under the SAS volume group
+        scsi = (root / "sys/block" / disk).resolve() / "device/scsi_disk/1:0:0:0"
+        scsi.mkdir(parents=True)
+        (scsi / "cache_type").write_text("write back\n")  # sd.c's cache_type_show
+    rule = scan(root)["by_id"]["mount_options_at_boot"]
+    assert rule["result"] == "pass", rule
+    data = next(e for e in rule["evidence"] if e["subject"].startswith("/sasdata"))
+    assert data["source"].endswith("which leaves it: sdb, sdc report a write-back cache")

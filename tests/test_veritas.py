@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from .boot_samples import (
-    KTUNE_SAS_XTREMIO,
+    KTUNE_SAS_XTREMIO_PAPER,
     SAS_XTREMIO_KTUNE_SYSCONFIG,
     SAS_XTREMIO_SYSCTL_KTUNE,
     rhel6_ktune,
@@ -37,7 +37,8 @@ SETS = ("sas_data_dirs=/sasdata", "sas_work_dirs=/saswork", "sas_utilloc_dirs=/s
 def paper_host(root: Path, **changes: Any) -> Path:
     """Two of the paper's VxCFS file systems on one node: XtremIO paths (sd devices that DMP
     groups) and the VxVM volumes mounted from /dev/vx/dsk/sasdg."""
-    files, links = rhel6_ktune(KTUNE_SAS_XTREMIO, "sas-xtremio")
+    # RHEL 6.7's tuned is the 1.0 branch: its functions define set_transparent_hugepages.
+    files, links = rhel6_ktune(KTUNE_SAS_XTREMIO_PAPER, "sas-xtremio", functions="1.0")
     return sas_host(
         root, kernel=KERNEL, rhel6_thp=True, cpus=48, sockets=2, numa_online="0-1",
         bls_options=None, grub_cmdline=None, tuned_active=None, defrag_tmpfiles=False,
@@ -68,7 +69,7 @@ PAPER_VERDICTS = {
     # its own profile: the performance governor and THP never in ktune.sh, vm.dirty_ratio 40
     # in sysctl.ktune, read-ahead and noop by udev, as the throughput profiles give
     "tuned_profile": "pass",
-    "thp_disabled_at_boot": "pass",  # ktune.sh's start() echoes never, after everything
+    "thp_disabled_at_boot": "pass",  # ktune.sh's set_transparent_hugepages never, at boot
     "dirty_ratio_at_boot": "pass",
     # Its CVM stripes (256 KiB) live in VxVM's configuration database, which no file shows.
     "sas_volume_striped": "notchecked",

@@ -36,6 +36,7 @@ from .common import (
     Cmdline,
     files_matching,
     kernel_is,
+    ktune_defines,
     ktune_elevator,
     ktune_script_does,
     ktune_started,
@@ -139,12 +140,22 @@ def thp_at_boot(facts: OvalFacts, rule: Rule) -> Element:
     allocated, so defrag, which the scanner reports, never decides the verdict."""
     # ktune: OVAL cannot order a script's lines, so a start() that writes never counts only
     # when no ktune script turns THP on or writes it another value.
+    # A call counts where the host's tune-profiles/functions defines it (scanner.ktune).
+    sets_thp = ktune_defines(facts, "set_transparent_hugepages")
     ktune_other = all_of(ktune_started(facts), any_of(
-        ktune_script_does(facts, KTUNE_ENABLES_THP, "turns THP on"),
+        all_of(ktune_defines(facts, "enable_transparent_hugepages"),
+               ktune_script_does(facts, KTUNE_ENABLES_THP, "turns THP on")),
+        all_of(sets_thp, ktune_script_does(
+            facts, r"^[ \t]*set_transparent_hugepages[ \t]+(?!never\b)[A-Za-z_]",
+            "sets THP to another value")),
         ktune_script_does(facts, r"^[^#\n]*" + _writes_thp("enabled", r"(?!never\b)[\w.+-]+"),
                           "writes THP enabled another value")))
-    ktune_never = all_of(ktune_started(facts), ktune_script_does(
-        facts, r"^[^#\n]*" + _writes_thp("enabled", "never"), "writes THP enabled never"))
+    ktune_never = all_of(ktune_started(facts), any_of(
+        ktune_script_does(facts, r"^[^#\n]*" + _writes_thp("enabled", "never"),
+                          "writes THP enabled never"),
+        all_of(sets_thp, ktune_script_does(
+            facts, r"^[ \t]*set_transparent_hugepages[ \t]+never[ \t]*(?:[;#].*)?$",
+            "sets THP never"))))
     cmdline = Cmdline(facts)
 
     def tuned(key: str, value: str, comment: str) -> Element:

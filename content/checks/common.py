@@ -19,6 +19,8 @@ from ...rules.host_layout import (
     KTUNE_SYSV,
     LEGACY_GRUB_CONFS,
     SYSV_RUNLEVEL_DIRS,
+    TUNED02_FUNCTIONS,
+    TUNED_1_0_FUNCTIONS,
     UDEV_RULES_DIRS,
 )
 from ..oval import (
@@ -271,6 +273,23 @@ def ktune_script_does(facts: OvalFacts, pattern: str, what: str) -> Element:
                        entity("ind:pattern", pattern, op="pattern match"),
                        entity("ind:instance", "1", datatype="int"))
     return criterion(oval.test("ind:textfilecontent54", f"a ktune script {what}", scripts))
+
+
+def ktune_defines(facts: OvalFacts, name: str) -> Element:
+    """The host's tune-profiles/functions defines ``name``; where that file is missing, the
+    1.0 branch's functions stand in (scanner.ktune.ktune_functions)."""
+    oval = facts.oval
+    functions = files_matching(facts, "tune-profiles/functions", (TUNED02_FUNCTIONS,), r"^(.*)$")
+    defined = criterion(oval.test(
+        "ind:textfilecontent54", f"tune-profiles/functions defines {name}",
+        files_matching(facts, f"tune-profiles/functions: {name}()", (TUNED02_FUNCTIONS,),
+                       rf"^[ \t]*({re.escape(name)})[ \t]*\(\)"),
+        existence="at_least_one_exists"))
+    if name not in TUNED_1_0_FUNCTIONS:
+        return defined
+    return any_of(defined, none_of(criterion(oval.test(
+        "ind:textfilecontent54", "tune-profiles/functions exists", functions,
+        existence="at_least_one_exists"))))
 
 
 def ktune_elevator(facts: OvalFacts, state: str | None) -> Element:

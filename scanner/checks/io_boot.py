@@ -22,13 +22,13 @@ from ...rules.host_layout import (
 from ..blockdev import BlockDevice, default_scheduler, multipath_paths
 from ..boot_writers import NOT_EXECUTABLE
 from ..facts import Facts
+from ..ktune import Ktune
 from ..parsers.boot import arg_value
 from ..parsers.selection import Selection
 from ..parsers.simple import ascii_int
 from ..parsers.udev_rules import is_block_rule, partition_only
 from ..results import Evidence, Outcome, Verdict, combine
 from ..sasdirs import HOW_TO_NAME_SAS_DIRS
-from ..tuned import Ktune
 from ..udev_devices import sas_udev_devices
 from ..unavailable import Unavailable
 from .boot import enabled_tuned, tuned_unknown

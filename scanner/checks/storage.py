@@ -8,6 +8,7 @@ from typing import Any
 from ...rules.host_layout import VXFS_TUNEFSTAB, xfs_barrier_option, xfs_refuses_barrier_options
 from ..blockdev import BlockDevice, multipath_paths
 from ..facts import Facts
+from ..ktune import Ktune
 from ..parsers.selection import Selection
 from ..parsers.vxfs import READ_NSTREAM_DEFAULT, READ_PREF_IO_DEFAULT, read_ahead_bytes
 from ..results import Evidence, Outcome, Verdict, combine, summarise
@@ -277,6 +278,31 @@ def sas_dirs_separate(params: Mapping[str, Any], facts: Facts,
     return _outcome(expected, evidence)
 
 
+def _ktune_remounts_nobarrier(facts: Facts, ktune: Ktune | None, filesystem: SasFilesystem,
+                              source: str) -> tuple[bool, str]:
+    """Whether RHEL 5/6 ktune remounts this file system nobarrier at every boot, after fstab,
+    and the source extended to say so: remount_partitions nobarrier (tuned v0.2.22) always;
+    disable_disk_barriers (the 1.0 branch, RHEL 6) unless one of its disks reports a
+    write-back cache (_devices_no_write_back_cache reads each SCSI disk's cache_type)."""
+    if ktune is None:
+        return False, source
+    if ktune.nobarrier:
+        return True, f"{source}; {ktune.nobarrier[0]} (ktune) remounts it nobarrier at every boot"
+    if not ktune.nobarrier_unless_write_back:
+        return False, source
+    script = ktune.nobarrier_unless_write_back[0]
+    disks = sorted({layer.device for layer in filesystem.stack
+                    if layer.device in facts.block.devices
+                    and facts.block.devices[layer.device].kind == "disk"})
+    cached = [disk for disk in disks if disk in ktune.write_back_disks]
+    if cached:
+        return False, (f"{source}; {script} (ktune) runs disable_disk_barriers, which leaves it: "
+                       f"{', '.join(cached)} report a write-back cache")
+    return True, (f"{source}; {script} (ktune) runs disable_disk_barriers, which remounts it "
+                  f"nobarrier at every boot: {', '.join(disks) or 'its disks'} report no "
+                  "write-back cache")
+
+
 def mount_options_at_boot(params: Mapping[str, Any], facts: Facts,
                           values: Mapping[str, Any]) -> Outcome:
     """What mounts each SAS file system at boot (scanner.boot_mounts) gives it the required
@@ -290,7 +316,6 @@ def mount_options_at_boot(params: Mapping[str, Any], facts: Facts,
                                             + (f" unless {lifted_by} is true" if lifted_by
                                                else "") if forbidden else ""))
     ktune = facts.tuned.ktune if not isinstance(facts.tuned, Unavailable) else None
-    ktune_nobarrier = ktune.nobarrier if ktune else ()
     evidence = _unplaced(facts)
     for filesystem in _filesystems(facts):
         point = filesystem.mount.mountpoint
@@ -317,10 +342,10 @@ def mount_options_at_boot(params: Mapping[str, Any], facts: Facts,
                 "(removed in Linux 4.19, and in RHEL 8's 4.18): the mount fails and the host "
                 "boots to emergency mode; remove it"))
             continue
-        if "nobarrier" in forbidden and ktune_nobarrier and point not in ("/", "/boot"):
-            if "nobarrier" not in present:  # RHEL 5/6 enterprise-storage, after fstab
+        if "nobarrier" in forbidden and point not in ("/", "/boot"):
+            remount, source = _ktune_remounts_nobarrier(facts, ktune, filesystem, source)
+            if remount and "nobarrier" not in present:  # RHEL 5/6, after fstab
                 present.append("nobarrier")
-            source += f"; {ktune_nobarrier[0]} (ktune) remounts it nobarrier at every boot"
         problems = [f"lacks {option}" for option in missing]
         note = ""
         if present and lifted:

@@ -194,6 +194,18 @@ ktune_profile_remounts_nobarrier() {
     ktune_started && [[ -f "$script" ]] && grep -Eqs "$LAYOUT_KTUNE_NOBARRIER" "$script"
 }
 
+# Whether the host's tune-profiles/functions defines a function (scanner/ktune.py): where the
+# file is missing, tuned's 1.0 branch (RHEL 6) stands in, which has disable_disk_barriers and
+# set_transparent_hugepages (and not v0.2.22's remount_partitions).
+ktune_defines() {
+    local functions="$ROOT$LAYOUT_TUNED02_FUNCTIONS"
+    if [[ -f "$functions" ]]; then
+        grep -Eqs "^[[:space:]]*$1[[:space:]]*\\(\\)" "$functions"
+    else
+        [[ "$1" == disable_disk_barriers || "$1" == set_transparent_hugepages ]]
+    fi
+}
+
 # tuned's programs exist (scanner/tuned.py reads the same files).
 tuned_installed() {
     local binary
