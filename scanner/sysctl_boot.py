@@ -19,6 +19,8 @@ Sample (sysctl.d(5))::
 
 from __future__ import annotations
 
+import fnmatch
+import posixpath
 from dataclasses import dataclass, field
 
 from ..rules.host_layout import (
@@ -115,6 +117,29 @@ class _Reader:
         return [line for name in sorted(files) for line in self.lines(files[name])]
 
 
+def _sysctl_post_files(root: HostRoot, words: str, problems: list[str]) -> list[str]:
+    """The files ktune.init applies after its own (``for f in $SYSCTL_POST``: the words,
+    each glob expanded as the shell does, sorted; RHEL 6's ktune.sysconfig says
+    "/etc/sysctl.conf /etc/sysctl.d/*", tuned commit e2b78c6)."""
+    files: list[str] = []
+    for word in words.split()[:64]:
+        if not word.startswith("/") or not any(c in word for c in "*?["):
+            files.append(word)
+            continue
+        directory, pattern = posixpath.split(word)
+        if any(c in directory for c in "*?["):
+            problems.append(f"SYSCTL_POST {word!r}: a pattern in a directory is not followed")
+            continue
+        try:
+            names = root.listdir(directory)
+        except FactError as exc:
+            problems.append(str(exc))
+            continue
+        files += [posixpath.join(directory, name) for name in names
+                  if not name.startswith(".") and fnmatch.fnmatchcase(name, pattern)]
+    return files
+
+
 def _links_to_sysctl_conf(root: HostRoot, path: str) -> bool:
     try:
         return root.is_symlink(path) and root.resolve(path) == SYSCTL_CONF
@@ -140,8 +165,8 @@ def collect_sysctl_boot(root: HostRoot, ktune_started: bool, problems: list[str]
         boot.ktune = reader.lines(config["SYSCTL"]) if config.get("SYSCTL") else []
         if config.get("USE_KTUNE_D", "yes") != "no":
             boot.ktune += reader.in_order(reader.merged((KTUNE_SCRIPTS,)))
-        if config.get("SYSCTL_POST"):
-            boot.ktune += reader.lines(config["SYSCTL_POST"])
+        for path in _sysctl_post_files(root, config.get("SYSCTL_POST", ""), problems):
+            boot.ktune += reader.lines(path)
     if tuned_version is not None and tuned_version[:2] < TUNED_REAPPLY_SYSCTL_SINCE:
         boot.reapply_sysctl = False
         boot.reapply_source = (f"tuned {release_text(tuned_version)} ({tuned_version_source}) "

@@ -146,6 +146,9 @@ process $@
 TUNED02_FIXTURES = Path(__file__).resolve().parent / "fixtures" / "tuned-0.2"
 
 
+KTUNE_SYSCONFIG_1_0 = (TUNED02_FIXTURES / "ktune.sysconfig-1.0").read_text()
+
+
 def tuned02_functions(release: str) -> str:
     """/etc/tune-profiles/functions as tuned ``release`` ships it: "v0.2.22" or "1.0" (the
     branch RHEL 6 ships; tests/fixtures/tuned-0.2/README.md)."""
