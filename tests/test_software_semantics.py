@@ -178,6 +178,26 @@ def test_two_kpartx_partitions_of_one_lun_are_not_a_stripe(tmp_path, scan):
     assert rule["evidence"][0]["actual"] == "not striped (1 device below)"
 
 
+def test_a_guest_cannot_see_its_hosts_striping(tmp_path, scan):
+    """Seed 000 §6.2's guest: the host's LVs given as virtio-blk disks. QEMU's virtio-blk
+    publishes no optimal I/O size unless told (opt_io_size), so the guest's linear LV over
+    vdb and vdc shows none: not checked there, with the reason (the host is judged)."""
+    from tests.rootbuilder import RootBuilder
+
+    root = RootBuilder(tmp_path).cpus(2, flags="fpu vme de pse tsc msr pae hypervisor")
+    for disk in ("vdb", "vdc"):
+        root.disk(disk, scheduler="[mq-deadline] kyber bfq none", vendor="0x1af4")
+    root.dm("dm-0", "sasvg-sasdata", ["vdb", "vdc"])
+    root.mount("/dev/mapper/sasvg-sasdata", "/sasdata", "xfs", "rw,noatime").write_mounts()
+    rule = scan(tmp_path, role="auto")["by_id"]["sas_volume_striped"]
+    assert rule["result"] == "notchecked", rule
+    assert "virtio-blk disk publishes no optimal I/O size" in rule["evidence"][0]["note"]
+    assert scan(tmp_path, role="bare_metal")["by_id"]["sas_volume_striped"]["result"] == "fail"
+    if oscap_available():  # OVAL cannot tell a virtio disk's silence (README, OVAL differences)
+        assert oscap_verdict(tmp_path, "sas_volume_striped", tmp_path.parent / "oscap",
+                             list(BASELINE_SETS)) == "fail"
+
+
 TUNED_2_27 = Path(__file__).resolve().parent / "fixtures" / "tuned-2.27"
 
 

@@ -120,6 +120,17 @@ def _layout(facts: Facts, filesystem: SasFilesystem) -> Iterator[Layout | Eviden
         yield Layout(label, f"{below[0].sysfs}/queue/{QUEUE_IO_OPT}", device.name, ratio,
                      below[0].io_min or 0, len(below), hardware=True)
         return
+    if facts.role.name == "kvm_guest" and below and all(
+            lun.name.startswith("vd") and not lun.io_opt for lun in below):
+        yield Layout(label, f"{below[0].sysfs}/queue/{QUEUE_IO_OPT}", device.name,
+                     luns=len(below), skipped=(
+                         Verdict.NOTCHECKED, "virtio disk",
+                         f"{', '.join(lun.label for lun in below)}: a KVM guest's virtio-blk "
+                         "disk publishes no optimal I/O size unless QEMU is told one "
+                         "(opt_io_size), so the host's striping cannot be seen from the "
+                         "guest (seed 000 §6.2: host LVs given to guests): judge it on the "
+                         "KVM host"))
+        return
     one_lun = bool(_MULTIPATH.match(device.dm_uuid or ""))  # its paths lead to one LUN
     yield Layout(label, source, device.name, luns=1 if one_lun else max(luns, 1))
 
