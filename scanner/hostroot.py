@@ -16,6 +16,7 @@ import stat
 from ..rules.errors import UserInputError
 
 MAX_SYMLINKS = 40
+_DIRECTORY_FLAGS = os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 DEFAULT_READ_LIMIT = 4 * 1024 * 1024
 
 
@@ -205,11 +206,12 @@ class HostRoot:
         with ELOOP or ENOTDIR instead of reaching a file outside. O_NONBLOCK: a FIFO planted
         in a hostile root must not hang the scan."""
         parts = [part for part in resolved.split("/") if part]
-        directory = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY)
+        # O_PATH: a directory is passed through as open(2) would (search permission alone),
+        # so a scan without root reads what it could read before.
+        directory = os.open(self.root, _DIRECTORY_FLAGS & ~os.O_NOFOLLOW)
         try:
             for part in parts[:-1]:
-                below = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW,
-                                dir_fd=directory)
+                below = os.open(part, _DIRECTORY_FLAGS, dir_fd=directory)
                 os.close(directory)
                 directory = below
             if not parts:
