@@ -128,13 +128,16 @@ def _bls_default(root: HostRoot, paths: list[str], problems: list[str],
     fallback = None if "kernelopts" in grubenv else _kernelopts_fallback(root, problems)
     if fallback:
         grubenv = {**grubenv, "kernelopts": fallback[1]}
-    entries: list[tuple[str, str, str, list[str]]] = []  # (id, version, path, args)
+    # (id, version, path, args as GRUB expands them, whether they name $kernelopts)
+    entries: list[tuple[str, str, str, list[str], bool]] = []
     for path in paths:
         text = _read(root, path, problems)
         if text is not None:
             entry_id = path.rsplit("/", 1)[1][:-len(".conf")]
+            args = boot.bls_entry_args(text)
             entries.append((entry_id, boot.bls_entry_field(text, "version"), path,
-                            boot.expand_grubenv(boot.bls_entry_args(text), grubenv)))
+                            boot.expand_grubenv(args, grubenv),
+                            any(arg in ("$kernelopts", "${kernelopts}") for arg in args)))
     if not entries:
         return []
     wanted = grubenv.get("next_entry") or grubenv.get("saved_entry", "")
@@ -147,10 +150,7 @@ def _bls_default(root: HostRoot, paths: list[str], problems: list[str],
         why = "the newest entry"
     else:
         why = "grubenv's saved_entry"
-    uses_fallback = fallback is not None and any(arg in ("$kernelopts", "${kernelopts}")
-                                     for arg in boot.bls_entry_args(
-                                         _read(root, chosen[2], problems) or ""))
-    if fallback is not None and uses_fallback:
+    if fallback is not None and chosen[4]:
         why += f"; $kernelopts from {fallback[0]}, grubenv having none"
     return [BootSource(f"{chosen[2]} ({why})", tuple(chosen[3]))]
 

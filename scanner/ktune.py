@@ -63,7 +63,6 @@ class Ktune:
     # write-back cache; the disks that do (their cache_type says "write back").
     nobarrier_unless_write_back: tuple[str, ...] = ()
     write_back_disks: frozenset[str] = frozenset()
-    functions_source: str = ""  # what said which functions exist
 
 
 def _start_function(script: str) -> str:
@@ -115,7 +114,7 @@ def _thp_writes(path: str, script: str, functions: frozenset[str], source: str
 
     def call(name: str, line: int, value: str) -> None:
         if name in functions:
-            writes.append(KtuneThpWrite("enabled", value, f"{path}:{line}", f"{name}"))
+            writes.append(KtuneThpWrite("enabled", value, f"{path}:{line}", name))
         else:
             undefined.append(f"{path}:{line} calls {name}, which {source} does not define: "
                              "it sets nothing")
@@ -190,4 +189,4 @@ def collect_ktune(root: HostRoot) -> Ktune:
     return Ktune(enabled, tuple(found[KTUNE_ENABLES_THP]), tuple(found[KTUNE_NOBARRIER]),
                  config.get("ELEVATOR", "").strip(), tuple(factors), latency, tuple(thp),
                  tuple(undefined), governor, conditional,
-                 _write_back_disks(root) if conditional else frozenset(), source)
+                 _write_back_disks(root) if conditional else frozenset())

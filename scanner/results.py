@@ -58,6 +58,17 @@ def combine(evidence: Iterable[Evidence], if_none: Verdict = Verdict.NOTAPPLICAB
     return if_none
 
 
+def combine_judged(evidence: Iterable[Evidence],
+                   if_none: Verdict = Verdict.NOTAPPLICABLE) -> Verdict:
+    """``combine``, but an item that was not judged keeps a pass from being claimed: the
+    rest passing says nothing of it (nothing judged is never a pass)."""
+    items = list(evidence)
+    result = combine(items, if_none)
+    if result == Verdict.PASS and any(item.verdict == Verdict.NOTCHECKED for item in items):
+        return Verdict.NOTCHECKED
+    return result
+
+
 def summarise(evidence: list[Evidence]) -> str:
     """A short 'actual' line: the values of the items that did not pass, else all."""
     bad = [e for e in evidence if e.verdict in (Verdict.FAIL, Verdict.ERROR)]

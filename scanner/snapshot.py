@@ -177,7 +177,6 @@ def _inside(name: str) -> str:
     parts = name.split("/")
     if ".." in parts:
         raise SnapshotError(f"member {name!r}: climbs out with '..'")
-
     if parts[0] != ROOT_PREFIX:
         raise SnapshotError(f"member {name!r}: outside {ROOT_PREFIX}/")
     return "/" + "/".join(p for p in parts[1:] if p not in ("", "."))
@@ -308,9 +307,9 @@ def make_directories(root: str, path: str, made: set[str] | None = None) -> None
     current = root
     for part in [p for p in path.split("/") if p]:
         current = os.path.join(current, part)
-        if made is not None and current in made:
-            continue
         if made is not None:
+            if current in made:
+                continue
             made.add(current)
         try:
             mode = os.lstat(current).st_mode

@@ -279,7 +279,6 @@ def ktune_defines(facts: OvalFacts, name: str) -> Element:
     """The host's tune-profiles/functions defines ``name``; where that file is missing, the
     1.0 branch's functions stand in (scanner.ktune.ktune_functions)."""
     oval = facts.oval
-    functions = files_matching(facts, "tune-profiles/functions", (TUNED02_FUNCTIONS,), r"^(.*)$")
     defined = criterion(oval.test(
         "ind:textfilecontent54", f"tune-profiles/functions defines {name}",
         files_matching(facts, f"tune-profiles/functions: {name}()", (TUNED02_FUNCTIONS,),
@@ -287,6 +286,7 @@ def ktune_defines(facts: OvalFacts, name: str) -> Element:
         existence="at_least_one_exists"))
     if name not in TUNED_1_0_FUNCTIONS:
         return defined
+    functions = files_matching(facts, "tune-profiles/functions", (TUNED02_FUNCTIONS,), r"^(.*)$")
     return any_of(defined, none_of(criterion(oval.test(
         "ind:textfilecontent54", "tune-profiles/functions exists", functions,
         existence="at_least_one_exists"))))

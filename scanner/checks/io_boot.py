@@ -27,7 +27,7 @@ from ..parsers.boot import arg_value
 from ..parsers.selection import Selection
 from ..parsers.simple import ascii_int
 from ..parsers.udev_rules import is_block_rule, partition_only
-from ..results import Evidence, Outcome, Verdict, combine
+from ..results import Evidence, Outcome, Verdict, combine_judged
 from ..sasdirs import HOW_TO_NAME_SAS_DIRS
 from ..udev_devices import sas_udev_devices
 from ..unavailable import Unavailable
@@ -226,9 +226,7 @@ def io_tuning_at_boot(params: Mapping[str, Any], facts: Facts,
             evidence.extend(items)
         if subject == "read-ahead" and lvm and not lvm_covers_all:
             evidence.extend(lvm)
-    result = combine(evidence)
-    if result == Verdict.PASS and any(e.verdict == Verdict.NOTCHECKED for e in evidence):
-        result = Verdict.NOTCHECKED
+    result = combine_judged(evidence)
     actual = "; ".join(f"{e.subject}: {e.actual}" for e in evidence)
     return Outcome(result, expected, actual, evidence)
 

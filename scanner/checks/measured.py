@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..facts import Facts
-from ..results import Evidence, Outcome, Verdict, combine
+from ..results import Evidence, Outcome, Verdict, combine_judged
 
 NOT_MEASURED = ("measured only by 'sascheck iotest', which writes test files on each SAS "
                 "file system (a scan writes nothing)")
@@ -81,9 +81,8 @@ def throughput(params: Mapping[str, Any], facts: Facts, values: Mapping[str, Any
             Verdict.INFORMATIONAL, "what SAS jobs get when DATA, WORK and UTILLOC are busy "
             "together"))
     judged = [e for e in evidence if e.verdict != Verdict.INFORMATIONAL]
-    result = combine(judged, if_none=Verdict.NOTCHECKED)
-    if result == Verdict.PASS and any(e.verdict == Verdict.NOTCHECKED for e in judged):
-        result = Verdict.NOTCHECKED  # one file system passing says nothing of the others
+    # one file system passing says nothing of the others
+    result = combine_judged(judged, if_none=Verdict.NOTCHECKED)
     actual = "; ".join(f"{e.subject}: {e.actual}" for e in evidence) or "nothing measured"
     message = next((e.note for e in judged if e.verdict == Verdict.NOTCHECKED), "")
     return Outcome(result, expected, actual, evidence, message)

@@ -11,7 +11,7 @@ from ..facts import Facts
 from ..ktune import Ktune
 from ..parsers.selection import Selection
 from ..parsers.vxfs import READ_NSTREAM_DEFAULT, READ_PREF_IO_DEFAULT, read_ahead_bytes
-from ..results import Evidence, Outcome, Verdict, combine, summarise
+from ..results import Evidence, Outcome, Verdict, combine, combine_judged, summarise
 from ..sas_filesystems import SasFilesystem
 from ..unavailable import Unavailable
 
@@ -356,7 +356,5 @@ def mount_options_at_boot(params: Mapping[str, Any], facts: Facts,
                                  Verdict.FAIL if problems else Verdict.PASS,
                                  "; ".join(problems + ([note] if note else []))))
     # A file system whose boot-time options cannot be seen keeps a pass from being claimed.
-    result = combine(evidence, if_none=Verdict.NOTCHECKED)
-    if result == Verdict.PASS and any(e.verdict == Verdict.NOTCHECKED for e in evidence):
-        result = Verdict.NOTCHECKED
+    result = combine_judged(evidence, if_none=Verdict.NOTCHECKED)
     return Outcome(result, expected, summarise(evidence) or "nothing to judge", evidence)

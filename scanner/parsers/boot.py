@@ -74,7 +74,7 @@ def rpm_version_key(version: str) -> list[tuple[int, int, str]]:
     letter run, digits compared as numbers; separators only split."""
     key: list[tuple[int, int, str]] = []
     for run in re.findall(r"[0-9]+|[A-Za-z]+", version):
-        if run.isascii() and run.isdigit():  # as rpmvercmp: leading zeros dropped, then the longer run is newer
+        if run.isdigit():  # as rpmvercmp: leading zeros dropped, then the longer run is newer
             digits = run.lstrip("0")
             key.append((1, len(digits), digits))
         else:
