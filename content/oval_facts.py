@@ -84,7 +84,7 @@ class OvalFacts:
     variables: Mapping[str, Variable]
     _cache: dict[str, Any] = field(default_factory=dict)
 
-    def _once(self, key: str, build: Callable[[], T]) -> T:
+    def once(self, key: str, build: Callable[[], T]) -> T:
         """Build a piece of facts machinery once; later rules reuse its ids."""
         if key not in self._cache:
             self._cache[key] = build()
@@ -94,17 +94,17 @@ class OvalFacts:
     def external(self, name: str) -> str:
         """The OVAL external variable bound to the XCCDF Value of the site value ``name``."""
         variable = self.variables[name]
-        return self._once(f"ext:{name}", lambda: self.oval.external(
+        return self.once(f"ext:{name}", lambda: self.oval.external(
             name, EXTERNAL_TYPES[variable.type]))
 
     def listed(self, name: str) -> str:
         """A list site value (comma-separated in XCCDF) as a multi-valued variable."""
-        return self._once(f"list:{name}", lambda: self.oval.local(
+        return self.once(f"list:{name}", lambda: self.oval.local(
             f"{name}, one value each", split(",", var(self.external(name)))))
 
     def doubled(self, name: str) -> str:
         """2 x an integer site value (read-ahead in 512-byte sectors from KiB)."""
-        return self._once(f"double:{name}", lambda: self.oval.local(
+        return self.once(f"double:{name}", lambda: self.oval.local(
             f"{name} x 2 (sectors)", arithmetic("multiply", var(self.external(name)),
                                                 literal("2", datatype="int")), datatype="int"))
 
@@ -117,7 +117,7 @@ class OvalFacts:
                 "mount points ending in /",
                 concat(capture(r"^(.*?)/*$", concat(component(partitions, "mount_point"), "/")),
                        "/"))
-        return self._once("mounts/", build)
+        return self.once("mounts/", build)
 
     def _pair_items(self, comment: str, pairs_var: str, exclude_var: str | None) -> str:
         """One /proc/mounts item per pair value, minus the pairs in ``exclude_var``."""
@@ -163,15 +163,15 @@ class OvalFacts:
                                                          shadowed), "pattern")))
             return oval.local(f"SAS {role} file systems (mount points)",
                               capture(r"^(/|.*?[^/])/?\|", var(deepest)))
-        return self._once(f"sas:{role}", build)
+        return self.once(f"sas:{role}", build)
 
     def sas_partitions(self, role: str) -> str:
-        return self._once(f"parts:{role}", lambda: self.oval.obj(
+        return self.once(f"parts:{role}", lambda: self.oval.obj(
             "linux:partition", f"SAS {role} file systems",
             entity("linux:mount_point", var=self.sas_mounts(role), var_check="at least one")))
 
     def has_sas_role(self, role: str) -> str:
-        return self._once(f"has:{role}", lambda: self.oval.has_values(
+        return self.once(f"has:{role}", lambda: self.oval.has_values(
             f"SAS {role} directories are placed on a file system", self.sas_mounts(role), "^/"))
 
     # -- block devices -----------------------------------------------------------------
@@ -196,7 +196,7 @@ class OvalFacts:
             dm = oval.local("dm devices named by /dev/mapper", capture(
                 r"^/sys/block/([^/]+)/dm$", component(dm_names, "path")))
             return oval.union_values("block devices mounted by SAS file systems", [dm, plain])
-        return self._once("level0", build)
+        return self.once("level0", build)
 
     def parents(self, names: str, comment: str) -> str:
         """Disks of the partitions among ``names``."""
@@ -229,7 +229,7 @@ class OvalFacts:
                     f"level {depth} of the SAS storage stack",
                     [names, self.parents(above, f"level {depth - 1}")]))
             return levels
-        return self._once("levels", build)
+        return self.once("levels", build)
 
     def queue_files(self, names: str, filename: str, pattern: str, comment: str) -> str:
         paths = self.oval.local(f"{comment}: queue directories",
@@ -272,7 +272,7 @@ class OvalFacts:
                 r"^/sys/block/([^/]+)/slaves$", component(below, "path")))
             return oval.union_values("striped SAS volumes (and '/')", [
                 stacked, oval.constant("no device's name", ["/"])])
-        return self._once("striped", build)
+        return self.once("striped", build)
 
     # -- tuned ---------------------------------------------------------------------------
     def tuned_enabled(self) -> Element:
@@ -330,7 +330,7 @@ class OvalFacts:
                     r"^\s*-?(\S+)\s*$",
                     split(";", split(",", component(included, "subexpression"))))))
             return levels
-        return self._once("tuned", build)
+        return self.once("tuned", build)
 
     def tuned_files(self, names: str) -> str:
         return self.oval.union_values("tuned.conf files", [

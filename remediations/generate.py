@@ -22,6 +22,7 @@ from ..reports.escaping import for_terminal
 from ..rules import Catalogue, Rule, parse_assignment, resolve_values
 from ..rules.errors import UserInputError
 from ..rules.host_layout import (
+    FIX_TUNED_PROFILE,
     SAS_ROLE_VALUES,
     TUNED02_NOBARRIER_PROFILES,
     TUNED02_THROUGHPUT_PROFILES,
@@ -46,7 +47,7 @@ def bash_library() -> str:
                      .rstrip("\n") for part in BASH_LIBRARY)
 
 
-TUNED_PROFILE_NAME = "sas-performance"  # the profile the fixes write (bash: the same)
+TUNED_PROFILE_NAME = FIX_TUNED_PROFILE  # the profile the fixes write (bash: the same)
 
 
 class FixError(UserInputError):
@@ -100,6 +101,9 @@ class FixInput:
     tuned_new_layout: bool = False  # tuned >= 2.23: profiles under .../tuned/profiles
     tuned_legacy: bool = False  # tuned 0.2 (RHEL 5/6): loads no tuned 2 profile
     tuned_version: tuple[int, ...] | None = None  # (major, minor, patch); None: not known
+    # The active profile when it is the site's own: sas-performance includes it (tuned 2),
+    # or it stays active (tuned 0.2, which has no include).
+    tuned_site_profile: str = ""
 
     @property
     def tuned_user_dir(self) -> str:
@@ -124,11 +128,13 @@ def select_rules(result: Mapping[str, Any], catalogue: Catalogue, everything: bo
     return tuple(r for r in chosen if not wanted or r in wanted)
 
 
-def tuned_include_candidates(role: str, allowed: Iterable[object]) -> list[str]:
-    """The profiles sas-performance may include, best first: tuned's own for the role (a
-    guest, a KVM host), then the site's allowed ones."""
-    return list(dict.fromkeys([*([TUNED_ROLE_PROFILES[role]] if role in TUNED_ROLE_PROFILES
-                                  else []), *(str(name) for name in allowed)]))
+def tuned_include_candidates(role: str, allowed: Iterable[object], site: str = "") -> list[str]:
+    """The profiles sas-performance may include, best first: the site's own active profile,
+    so its tuning stays (a fix never replaces what it cannot judge), then tuned's own for
+    the role (a guest, a KVM host), then the site's allowed ones."""
+    return list(dict.fromkeys([*([site] if site else []),
+                               *([TUNED_ROLE_PROFILES[role]] if role in TUNED_ROLE_PROFILES
+                                 else []), *(str(name) for name in allowed)]))
 
 
 def included_profile(fix: FixInput) -> str:
@@ -136,7 +142,10 @@ def included_profile(fix: FixInput) -> str:
     the host's profiles; a results file from before that is assumed to have
     throughput-performance, which every tuned 2 package ships (tuned.spec: the other
     candidates may live in subpackages such as tuned-profiles-compat)."""
-    candidates = tuned_include_candidates(fix.role, fix.values["allowed_tuned_profiles"])
+    candidates = tuned_include_candidates(fix.role, fix.values["allowed_tuned_profiles"],
+                                          fix.tuned_site_profile)
+    if fix.tuned_site_profile:  # the scan found it active, loaded from /etc/tuned
+        return fix.tuned_site_profile
     if fix.tuned_profiles is None:
         return next((name for name in candidates if name == "throughput-performance"),
                     candidates[0])
@@ -245,7 +254,7 @@ def bash_script(catalogue: Catalogue, fix: FixInput, mode: str = "bash") -> str:
                                     values=shown),
         tuned_kvm_host=tuned_profile(fix, env, role="kvm_host", include="@INCLUDE@",
                                      values=shown),
-        tuned_sysv_profile=sysv_profile(fix))
+        tuned_sysv_profile=sysv_profile(fix), tuned_site_profile=fix.tuned_site_profile)
 
 
 def ansible_playbook(catalogue: Catalogue, fix: FixInput) -> str:
@@ -401,4 +410,5 @@ def fix_input_from_result(catalogue: Catalogue, result: Mapping[str, Any], *,
                                     if "tuned_profiles" in result["host"] else None),
                     tuned_new_layout=bool(result["host"].get("tuned_new_layout")),
                     tuned_legacy=bool(result["host"].get("tuned_legacy")),
-                    tuned_version=_release(result["host"].get("tuned_version")))
+                    tuned_version=_release(result["host"].get("tuned_version")),
+                    tuned_site_profile=str(result["host"].get("tuned_site_profile", "")))

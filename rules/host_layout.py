@@ -57,6 +57,14 @@ TUNED_PROFILE_DIRS = (f"/etc/tuned/{TUNED_PROFILES_SUBDIR}", "/etc/tuned", TUNED
 # needs, e.g. virtual-host's dirty_background_ratio = 5), else the site's allowed ones.
 TUNED_ROLE_PROFILES = {"kvm_guest": "virtual-guest", "kvm_host": "virtual-host"}
 TUNED02_PROFILES = "/etc/tune-profiles"  # RHEL 5/6's tuned 0.2
+# The profiles tuned 0.2 ships (tune-profiles/ on tuned's 1.0 branch, RHEL 6's tuned); any
+# other active profile is a site's own, which a fix keeps.
+TUNED02_SHIPPED_PROFILES = ("default", "desktop-powersave", "enterprise-storage",
+                            "laptop-ac-powersave", "laptop-battery-powersave",
+                            "latency-performance", "oracle", "sap-hana", "sap-hana-vmware",
+                            "sap-netweaver", "server-powersave", "spindown-disk",
+                            "throughput-performance", "virtual-guest", "virtual-host")
+FIX_TUNED_PROFILE = "sas-performance"  # the tuned profile sascheck's fixes write
 TUNED02_ACTIVE = f"{TUNED02_PROFILES}/active-profile"
 # tuned 2.x, then RHEL 6's tuned 0.2 (tune-profiles); the first that exists is in force.
 TUNED_ACTIVE_FILES = ("/etc/tuned/active_profile", TUNED02_ACTIVE)
@@ -180,7 +188,10 @@ TUNED_REAPPLY_SYSCTL_SINCE = (2, 7)
 TUNED_REAPPLY_SYSCTL_ETC_ONLY_SINCE = (2, 13)
 # RHEL 5/6 ktune (/etc/sysconfig/ktune): SYSCTL, then /etc/ktune.d/*.conf, then SYSCTL_POST.
 KTUNE_SYSCONFIG = "/etc/sysconfig/ktune"
-KTUNE_SYSCTL_DEFAULTS = {"SYSCTL": "/etc/sysctl.ktune", "SYSCTL_POST": SYSCTL_CONF}
+# What RHEL 5's ktune.sysconfig sets (RHEL 6's adds /etc/sysctl.d/* to SYSCTL_POST):
+# taken where /etc/sysconfig/ktune cannot be read.
+KTUNE_SHIPPED_CONFIG = {"SYSCTL": "/etc/sysctl.ktune", "USE_KTUNE_D": "yes",
+                        "SYSCTL_POST": SYSCTL_CONF}
 # The kernel's own value where nothing sets one: RHEL 5's 2.6.18 kept dirty_ratio at 40,
 # later kernels 20 (seed 000 §3.2.2).
 KERNEL_SYSCTL_DEFAULTS = {"vm.dirty_ratio": (("2.6.18", "40"), ("", "20"))}
@@ -424,7 +435,7 @@ def shell_layout() -> str:
         "SYSCTL_CONF": (SYSCTL_CONF,), "TUNED_MAIN_CONF": (TUNED_MAIN_CONF,),
         "KTUNE_SYSCONFIG": (KTUNE_SYSCONFIG,), "FSTAB": (FSTAB,),
         "LVM_BACKUP": (LVM_BACKUP,),
-        "KTUNE_SYSCTL": (KTUNE_SYSCTL_DEFAULTS["SYSCTL"],),
+        "KTUNE_SYSCTL": (KTUNE_SHIPPED_CONFIG["SYSCTL"],),
         "SYSV_RUNLEVEL_DIRS": SYSV_RUNLEVEL_DIRS, "LEGACY_SCHEDULERS": LEGACY_SCHEDULERS,
         "LEGACY_DEFAULT_SCHEDULERS": tuple(f"{prefix}:{name}"
                                            for prefix, name in LEGACY_DEFAULT_SCHEDULERS),

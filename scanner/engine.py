@@ -85,13 +85,14 @@ def _tuned_host(facts: Facts) -> dict[str, Any]:
     tuned = facts.tuned
     if isinstance(tuned, Unavailable):
         return {}
+    site = {"tuned_site_profile": tuned.site_profile} if tuned.site_profile else {}
     if tuned.legacy:
-        return {"tuned_legacy": True}
+        return {"tuned_legacy": True, **site}
     if tuned.available is None:
-        return {}
+        return site
     version = {"tuned_version": tuned.release} if tuned.version else {}
     return {"tuned_profiles": list(tuned.available), "tuned_new_layout": tuned.new_layout,
-            **version}
+            **version, **site}
 
 
 def _layer(facts: Facts, layer: StackLayer, paths: dict[str, str]) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from ..rules.host_layout import (
     KTUNE_READAHEAD_FACTOR,
     KTUNE_SCRIPTS,
     KTUNE_SETS_THP,
+    KTUNE_SHIPPED_CONFIG,
     KTUNE_SYSCONFIG,
     KTUNE_SYSV,
     SCSI_CACHE_TYPE,
@@ -147,9 +148,40 @@ def _write_back_disks(root: HostRoot) -> frozenset[str]:
     return frozenset(found)
 
 
+def ktune_sysctl_files(root: HostRoot, config: dict[str, str]) -> list[str]:
+    """ktune.init's KTUNE_FILES: $SYSCTL when it exists, then, with USE_KTUNE_D="yes", each
+    /etc/ktune.d/*.conf as ``LANG=C ls`` lists them (tuned branch 1.0, ktune/ktune.init
+    lines 57-67)."""
+    files = [config["SYSCTL"]] if config.get("SYSCTL") and root.exists(config["SYSCTL"]) else []
+    if config.get("USE_KTUNE_D") == "yes":
+        files += sorted(root.glob_files(KTUNE_SCRIPTS, ".conf"))
+    return files
+
+
+def ktune_scripts(root: HostRoot, config: dict[str, str]) -> list[str]:
+    """The scripts ktune.init runs, in its order: for each of KTUNE_FILES,
+    ``call_script "${file%.conf}.sh" start``, which runs the script only when it is
+    executable (ktune/ktune.init lines 128-143, 160-165). A script with no .conf beside it
+    never runs."""
+    scripts = [(path[:-len(".conf")] if path.endswith(".conf") else path) + ".sh"
+               for path in ktune_sysctl_files(root, config)]
+    return [script for script in scripts if root.is_executable(script)]
+
+
+def ktune_config(root: HostRoot) -> dict[str, str] | None:
+    """/etc/sysconfig/ktune's assignments; None where it is missing, when ktune.init exits
+    at once ("does not exist", exit 5). Unreadable: taken as the shipped file."""
+    try:
+        text = root.read_optional(KTUNE_SYSCONFIG, 65536)
+    except FactError:
+        return {**KTUNE_SHIPPED_CONFIG}
+    return None if text is None else shell_assignments(text)
+
+
 def collect_ktune(root: HostRoot) -> Ktune:
     enabled = next(iter(sysv_start_links(root.listdir, KTUNE_SYSV)), "")
-    if not enabled:
+    config = ktune_config(root) if enabled else None
+    if config is None:
         return Ktune("", ())
     functions, source = ktune_functions(root)
     found: dict[str, list[str]] = {KTUNE_ENABLES_THP: [], KTUNE_NOBARRIER: [],
@@ -162,7 +194,7 @@ def collect_ktune(root: HostRoot) -> Ktune:
     thp: list[KtuneThpWrite] = []
     governor: tuple[str, str] | None = None
     undefined: list[str] = []
-    for path in root.glob_files(KTUNE_SCRIPTS, ".sh"):
+    for path in ktune_scripts(root, config):
         try:
             text = root.read_optional(path, 1024 * 1024) or ""
         except FactError:  # unreadable: it may do either; assume it does
@@ -181,10 +213,6 @@ def collect_ktune(root: HostRoot) -> Ktune:
                     re.finditer(KTUNE_READAHEAD_FACTOR, _start_function(text), re.MULTILINE)]
         for match in re.finditer(KTUNE_PMQOS_LATENCY, _start_function(text), re.MULTILINE):
             latency = (path, int(match.group(1)))
-    try:
-        config = shell_assignments(root.read_optional(KTUNE_SYSCONFIG, 65536) or "")
-    except FactError:
-        config = {}
     conditional = tuple(found[KTUNE_DISABLES_BARRIERS])
     return Ktune(enabled, tuple(found[KTUNE_ENABLES_THP]), tuple(found[KTUNE_NOBARRIER]),
                  config.get("ELEVATOR", "").strip(), tuple(factors), latency, tuple(thp),

@@ -25,9 +25,6 @@ from dataclasses import dataclass, field
 
 from ..rules.host_layout import (
     KERNEL_SYSCTL_DEFAULTS,
-    KTUNE_SCRIPTS,
-    KTUNE_SYSCONFIG,
-    KTUNE_SYSCTL_DEFAULTS,
     SYSCTL_CONF,
     SYSCTL_DIRS,
     SYSTEMD_UNIT_DIRS,
@@ -39,7 +36,7 @@ from ..rules.host_layout import (
 )
 from .dropins import merged
 from .hostroot import FactError, HostRoot
-from .parsers.simple import shell_assignments
+from .ktune import ktune_config, ktune_sysctl_files
 from .tuned import release_text
 
 FALSE_WORDS = ("0", "false", "no", "off")
@@ -161,10 +158,9 @@ def collect_sysctl_boot(root: HostRoot, ktune_started: bool, problems: list[str]
     else:
         boot.early = reader.lines(SYSCTL_CONF) + reader.in_order(reader.merged(SYSCTL_DIRS[:1]))
     if ktune_started:
-        config = {**KTUNE_SYSCTL_DEFAULTS, **shell_assignments(reader.text(KTUNE_SYSCONFIG))}
-        boot.ktune = reader.lines(config["SYSCTL"]) if config.get("SYSCTL") else []
-        if config.get("USE_KTUNE_D", "yes") != "no":
-            boot.ktune += reader.in_order(reader.merged((KTUNE_SCRIPTS,)))
+        config = ktune_config(root) or {}
+        boot.ktune = [line for path in ktune_sysctl_files(root, config)
+                      for line in reader.lines(path)]
         for path in _sysctl_post_files(root, config.get("SYSCTL_POST", ""), problems):
             boot.ktune += reader.lines(path)
     if tuned_version is not None and tuned_version[:2] < TUNED_REAPPLY_SYSCTL_SINCE:

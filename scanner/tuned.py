@@ -8,9 +8,11 @@ import re
 from dataclasses import dataclass, field
 
 from ..rules.host_layout import (
+    FIX_TUNED_PROFILE,
     SYSTEMD_WANTS_DIRS,
     TUNED02_ACTIVE,
     TUNED02_PROFILES,
+    TUNED02_SHIPPED_PROFILES,
     TUNED_ACTIVE_FILES,
     TUNED_BINARIES,
     TUNED_PPD_BASE,
@@ -51,6 +53,23 @@ class TunedFacts:
     version_source: str = ""
     legacy: bool = False  # tuned 0.2 (RHEL 5/6): /etc/tune-profiles, no /usr/lib/tuned
     ppd: str = ""  # tuned-ppd sets the profile at boot: what it replaces, and why
+
+    @property
+    def site_profile(self) -> str:
+        """The active profile when it is the site's own, which a fix keeps (tuned 2: a
+        single profile loaded from /etc/tuned, not sascheck's; tuned 0.2: one it does not
+        ship); "" otherwise."""
+        if not isinstance(self.active, list) or len(self.active) != 1 \
+                or self.active[0] == FIX_TUNED_PROFILE:
+            return ""
+        name = self.active[0]
+        if not re.fullmatch(r"[A-Za-z0-9_.-]{1,128}", name):  # not a name tuned-adm takes
+            return ""
+        if self.active_source == TUNED02_ACTIVE:
+            return "" if name in TUNED02_SHIPPED_PROFILES else name
+        own = any(profile == name and path.startswith("/etc/tuned/")
+                  for profile, path in self.chain.profiles)
+        return name if own else ""
 
     @property
     def release(self) -> str:

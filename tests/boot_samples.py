@@ -147,6 +147,9 @@ TUNED02_FIXTURES = Path(__file__).resolve().parent / "fixtures" / "tuned-0.2"
 
 
 KTUNE_SYSCONFIG_1_0 = (TUNED02_FIXTURES / "ktune.sysconfig-1.0").read_text()
+KTUNE_PROFILE_SYSCONFIG_1_0 = (TUNED02_FIXTURES /
+                               "enterprise-storage-ktune.sysconfig-1.0").read_text()
+KTUNE_SYSCTL_1_0 = (TUNED02_FIXTURES / "enterprise-storage-sysctl.ktune-1.0").read_text()
 
 
 def tuned02_functions(release: str) -> str:
@@ -159,13 +162,20 @@ def rhel6_ktune(script: str, profile_name: str = "enterprise-storage",
                 functions: str | None = "v0.2.22") -> tuple[dict[str, str], dict[str, str]]:
     """(files, links) of a RHEL 6 host whose active tuned 0.2 profile has ``script`` as its
     ktune.sh, with ktune enabled at boot, and tune-profiles/functions of tuned ``functions``
-    (None: no such file)."""
+    (None: no such file). As tuned-adm (branch 1.0, tuned_adm.py lines 172-189) sets a
+    profile up: ktune.sh and sysctl.ktune linked into /etc/ktune.d as tunedadm.sh and
+    tunedadm.conf (ktune.init runs a .sh only beside its .conf), and the profile's
+    ktune.sysconfig as /etc/sysconfig/ktune (a copy here, not tuned-adm's link, so a case can
+    replace it). The profile's sysctl.ktune and ktune.sysconfig are enterprise-storage's."""
     profile = f"/etc/tune-profiles/{profile_name}"
     installed = {"/etc/tune-profiles/functions": tuned02_functions(functions)} \
         if functions else {}
-    return ({f"{profile}/ktune.sh": script, "/etc/tune-profiles/active-profile":
-             f"{profile_name}\n", "/etc/rc.d/init.d/ktune": "#!/bin/sh\n", **installed},
+    return ({f"{profile}/ktune.sh": script, f"{profile}/sysctl.ktune": KTUNE_SYSCTL_1_0,
+             "/etc/sysconfig/ktune": KTUNE_PROFILE_SYSCONFIG_1_0,
+             "/etc/tune-profiles/active-profile": f"{profile_name}\n",
+             "/etc/rc.d/init.d/ktune": "#!/bin/sh\n", **installed},
             {"/etc/ktune.d/tunedadm.sh": f"{profile}/ktune.sh",
+             "/etc/ktune.d/tunedadm.conf": f"{profile}/sysctl.ktune",
              "/etc/rc.d/rc3.d/S27ktune": "../init.d/ktune"})
 
 

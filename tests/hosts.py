@@ -203,7 +203,9 @@ def build_host(path: Path, spec: HostSpec) -> RootBuilder:
     if spec.defrag_tmpfiles:
         root.file("/etc/tmpfiles.d/thp-defrag.conf", THP_TMPFILES.format(file="defrag"))
     for file_path, text in spec.extra_files.items():
-        root.file(file_path, text, mode=0o755 if file_path in spec.executables else None)
+        # A tuned 0.2 profile's ktune.sh is mode 0755 in tuned's tree, copied with cp -a.
+        executable = file_path in spec.executables or file_path.endswith("/ktune.sh")
+        root.file(file_path, text, mode=0o755 if executable else None)
     for link, target in spec.extra_links.items():
         root.symlink(link, target)
     return root

@@ -536,7 +536,9 @@ def test_hostile_ktune_script_name_never_reaches_the_terminal(tmp_path):
     changes = next(case[2] for case in CASES
                    if case[0] == "boot mounts: RHEL 6 ktune remounts nobarrier")
     root = sas_host(tmp_path / "root", **changes)
-    (root / "etc/ktune.d/tunedadm.sh").rename(root / "etc/ktune.d/\x1b]0;owned\x07x.sh")
+    for suffix in (".sh", ".conf"):  # ktune.init runs X.sh beside X.conf
+        (root / f"etc/ktune.d/tunedadm{suffix}").rename(
+            root / f"etc/ktune.d/\x1b]0;owned\x07x{suffix}")
     ran = run_bash(generate("bash", tmp_path / "fix.sh", root, BASELINE_SETS), root)
     assert "\x1b" not in ran.stderr + ran.stdout
     assert "manual: a script in /etc/ktune.d (ktune) remounts" in ran.stderr

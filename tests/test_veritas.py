@@ -18,6 +18,7 @@ from .boot_samples import (
 )
 from .hosts import SasFs, sas_host
 from .oscap import oscap_available
+from .remedy import generate, run_bash
 from .test_parity import _compare
 
 KERNEL = "2.6.32-573.8.1.el6.x86_64"
@@ -34,11 +35,12 @@ XTREMIO_RULES = (
 SETS = ("sas_data_dirs=/sasdata", "sas_work_dirs=/saswork", "sas_utilloc_dirs=/saswork/utilloc")
 
 
-def paper_host(root: Path, **changes: Any) -> Path:
+def paper_host(root: Path, script: str = KTUNE_SAS_XTREMIO_PAPER, **changes: Any) -> Path:
     """Two of the paper's VxCFS file systems on one node: XtremIO paths (sd devices that DMP
-    groups) and the VxVM volumes mounted from /dev/vx/dsk/sasdg."""
+    groups) and the VxVM volumes mounted from /dev/vx/dsk/sasdg; ``script`` is its tuned
+    profile's ktune.sh."""
     # RHEL 6.7's tuned is the 1.0 branch: its functions define set_transparent_hugepages.
-    files, links = rhel6_ktune(KTUNE_SAS_XTREMIO_PAPER, "sas-xtremio", functions="1.0")
+    files, links = rhel6_ktune(script, "sas-xtremio", functions="1.0")
     return sas_host(
         root, kernel=KERNEL, rhel6_thp=True, cpus=48, sockets=2, numa_online="0-1",
         bls_options=None, grub_cmdline=None, tuned_active=None, defrag_tmpfiles=False,
@@ -127,6 +129,27 @@ def test_default_profile_wants_separate_utilloc_and_no_vxfs(paper_root, scan):
     result = scan(paper_root, *SETS, baseline_sets=False)
     assert result["by_id"]["sas_fs_type"]["result"] == "fail"
     assert result["by_id"]["sas_dirs_separate"]["result"] == "fail"
+
+
+def test_a_fix_keeps_the_papers_own_tuned_profile(tmp_path, scan):
+    """Issue 35: the paper's profile without its set_cpu_governor line fails tuned_profile.
+    tuned 0.2 cannot include a profile, so the fix keeps sas-xtremio active (its
+    pmqos-static.py cpu_dma_latency=1 stays) and says what to add; nothing that passed
+    fails after it."""
+    root = paper_host(tmp_path / "root", KTUNE_SAS_XTREMIO_PAPER.replace(
+        "\tset_cpu_governor performance\n", ""))
+    before = scan(root, *SETS, profile="xtremio", baseline_sets=False)
+    assert before["by_id"]["tuned_profile"]["result"] == "fail"
+    assert before["host"]["tuned_site_profile"] == "sas-xtremio"
+    fix = generate("bash", tmp_path / "fix.sh", root, list(SETS), ["--profile", "xtremio"])
+    ran = run_bash(fix, root)
+    assert "sas-xtremio is the site's own tuned profile: kept" in ran.stderr
+    assert (root / "etc/tune-profiles/active-profile").read_text() == "sas-xtremio\n"
+    after = scan(root, *SETS, profile="xtremio", baseline_sets=False)
+    worse = [rule for rule, outcome in before["by_id"].items()
+             if outcome["result"] == "pass" and after["by_id"][rule]["result"] != "pass"]
+    assert worse == []
+    assert after["by_id"]["cpu_dma_latency"]["result"] == "pass"
 
 
 @pytest.mark.skipif(not oscap_available(), reason="oscap is not installed")

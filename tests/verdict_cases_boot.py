@@ -33,6 +33,7 @@ from .hosts import (
 )
 from .verdict_hosts import (
     KTUNE_FILES,
+    KTUNE_LINKS,
     MULTI_USER_WANTS,
     OLD_BLS,
     OLD_BLS_ID,
@@ -254,6 +255,31 @@ BOOT_CASES: list[tuple[str, str, dict[str, Any], list[str], str]] = [
          **rhel6_ktune(KTUNE_ENTERPRISE_STORAGE.replace("\tenable_transparent_hugepages\n",
                                                         ""))[0],
          "/boot/grub/grub.conf": RHEL6_NEVER, **RHEL6_DEFRAG_RC}}, [], "pass"),
+    # ktune.init (tuned branch 1.0, ktune/ktune.init lines 57-67, 128-143) runs X.sh only
+    # beside a readable X.conf in /etc/ktune.d, and only when X.sh is executable.
+    *[(f"thp boot: RHEL 6 ktune.d site script {how}", "thp_disabled_at_boot",
+       {**RHEL6_KTUNE, "executables": executables, "extra_files": {
+           **rhel6_ktune(KTUNE_ENTERPRISE_STORAGE.replace("\tenable_transparent_hugepages\n",
+                                                          ""))[0],
+           "/boot/grub/grub.conf": RHEL6_NEVER, **RHEL6_DEFRAG_RC, **conf,
+           "/etc/ktune.d/site.sh": "#!/bin/sh\n. /etc/tune-profiles/functions\n"
+                                   "start() {\n\tenable_transparent_hugepages\n}\n"
+                                   "process $@\n"}}, [], verdict)
+      for how, executables, conf, verdict in (
+          ("without a site.conf never runs", ("/etc/ktune.d/site.sh",), {}, "pass"),
+          ("not executable never runs", (), {"/etc/ktune.d/site.conf": ""}, "pass"),
+          ("beside site.conf, executable, enables THP", ("/etc/ktune.d/site.sh",),
+           {"/etc/ktune.d/site.conf": ""}, "fail"))],
+    # A link's own mode does not count: ktune.init's [ -x ] follows it.
+    ("thp boot: RHEL 6 ktune.d link to a script that is not executable", "thp_disabled_at_boot",
+     {**RHEL6_KTUNE, "extra_links": {**KTUNE_LINKS, "/etc/ktune.d/site.sh": "/etc/site-ktune"},
+      "extra_files": {
+          **rhel6_ktune(KTUNE_ENTERPRISE_STORAGE.replace("\tenable_transparent_hugepages\n",
+                                                         ""))[0],
+          "/boot/grub/grub.conf": RHEL6_NEVER, **RHEL6_DEFRAG_RC, "/etc/ktune.d/site.conf": "",
+          "/etc/site-ktune": "#!/bin/sh\n. /etc/tune-profiles/functions\n"
+                             "start() {\n\tenable_transparent_hugepages\n}\nprocess $@\n"}},
+     [], "pass"),
     # A site's ktune.sh start() (seed 003's custom profile) runs line by line after the
     # command line: its echo never counts, and a later enable_transparent_hugepages undoes it.
     ("thp boot: RHEL 6 ktune start() echoes never (seed 003)", "thp_disabled_at_boot",

@@ -29,9 +29,11 @@ from ..oval import (
     any_of,
     capture,
     component,
+    concat,
     criterion,
     entity,
     none_of,
+    unique,
 )
 from ..oval_facts import OvalFacts
 
@@ -255,21 +257,55 @@ def kernel_is(facts: OvalFacts, pattern: str, comment: str) -> Element:
 
 
 def ktune_started(facts: OvalFacts) -> Element:
-    """RHEL 5/6: ktune has a SysV start link (chkconfig ktune on)."""
+    """RHEL 5/6: ktune has a SysV start link (chkconfig ktune on) and its
+    /etc/sysconfig/ktune exists (without it ktune.init exits at once, status 5)."""
     oval = facts.oval
     started = oval.obj("unix:file", "ktune started at boot (SysV)",
                        entity("unix:path", var=oval.paths("SysV run-level directories",
                                                           SYSV_RUNLEVEL_DIRS),
                               var_check="at least one"),
                        entity("unix:filename", rf"^S[0-9]{{2}}{KTUNE_SYSV}$", op="pattern match"))
-    return criterion(oval.test("unix:file", "ktune runs at boot", started))
+    config = oval.obj("unix:file", "ktune's configuration",
+                      entity("unix:filepath", KTUNE_SYSCONFIG))
+    return all_of(criterion(oval.test("unix:file", "ktune runs at boot", started)),
+                  criterion(oval.test("unix:file", "ktune's configuration exists", config)))
+
+
+def ktune_scripts(facts: OvalFacts) -> str:
+    """The scripts in /etc/ktune.d that ktune.init runs: X.sh beside each X.conf, when its
+    owner may execute it (call_script "${file%.conf}.sh"; scanner.ktune.ktune_scripts)."""
+    def build() -> str:
+        oval = facts.oval
+        confs = oval.obj("unix:file", "ktune.d's .conf files", entity("unix:path", KTUNE_SCRIPTS),
+                         entity("unix:filename", r"\.conf$", op="pattern match"))
+        beside = oval.local("ktune.d: the script beside each .conf",
+                            unique(concat(capture(r"^(.*)\.conf$",
+                                                  component(confs, "filepath")), ".sh")))
+        # ktune.init's [ -x ] follows a link; oscap's file probe reports a link's own mode,
+        # so a link counts through its target (the symlink probe's canonical_path).
+        executable = oval.state("unix:file", "a regular file its owner may execute",
+                                entity("unix:type", "regular"),
+                                entity("unix:uexec", "true", datatype="boolean"))
+        direct = oval.obj("unix:file", "ktune.d scripts beside a .conf, executable",
+                          entity("unix:filepath", var=beside, var_check="at least one"),
+                          filters=(("include", executable),))
+        links = oval.obj("unix:symlink", "ktune.d scripts beside a .conf that are links",
+                         entity("unix:filepath", var=beside, var_check="at least one"))
+        targets = oval.local("what those links point at",
+                             component(links, "canonical_path"))
+        linked = oval.obj("unix:file", "ktune.d links to an executable script",
+                          entity("unix:filepath", var=targets, var_check="at least one"),
+                          filters=(("include", executable),))
+        scripts = oval.obj("unix:file", "ktune.d scripts that ktune runs",
+                           set_of=(direct, linked))
+        return oval.local("ktune.d scripts that ktune runs", component(scripts, "filepath"))
+    return facts.once("ktune scripts", build)
 
 
 def ktune_script_does(facts: OvalFacts, pattern: str, what: str) -> Element:
     oval = facts.oval
     scripts = oval.obj("ind:textfilecontent54", f"ktune scripts that {what}",
-                       entity("ind:path", KTUNE_SCRIPTS),
-                       entity("ind:filename", r"\.sh$", op="pattern match"),
+                       entity("ind:filepath", var=ktune_scripts(facts), var_check="at least one"),
                        entity("ind:pattern", pattern, op="pattern match"),
                        entity("ind:instance", "1", datatype="int"))
     return criterion(oval.test("ind:textfilecontent54", f"a ktune script {what}", scripts))

@@ -8,7 +8,7 @@ from ...rules import Rule
 from ...rules.host_layout import (
     KERNEL_SYSCTL_DEFAULTS,
     KTUNE_SCRIPTS,
-    KTUNE_SYSCTL_DEFAULTS,
+    KTUNE_SHIPPED_CONFIG,
     NUMA_NODES_ONLINE,
     PROC_CMDLINE,
     PROC_CPUINFO,
@@ -133,7 +133,7 @@ def sysctl_at_boot(facts: OvalFacts, rule: Rule) -> Element:
     packaged_dirs = [d for d in SYSCTL_DIRS if d not in TUNED_REAPPLY_SYSCTL_DIRS]
     packaged = lines_in((*packaged_dirs, KTUNE_SCRIPTS), "packaged sysctl.d and ktune.d")
     files = files_matching(facts, f"{key} in sysctl.conf and sysctl.ktune",
-                   (SYSCTL_CONF, KTUNE_SYSCTL_DEFAULTS["SYSCTL"]), line)
+                   (SYSCTL_CONF, KTUNE_SHIPPED_CONFIG["SYSCTL"]), line)
     conf = files_matching(facts, f"{key} in {SYSCTL_CONF}", (SYSCTL_CONF,), line)
 
     def some(object_id: str, state: str, comment: str) -> Element:
@@ -186,7 +186,7 @@ def sysctl_at_boot(facts: OvalFacts, rule: Rule) -> Element:
                   lines_in((*packaged_dirs, KTUNE_SCRIPTS), "packaged sysctl.d and ktune.d",
                            twin, twin_line),
                   files_matching(facts, f"{twin} in sysctl.conf and sysctl.ktune",
-                                 (SYSCTL_CONF, KTUNE_SYSCTL_DEFAULTS["SYSCTL"]), twin_line))),
+                                 (SYSCTL_CONF, KTUNE_SHIPPED_CONFIG["SYSCTL"]), twin_line))),
             facts.tuned_setting(twin_pattern.replace("[./]", r"\."), [(r"0*([1-9]\d*)", None)],
                                 f"tuned sets {twin}"),
             facts.tuned_setting(re.escape(vm_twin), [(r"0*([1-9]\d*)", None)],

@@ -10,10 +10,12 @@ tuned_has_profile() {
     return 1
 }
 
-# The profiles sas-performance may include, best first, one a line: tuned's own for the
-# role, then the site's allowed ones (generate.py's tuned_include_candidates).
+# The profiles sas-performance may include, best first, one a line: the site's own active
+# profile, tuned's own for the role, then the site's allowed ones (generate.py's
+# tuned_include_candidates).
 tuned_include_candidates() {
     local pair name
+    if [[ -n "$TUNED_SITE_PROFILE" ]]; then printf '%s\n' "$TUNED_SITE_PROFILE"; fi
     for pair in $LAYOUT_TUNED_ROLE_PROFILES; do
         if [[ "${pair%%:*}" == "$ROLE" ]]; then printf '%s\n' "${pair#*:}"; fi
     done
@@ -109,23 +111,46 @@ tuned_profile_text() {
     TUNED_TEXT="${TUNED_TEXT//@DIRTY_RATIO@/$DIRTY_RATIO}"
 }
 
-ktune_started() { sysv_started "$LAYOUT_KTUNE_SYSV"; }
+# ktune.init exits at once where /etc/sysconfig/ktune is missing.
+ktune_started() { sysv_started "$LAYOUT_KTUNE_SYSV" && [[ -e "$ROOT$LAYOUT_KTUNE_SYSCONFIG" ]]; }
+
+# The scripts ktune runs at boot: X.sh beside each /etc/ktune.d/X.conf, when executable
+# (ktune.init's call_script; scanner/ktune.py). Each as two NUL-ended paths under $ROOT: the
+# ktune.d entry, and the file to read (offline, a link's absolute target inside the image).
+ktune_scripts() {
+    local conf script target
+    ktune_started || return 0
+    grep -Eqs '^[[:space:]]*USE_KTUNE_D=["'"'"']?yes["'"'"']?[[:space:]]*$' \
+        "$ROOT$LAYOUT_KTUNE_SYSCONFIG" || return 0
+    for conf in "$ROOT$LAYOUT_KTUNE_SCRIPTS"/*.conf; do
+        script="${conf%.conf}.sh"
+        if [[ -L "$script" ]] && ! live; then
+            target="$(readlink -- "$script")"
+            if [[ "$target" == /* ]]; then target="$ROOT$target"; else target="${script%/*}/$target"; fi
+        else
+            target="$script"
+        fi
+        if [[ -f "$target" && -x "$target" ]] && confined "$target"; then
+            printf '%s\0%s\0' "$script" "$target"
+        fi
+    done
+}
 
 # RHEL 5/6: ktune scripts whose start() multiplies every disk's read-ahead by less than 1
 # (multiply_disk_readahead 0.25 belongs in stop()), after udev set it. Not rewritten (the
 # script belongs to a tuned 0.2 profile): said.
 ktune_lowers_read_ahead() {
-    local script
-    ktune_started || return 0
-    for script in "$ROOT$LAYOUT_KTUNE_SCRIPTS"/*.sh; do
-        [[ -f "$script" ]] || continue
+    local script file name
+    while IFS= read -r -d '' script && IFS= read -r -d '' file; do
+        name="${script#"$ROOT"}"  # a file name from the host reaches the terminal: if safe
+        udev_safe "${name##*/}" || name="a script in $LAYOUT_KTUNE_SCRIPTS"
         if awk '/^start\(\)/ { body = 1 } body && /^}/ { body = 0 }
                 body && $1 == "multiply_disk_readahead" && $2 + 0 < 1 { found = 1 }
-                END { exit !found }' "$script"; then
-            warn "manual: ${script#"$ROOT"} (ktune) lowers every disk's read-ahead at each" \
+                END { exit !found }' "$file"; then
+            warn "manual: $name (ktune) lowers every disk's read-ahead at each" \
                  "boot after udev: remove its multiply_disk_readahead line from start()"
         fi
-    done
+    done < <(ktune_scripts)
 }
 
 # RHEL 5 has no tuned: its ktune service is the throughput tuning; start it at every boot.
@@ -190,8 +215,12 @@ activate_tuned02_profile() {
 # RHEL 5/6: the active tuned 0.2 profile's ktune.sh (tuned-adm's link) remounts every local
 # file system nobarrier at boot.
 ktune_profile_remounts_nobarrier() {
-    local script="$ROOT$LAYOUT_KTUNE_SCRIPTS/tunedadm.sh"
-    ktune_started && [[ -f "$script" ]] && grep -Eqs "$LAYOUT_KTUNE_NOBARRIER" "$script"
+    local script file
+    while IFS= read -r -d '' script && IFS= read -r -d '' file; do
+        if [[ "$script" == "$ROOT$LAYOUT_KTUNE_SCRIPTS/tunedadm.sh" ]] \
+                && grep -Eqs "$LAYOUT_KTUNE_NOBARRIER" "$file"; then return 0; fi
+    done < <(ktune_scripts)
+    return 1
 }
 
 # Whether the host's tune-profiles/functions defines a function (scanner/ktune.py): where the
@@ -252,7 +281,14 @@ apply_tuned_profile() {
     fi
     if (( tuned_ready )) && ! uses_systemd; then
         # RHEL 5/6: a shipped tuned 0.2 profile, as tuned-adm activates it; chkconfig and
-        # service, never systemctl.
+        # service, never systemctl. A site's own profile stays: tuned 0.2 cannot include
+        # it, and replacing it would drop what it does (seed 003's cpu_dma_latency).
+        if [[ -n "$TUNED_SITE_PROFILE" ]]; then
+            warn "manual: $CURRENT_RULE: $TUNED_SITE_PROFILE is the site's own tuned profile:" \
+                 "kept; give its ktune.sh what the scan found missing (see the evidence), or" \
+                 "choose $TUNED_SYSV_PROFILE (tuned-adm profile $TUNED_SYSV_PROFILE)"
+            return 0
+        fi
         if live; then
             sysv_started tuned || UNDO="chkconfig tuned off" run_command chkconfig tuned on
             ktune_started || UNDO="chkconfig ktune off" run_command chkconfig ktune on

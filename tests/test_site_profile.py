@@ -1,0 +1,38 @@
+"""A fix never replaces the site's own tuned profile (issue 35): tuned 2's sas-performance
+includes it, so what it tunes stays and sascheck's settings come after it (tuned applies an
+include first, then the including profile: tuned/profiles/loader.py). RHEL 6's tuned 0.2,
+which has no include, is tests/test_veritas.py (seed 003's sas-xtremio)."""
+
+from __future__ import annotations
+
+from .hosts import BASELINE_SETS, sas_host
+from .remedy import generate, run_bash
+
+# A site's profile as tuned-adm loads it from /etc/tuned: low C-state latency for SAS's
+# short jobs, and nothing else the throughput profiles give.
+SITE_PROFILE = "[main]\nsummary=Site SAS latency\n\n[cpu]\nforce_latency=1\n"
+
+
+def test_sas_performance_includes_the_sites_own_profile(tmp_path, scan):
+    root = sas_host(tmp_path / "root", tuned_active="site-sas",
+                    tuned_custom={"site-sas": SITE_PROFILE})
+    before = scan(root, profile="xtremio")
+    assert before["by_id"]["tuned_profile"]["result"] == "fail"
+    assert before["host"]["tuned_site_profile"] == "site-sas"
+    run_bash(generate("bash", tmp_path / "fix.sh", root, BASELINE_SETS,
+                      ["--profile", "xtremio"]), root)
+    written = (root / "etc/tuned/sas-performance/tuned.conf").read_text()
+    assert "\ninclude=site-sas\n" in written
+    after = scan(root, profile="xtremio")
+    assert after["by_id"]["tuned_profile"]["result"] == "pass"
+    worse = [rule for rule, outcome in before["by_id"].items()
+             if outcome["result"] == "pass" and after["by_id"][rule]["result"] != "pass"]
+    assert worse == []
+    # the site's force_latency=1 still reaches the boot, through the include
+    assert before["by_id"]["cpu_dma_latency"]["result"] == "pass"
+    assert after["by_id"]["cpu_dma_latency"]["result"] == "pass"
+
+
+def test_a_shipped_profile_is_not_the_sites_own(tmp_path, scan):
+    root = sas_host(tmp_path / "root", tuned_active="balanced")
+    assert "tuned_site_profile" not in scan(root)["host"]
