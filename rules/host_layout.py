@@ -64,6 +64,11 @@ TUNED02_SHIPPED_PROFILES = ("default", "desktop-powersave", "enterprise-storage"
                             "latency-performance", "oracle", "sap-hana", "sap-hana-vmware",
                             "sap-netweaver", "server-powersave", "spindown-disk",
                             "throughput-performance", "virtual-guest", "virtual-host")
+# tuned-main.conf's daemon (tuned 2.5+): tuned's get_bool takes 1, y, yes, t, true (any case)
+# as on and anything else as off; unset, it is on. Off, tuned applies the profile and exits,
+# and its [cpu] force_latency request on /dev/cpu_dma_latency ends with it.
+TUNED_DAEMON_SINCE = (2, 5)
+TUNED_DAEMON_ON_WORDS = ("1", "y", "yes", "t", "true")
 FIX_TUNED_PROFILE = "sas-performance"  # the tuned profile sascheck's fixes write
 TUNED02_ACTIVE = f"{TUNED02_PROFILES}/active-profile"
 # tuned 2.x, then RHEL 6's tuned 0.2 (tune-profiles); the first that exists is in force.

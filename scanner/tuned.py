@@ -15,6 +15,9 @@ from ..rules.host_layout import (
     TUNED02_SHIPPED_PROFILES,
     TUNED_ACTIVE_FILES,
     TUNED_BINARIES,
+    TUNED_DAEMON_ON_WORDS,
+    TUNED_DAEMON_SINCE,
+    TUNED_MAIN_CONF,
     TUNED_PPD_BASE,
     TUNED_SHIPPED_PROFILES,
     TUNED_VERSION_DIRS,
@@ -53,6 +56,8 @@ class TunedFacts:
     version_source: str = ""
     legacy: bool = False  # tuned 0.2 (RHEL 5/6): /etc/tune-profiles, no /usr/lib/tuned
     ppd: str = ""  # tuned-ppd sets the profile at boot: what it replaces, and why
+    # tuned-main.conf's daemon line when it turns the daemon off (one-shot mode), or ""
+    no_daemon: str = ""
 
     @property
     def site_profile(self) -> str:
@@ -155,6 +160,22 @@ def tuned_version(root: HostRoot) -> tuple[tuple[int, int, int] | None, str]:
     return None, ""
 
 
+def no_daemon_line(root: HostRoot, version: tuple[int, int, int] | None) -> str:
+    """tuned-main.conf's daemon = VALUE where it turns tuned's daemon off (the last such line
+    wins, as tuned's config reader keeps the last), or "" (on, or a tuned before 2.5, which
+    has no such option: tuned/daemon/application.py run, tuned/utils/commands.py get_bool)."""
+    if version is not None and version[:2] < TUNED_DAEMON_SINCE:
+        return ""
+    try:
+        text = root.read_optional(TUNED_MAIN_CONF, 65536) or ""
+    except FactError:
+        return ""
+    values = re.findall(r"^[ \t]*daemon[ \t]*=[ \t]*([^\n#]*?)[ \t]*$", text, re.MULTILINE)
+    if not values or values[-1].lower() in TUNED_DAEMON_ON_WORDS:
+        return ""
+    return f"{TUNED_MAIN_CONF}: daemon = {values[-1][:32]}"
+
+
 def collect_tuned(root: HostRoot, virtual: bool | None = None) -> TunedFacts:
     binary = next((path for path in TUNED_BINARIES if root.exists(path)), None)
     installed = binary is not None or root.is_dir(TUNED_SHIPPED_PROFILES)
@@ -198,4 +219,5 @@ def collect_tuned(root: HostRoot, virtual: bool | None = None) -> TunedFacts:
                       if root.is_dir(TUNED_SHIPPED_PROFILES) else None,
                       layout.new, version, version_source,
                       legacy=root.is_dir(TUNED02_PROFILES)
-                      and not root.is_dir(TUNED_SHIPPED_PROFILES), ppd=ppd_note)
+                      and not root.is_dir(TUNED_SHIPPED_PROFILES), ppd=ppd_note,
+                      no_daemon=no_daemon_line(root, version))

@@ -68,6 +68,20 @@ TABLE_DIFFERENCES = {"cstate.id:1 on Ice Lake-SP": ("pass", "fail"),
                      "intel_idle.max_cstate=1 on Ice Lake-SP": ("pass", "fail"),
                      "intel_idle.max_cstate=0 processor.max_cstate=1 without a table":
                          ("notchecked", "fail")}
+# tuned-main.conf as tuned v2.25.0 ships it (its first lines), with the daemon line each case
+# gives. tuned/daemon/application.py run: get_bool takes 1/y/yes/t/true as on, anything else
+# (even "on") as off; off, daemon.py's _thread_code applies the profile and destroys the
+# units, and plugin_cpu.py _instance_cleanup closes /dev/cpu_dma_latency: the request ends.
+TUNED_MAIN_2_25 = ("# Global tuned configuration file.\n\n"
+                   "# Whether to use daemon. Without daemon it just applies tuning. It is\n"
+                   "# not recommended, because many functions don't work without daemon,\n"
+                   "# e.g. there will be no D-Bus, no rollback of settings, no hotplug,\n"
+                   "# no dynamic tuning, ...\n"
+                   "daemon = {}\n\n"
+                   "# Dynamically tune devices, if disabled only static tuning will be used.\n"
+                   "dynamic_tuning = 0\n")
+DAEMON_CASES = {"daemon = 1": ("1", "pass"), "daemon = 0": ("0", "fail"),
+                "daemon = on": ("on", "fail"), "daemon = True": ("True", "pass")}
 # A flash host: noop/none and 16 MiB read-ahead, as the xtremio profile wants.
 XTREMIO_HOST = {"read_ahead_kb": 16384, "path_scheduler": "[none] mq-deadline",
                 "mpath_scheduler": "[none] mq-deadline"}
@@ -103,6 +117,20 @@ def test_force_latency(host, scan, name):
 def test_oscap_agrees_on_force_latency(tmp_path, name):
     root = sas_host(tmp_path / "root", tuned_custom={"sas-performance": LATENCY_CASES[name][0]},
                     **XTREMIO_HOST)
+    _compare(name, root, BASELINE_SETS, tmp_path / "work", profile="xtremio")
+
+
+@pytest.mark.skipif(not oscap_available(), reason="oscap is not installed")
+@pytest.mark.parametrize("name", sorted(DAEMON_CASES))
+def test_force_latency_needs_the_daemon(tmp_path, scan, name):
+    value, expected = DAEMON_CASES[name]
+    root = sas_host(tmp_path / "root", tuned_custom={"sas-performance": LATENCY_CASES[
+        "force_latency=1"][0]}, extra_files={"/etc/tuned/tuned-main.conf":
+                                             TUNED_MAIN_2_25.format(value)}, **XTREMIO_HOST)
+    rule = scan(root, profile="xtremio")["by_id"]["cpu_dma_latency"]
+    assert rule["result"] == expected
+    if expected == "fail":
+        assert "tuned applies the profile and exits" in rule["evidence"][0]["note"]
     _compare(name, root, BASELINE_SETS, tmp_path / "work", profile="xtremio")
 
 

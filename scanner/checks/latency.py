@@ -50,6 +50,11 @@ def _tuned_latency(facts: Facts, maximum: int) -> Evidence:
     if unknown := tuned_unknown(facts):
         return unknown
     setting = tuned.chain.setting("cpu", "force_latency")
+    if setting is not None and tuned.no_daemon:
+        return Evidence("force_latency", f"tuned profile {setting[1]} [cpu]",
+                        f"force_latency={setting[0]}", Verdict.FAIL,
+                        f"{tuned.no_daemon}: tuned applies the profile and exits, and the "
+                        "request it held on /dev/cpu_dma_latency ends with it")
     if setting is None:
         return Evidence("force_latency", "tuned profile chain", "not set", Verdict.FAIL,
                         "the CPUs may sleep in deep C-states")
