@@ -104,6 +104,12 @@ class FixInput:
     # The active profile when it is the site's own: sas-performance includes it (tuned 2),
     # or it stays active (tuned 0.2, which has no include).
     tuned_site_profile: str = ""
+    # Who the fix is for, checked by the bash fix (and the playbook's planner) before it
+    # changes anything: the scanned host's name and machine-id, and the directory root it
+    # was scanned at ("" for a live host, a snapshot or a sosreport). Empty: not checked.
+    target_hostname: str = ""
+    target_machine_id: str = ""
+    target_root: str = ""
 
     @property
     def tuned_user_dir(self) -> str:
@@ -254,7 +260,9 @@ def bash_script(catalogue: Catalogue, fix: FixInput, mode: str = "bash") -> str:
                                     values=shown),
         tuned_kvm_host=tuned_profile(fix, env, role="kvm_host", include="@INCLUDE@",
                                      values=shown),
-        tuned_sysv_profile=sysv_profile(fix), tuned_site_profile=fix.tuned_site_profile)
+        tuned_sysv_profile=sysv_profile(fix), tuned_site_profile=fix.tuned_site_profile,
+        target_hostname=fix.target_hostname, target_machine_id=fix.target_machine_id,
+        target_root=fix.target_root)
 
 
 def ansible_playbook(catalogue: Catalogue, fix: FixInput) -> str:
@@ -346,6 +354,15 @@ def xccdf_fixes(catalogue: Catalogue) -> dict[str, list[tuple[str, str]]]:
     return fixes
 
 
+def _shown_target(fix: FixInput) -> str:
+    """The target a printed next step names: the image, else the scanned host's name when
+    plainly a name (a results file is untrusted), else HOST."""
+    if fix.target_root:
+        return fix.target_root
+    name = fix.target_hostname
+    return name if re.fullmatch(r"[A-Za-z0-9._-]{1,64}", name) else "HOST"
+
+
 def next_steps(fmt: str, output: str, fix: FixInput) -> list[str]:
     """What to do with a fix once written, for the person who asked for it; first, a
     warning where installing it would replace a site's own file."""
@@ -353,9 +370,15 @@ def next_steps(fmt: str, output: str, fix: FixInput) -> list[str]:
     if fmt == "tuned" and fix.tuned_profiles and TUNED_PROFILE_NAME in fix.tuned_profiles:
         steps.append(f"warning: the host already has a tuned profile named "
                      f"{TUNED_PROFILE_NAME}; installing this replaces it (compare them first)")
+    script, target = shlex.quote(output), _shown_target(fix)
+    run = (f"SASCHECK_ROOT={shlex.quote(fix.target_root)} bash {script}" if fix.target_root
+           else f"bash {script}")
+    inventory = ("-i localhost, -c local -e "
+                 + shlex.quote(json.dumps({"sascheck_root": fix.target_root}))
+                 if fix.target_root else f"-i {shlex.quote(target)},")
     steps.append({
-        "bash": f"next: bash {output} --dry-run, then bash {output} (as root)",
-        "ansible": f"next: ansible-playbook -i HOST, {output} --check, then without --check",
+        "bash": f"next (on {target}): {run} --dry-run, then {run} (as root)",
+        "ansible": f"next: ansible-playbook {inventory} {script} --check, then without --check",
         "tuned": f"next: install -D -m 0644 {output} {fix.tuned_user_dir}/"
                  f"{TUNED_PROFILE_NAME}/tuned.conf && tuned-adm profile {TUNED_PROFILE_NAME}",
         "udev": f"next: install -m 0644 {output} {UDEV_RULES_DIRS[0]}/99-sascheck-io.rules && "
@@ -378,6 +401,22 @@ def generate(fmt: str, catalogue: Catalogue, fix: FixInput) -> str:
     if fmt == "udev":
         return udev_rules(fix)
     raise FixError(f"format {fmt!r} is not available yet")
+
+
+def _forced_role(result: Mapping[str, Any], role: str) -> str:
+    """The role the fix must act as: ``sascheck fix --role``, else the scan's own --role
+    (a fix that detected the role again could act as another)."""
+    if role != "auto":
+        return role
+    recorded = result.get("role", {})
+    return str(recorded.get("name", "")) if recorded.get("source") == "--role" else ""
+
+
+def _scanned_image(result: Mapping[str, Any]) -> str:
+    """The directory root a scan read, when it was one (not this host, not a snapshot or
+    sosreport, which name their archive there and say so in ``source``)."""
+    root = str(result["host"].get("root", "/"))
+    return "" if root == "/" or "source" in result else root
 
 
 def _release(text: object) -> tuple[int, ...] | None:
@@ -405,10 +444,13 @@ def fix_input_from_result(catalogue: Catalogue, result: Mapping[str, Any], *,
                     profile=profile_name, kernel=result["host"].get("kernel", ""),
                     values=values, rule_ids=select_rules(result, catalogue, everything, only),
                     storage=tuple(result.get("storage", [])),
-                    forced_role="" if role == "auto" else role,
+                    forced_role=_forced_role(result, role),
                     tuned_profiles=(tuple(result["host"]["tuned_profiles"])
                                     if "tuned_profiles" in result["host"] else None),
                     tuned_new_layout=bool(result["host"].get("tuned_new_layout")),
                     tuned_legacy=bool(result["host"].get("tuned_legacy")),
                     tuned_version=_release(result["host"].get("tuned_version")),
-                    tuned_site_profile=str(result["host"].get("tuned_site_profile", "")))
+                    tuned_site_profile=str(result["host"].get("tuned_site_profile", "")),
+                    target_hostname=str(result["host"].get("hostname", "")),
+                    target_machine_id=str(result["host"].get("machine_id", "")),
+                    target_root=_scanned_image(result))

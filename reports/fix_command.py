@@ -28,6 +28,11 @@ def fix_command_parts(host: HostView) -> list[str] | None:
     offline = bool(host.root) and host.root != "/"
     if offline:
         args += ["--root", host.root]
+    # The scan's choices, so the fix judges as it did (without them it may find nothing).
+    if host.profile and host.profile != "default":
+        args += ["--profile", host.profile]
+    if host.role_forced and host.role:
+        args += ["--role", host.role]
     for name in SAS_PATH_VALUES:
         value = host.values.get(name)
         if isinstance(value, list) and value and all(isinstance(v, str) for v in value):

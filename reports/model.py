@@ -55,6 +55,7 @@ class HostView:
     root: str = ""
     role: str = ""
     role_reasons: list[str] = field(default_factory=list)
+    role_forced: bool = False  # the scan was given --role; its fix must be too
     cpus: int | None = None
     memory_kib: int | None = None
     scanned_at: str = ""
@@ -171,6 +172,7 @@ def from_json(data: dict[str, Any], path: str, catalogue: Catalogue) -> HostView
             path=path, inventory=inventory, claimed=host.get("hostname", ""),
             profile=data.get("profile", ""), kernel=host.get("kernel", ""),
             os=host.get("os", ""), root=host.get("root", ""), role=role.get("name", ""),
+            role_forced=role.get("source") == "--role",
             role_reasons=list(role.get("reasons", [])), cpus=host.get("cpus"),
             memory_kib=host.get("memory_kib"), scanned_at=data.get("scanned_at", ""),
             sas_dirs=list(data.get("sas_dirs", [])), storage=list(data.get("storage", [])),

@@ -487,7 +487,7 @@ if listable "$LAYOUT_CPUIDLE_STATES"; then
 fi
 
 # Configuration: boot, tuned, udev, init scripts, identity.
-for file in /etc/hostname /etc/os-release /etc/redhat-release /etc/fstab \
+for file in /etc/hostname /etc/machine-id /etc/os-release /etc/redhat-release /etc/fstab \
         $LAYOUT_GRUB_DEFAULTS $LAYOUT_KERNEL_CMDLINE $LAYOUT_GRUBENV $LAYOUT_LEGACY_GRUB_CONFS \
         $LAYOUT_GRUB2_CFG \
         $LAYOUT_INIT_SCRIPTS /etc/tuned/profile_mode $LAYOUT_TUNED_ACTIVE_FILES \

@@ -57,6 +57,7 @@ class ScanResult:
             "host": {
                 "hostname": host.hostname or (socket.gethostname() if facts.root == "/" else ""),
                 "root": facts.root,
+                **({"machine_id": host.machine_id} if host.machine_id else {}),
                 "kernel": host.kernel,
                 "os": host.os,
                 "cpus": host.cpus,

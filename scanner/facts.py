@@ -8,6 +8,7 @@ cannot be read becomes ``Unavailable(reason)`` so the rules that need it say
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -77,6 +78,7 @@ class ThpFacts:
 @dataclass
 class HostInfo:
     hostname: str = ""
+    machine_id: str = ""  # /etc/machine-id, "" where missing or not one
     kernel: str = ""
     os: str = ""
     cpus: int = 0
@@ -228,6 +230,9 @@ def collect_host(root: HostRoot) -> HostInfo:
             return ""
 
     info.hostname = (text("/etc/hostname").strip() or text("/proc/sys/kernel/hostname").strip())
+    # systemd's machine-id(5): 32 lower-case hex digits; anything else is not an identity.
+    machine_id = text("/etc/machine-id").strip()
+    info.machine_id = machine_id if re.fullmatch(r"[0-9a-f]{32}", machine_id) else ""
     info.kernel = text("/proc/sys/kernel/osrelease").strip()
     release = shell_assignments(text("/etc/os-release"))
     info.os = release.get("PRETTY_NAME") or text("/etc/redhat-release").strip()

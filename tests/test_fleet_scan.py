@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -31,6 +32,14 @@ def _example_roots(base: Path) -> dict[str, tuple[Path, list[str]]]:
         EXAMPLES[name](base / name)
         roots[f"host{index}"] = (base / name, EXAMPLE_VALUES[name])
     return roots
+
+
+def _ini_sets(host: str, sets: list[str]) -> str:
+    """An INI inventory's sascheck_sets: a plain string of NAME=VALUE words for host1 (the
+    form an INI line gives, which the playbook once split into characters), else a list."""
+    if host == "host1" and sets:
+        return f"sascheck_sets={shlex.quote(' '.join(sets))}"
+    return f"sascheck_sets='{json.dumps(sets)}'"
 
 
 def _run_playbook(tmp_path: Path, hosts: dict[str, str],
@@ -67,7 +76,7 @@ def test_agentless_playbook_needs_nothing_but_sh_on_the_hosts(tmp_path):
     snapshots come back through ansible.builtin.script alone. host3's collection fails
     (its root is gone) and it is on the page as such, with the others' verdicts."""
     _needs_ansible()
-    hosts = {host: (f"sascheck_scan_root={root} sascheck_sets='{json.dumps(sets)}' "
+    hosts = {host: (f"sascheck_scan_root={root} {_ini_sets(host, sets)} "
                     "ansible_python_interpreter=/nonexistent/python3")
              for host, (root, sets) in _example_roots(tmp_path / "roots").items()}
     hosts["host3"] = ("sascheck_scan_root=/nonexistent/root "

@@ -32,15 +32,17 @@ fi
 # one change it is about to make, or has just made, with its own modules.
 REVERT="${SASCHECK_REVERT:-}"
 RECORD_KIND="${SASCHECK_RECORD_KIND:-}"
+ANY_HOST="${SASCHECK_ANY_HOST:-0}"
 
 usage() {
-    echo "usage: $0 [--dry-run | --revert MANIFEST]   (env: SASCHECK_ROOT=DIR, SASCHECK_ROLE=ROLE," \
-         "SASCHECK_INSTALL_TUNED=yes, SASCHECK_MANIFEST=FILE)"
+    echo "usage: $0 [--dry-run | --revert MANIFEST] [--any-host]   (env: SASCHECK_ROOT=DIR," \
+         "SASCHECK_ROLE=ROLE, SASCHECK_INSTALL_TUNED=yes, SASCHECK_MANIFEST=FILE, SASCHECK_ANY_HOST=1)"
 }
 
 while (( $# > 0 )); do
     case "$1" in
         --dry-run) DRY_RUN=1 ;;
+        --any-host) ANY_HOST=1 ;;
         --revert) [[ $# -ge 2 ]] || { usage >&2; exit 1; }; REVERT="$2"; shift ;;
         -h|--help) usage; exit 0 ;;
         *) usage >&2; exit 1 ;;
@@ -49,6 +51,54 @@ while (( $# > 0 )); do
 done
 
 live() { [[ -z "$ROOT" ]]; }
+
+# The target's host name, read as sascheck's scan reads it: /etc/hostname, else the kernel's.
+target_hostname() {
+    local name=""
+    if [[ -f "$ROOT/etc/hostname" ]]; then name="$(head -n 1 -- "$ROOT/etc/hostname" 2>/dev/null || true)"; fi
+    name="${name//[[:space:]]/}"
+    if [[ -z "$name" && -r "$ROOT/proc/sys/kernel/hostname" ]]; then
+        name="$(head -n 1 -- "$ROOT/proc/sys/kernel/hostname" 2>/dev/null || true)"
+        name="${name//[[:space:]]/}"
+    fi
+    if [[ -z "$name" ]] && live; then name="$(uname -n)"; fi
+    printf '%s' "$name"
+}
+
+# A name from a host or a results file reaches the terminal only when plainly a name.
+shown_name() { if [[ "$1" =~ ^[A-Za-z0-9._-]{1,64}$ ]]; then printf '%s' "$1"; else printf '%s' "$2"; fi; }
+
+# A fix written for one host changes nothing elsewhere: an image's fix needs its target
+# named (SASCHECK_ROOT), and the target's host name and machine-id must be the scanned
+# host's. --any-host (SASCHECK_ANY_HOST=1) is for an administrator who means it. A revert
+# follows its manifest, which names what it changed.
+check_target() {
+    local name id wanted name_root="SASCHECK_ROOT=DIR bash $0" name_any="--any-host"
+    [[ "$ANY_HOST" == 1 || -n "$REVERT" || -n "$RECORD_KIND" ]] && return 0
+    if (( PLAN )); then name_root="-e sascheck_root=DIR"; name_any="-e sascheck_any_host=true"; fi
+    wanted="$(shown_name "$TARGET_HOSTNAME" "the host it was written for")"
+    if [[ -n "$TARGET_ROOT" ]] && live; then
+        echo "sascheck-fix: refused: this fix was written for an offline image; name the target:" \
+             "$name_root (DIR: that image), or add $name_any to fix this host" >&2
+        exit 4
+    fi
+    if [[ -n "$TARGET_HOSTNAME" ]]; then
+        name="$(target_hostname)"
+        if [[ "$name" != "$TARGET_HOSTNAME" ]]; then
+            echo "sascheck-fix: refused: the target is $(shown_name "$name" "another host"), not $wanted" \
+                 "(host name); nothing changed ($name_any to run it anyway)" >&2
+            exit 4
+        fi
+    fi
+    if [[ -n "$TARGET_MACHINE_ID" && -f "$ROOT/etc/machine-id" ]]; then
+        id="$(head -c 64 -- "$ROOT/etc/machine-id" 2>/dev/null | tr -d '[:space:]' || true)"
+        if [[ "$id" != "$TARGET_MACHINE_ID" ]]; then
+            echo "sascheck-fix: refused: the target's /etc/machine-id is not that of $wanted;" \
+                 "nothing changed ($name_any to run it anyway)" >&2
+            exit 4
+        fi
+    fi
+}
 
 # Site values may come from the environment (the playbook) or a tailoring file (oscap
 # generate fix): refuse any that is not of its type before using it.
@@ -70,9 +120,15 @@ say() { if (( PLAN )); then printf '%s\n' "$*" >&2; else printf '%s\n' "$*"; fi;
 # A warning; one that starts "manual: " is work left to a human, listed again at the end.
 MANUAL_ITEMS=()
 warn() {
-    printf 'sascheck-fix: %s\n' "$*" >&2
-    if [[ "$*" == "manual: "* ]] && ! in_list "${*#manual: }" ${MANUAL_ITEMS[@]+"${MANUAL_ITEMS[@]}"}; then
-        MANUAL_ITEMS+=("${*#manual: }")
+    local text="$*"
+    # The playbook's planner speaks to an Ansible user: -e variables, not the environment.
+    if (( PLAN )); then
+        text="${text//SASCHECK_INSTALL_TUNED=yes/-e sascheck_install_tuned=yes}"
+        text="${text//--any-host/-e sascheck_any_host=true}"
+    fi
+    printf 'sascheck-fix: %s\n' "$text" >&2
+    if [[ "$text" == "manual: "* ]] && ! in_list "${text#manual: }" ${MANUAL_ITEMS[@]+"${MANUAL_ITEMS[@]}"}; then
+        MANUAL_ITEMS+=("${text#manual: }")
     fi
 }
 REBOOT_FOR=""  # what takes effect only at the next boot (live)
@@ -80,7 +136,9 @@ REBOOT_FOR=""  # what takes effect only at the next boot (live)
 # A JSON string (control characters other than tab and newline are dropped).
 json() {
     local text
-    text="$(printf '%s' "$1" | tr -d '\000-\010\013\014\016-\037')"
+    # x: command substitution would drop trailing newlines (a file's final one among them)
+    text="$(printf '%s' "$1" | tr -d '\000-\010\013\014\016-\037'; printf x)"
+    text="${text%x}"
     text="${text//\\/\\\\}"
     text="${text//\"/\\\"}"
     text="${text//$'\n'/\\n}"
@@ -170,5 +228,6 @@ finish() {
         if [[ -e "$MANIFEST" ]]; then say "recorded in $MANIFEST: undo with $0 --revert $MANIFEST"; fi
     fi
     # 3: the run did what it could, and left work to a human (listed above).
-    if (( ${#MANUAL_ITEMS[@]} > 0 && ! DRY_RUN )); then exit 3; fi
+    # A dry run exits as the run it shows would.
+    if (( ${#MANUAL_ITEMS[@]} > 0 )); then exit 3; fi
 }

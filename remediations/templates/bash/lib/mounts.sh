@@ -131,12 +131,26 @@ fstab_options() {
 }
 
 remount() {
-    local point="$1" options="$2"
+    local point="$1" options="$2" inverse
     live || return 0
-    if act remount "mount -o remount,$options $point" "\"path\":$(json "$point"),\"options\":$(json "remount,$options")"; then
-        record command "" "mount -o remount,$options $point"
+    inverse="$(remount_inverse "$point" "$options")"
+    if act remount "mount -o remount,$options $point" "\"path\":$(json "$point"),\"options\":$(json "remount,$options")${inverse:+,\"undo\":[\"mount\",\"-o\",$(json "remount,$inverse"),$(json "$point")]}"; then
+        if [[ -n "$inverse" ]]; then record undo "" "mount -o remount,$inverse $point"
+        else record command "" "mount -o remount,$options $point"; fi
         mount -o "remount,$options" -- "$point"
     fi
+}
+
+# The option that puts a remount back: the access-time mode the mount has now (/proc/mounts
+# names relatime or noatime; strictatime shows as neither), the barrier it had.
+remount_inverse() {
+    local point="$1" options="$2"
+    case "$options" in
+        noatime) if mount_has_option "$point" relatime; then printf relatime
+                 elif ! mount_has_option "$point" noatime; then printf strictatime; fi ;;
+        barrier) printf nobarrier ;;
+        barrier=1) printf barrier=0 ;;
+    esac
 }
 
 # Whether the last /proc/mounts entry for a mount point has an option (whole tokens).

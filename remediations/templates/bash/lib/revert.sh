@@ -60,7 +60,8 @@ undo_allowed() {
                  '^grubby --update-kernel=ALL --(args|remove-args)=[A-Za-z0-9_.,:=-]+$' \
                  '^lvchange --readahead (auto|[0-9]+) [A-Za-z0-9_.+-]+/[A-Za-z0-9_.+-]+$' \
                  '^systemctl disable --now [A-Za-z0-9_.@-]+$' \
-                 '^chkconfig [A-Za-z0-9_.-]+ off$' '^service [A-Za-z0-9_.-]+ stop$'; do
+                 '^chkconfig [A-Za-z0-9_.-]+ off$' '^service [A-Za-z0-9_.-]+ stop$' \
+                 '^mount -o remount,(relatime|strictatime|nobarrier|barrier=0) /[A-Za-z0-9_./-]*$'; do
         if [[ "$1" =~ $shape ]]; then return 0; fi
     done
     return 1
@@ -107,7 +108,7 @@ revert() {
                          warn "skipped a runtime value outside /proc/sys and /sys: $path"
                      elif live && [[ -w "$path" && "$(<"$path")" != *"[$datum]"* && "$(<"$path")" != "$datum" ]]; then
                          printf '%s' "$datum" > "$path"; say "restored $path: $datum"; undone=$((undone + 1)); fi ;;
-            command) warn "manual: undo by hand if needed: $datum" ;;
+            command) warn "manual: the fix ran '$datum', which has no known inverse: undo it by hand if needed" ;;
             undo) if ! undo_allowed "$datum"; then
                       warn "skipped a command --revert does not run: $datum"
                   elif ! live; then
