@@ -327,6 +327,9 @@ def rule_snippets(catalogue: Catalogue) -> dict[str, dict[str, str]]:
     env = environment()
     snippets = {}
     for rule in catalogue.rules.values():
+        if rule.manual_fix:  # work for a person: shown as text, nothing to copy and run
+            snippets[rule.id] = {"manual": rule.manual_fix}
+            continue
         body = env.get_template(_template_for(rule, "bash")).render(**_rule_context(rule))
         snippets[rule.id] = {
             "bash": f"# sascheck fix --format bash --rule {rule.id} -o fix.sh writes the whole "

@@ -143,6 +143,8 @@ def suspect(hosts: Sequence[HostView], side: str, now: datetime | None = None) -
             changes.append(Change(name, latest, "", "suspect", f"{count} results in {side}",
                                   "the latest scanned_at is compared; check the others"))
     for host in hosts:
+        if host.unreachable and not host.scanned_at:  # a failure record without a time
+            continue
         try:
             when = datetime.fromisoformat(host.scanned_at.replace("Z", "+00:00"))
             if when.tzinfo is None:
@@ -156,6 +158,20 @@ def suspect(hosts: Sequence[HostView], side: str, now: datetime | None = None) -
     return changes
 
 
+def _reachability(old: HostView, new: HostView) -> list[Change] | None:
+    """A host that could not be scanned on either side is one line, never a regression of
+    each rule: unreachable since the first failure seen, or reachable again. None where both
+    scans read the host."""
+    if new.unreachable:
+        since = old.scanned_at if old.unreachable else new.scanned_at
+        return [Change(new.name, new.scanned_at, "", "host",
+                       "unreachable" if old.unreachable else "scanned",
+                       f"unreachable since {since or 'an unknown time'}: {new.unreachable}")]
+    if old.unreachable:
+        return [Change(new.name, new.scanned_at, "", "host", "unreachable", "scanned again")]
+    return None
+
+
 def diff(old_hosts: Sequence[HostView], new_hosts: Sequence[HostView]) -> list[Change]:
     """Every change across the fleet, the most recently scanned host first."""
     old, new = newest_per_host(old_hosts), newest_per_host(new_hosts)
@@ -165,7 +181,8 @@ def diff(old_hosts: Sequence[HostView], new_hosts: Sequence[HostView]) -> list[C
     for name in sorted(new.keys() - old.keys()):
         changes.append(Change(name, new[name].scanned_at, "", "host", "(missing)", "scanned"))
     for name in old.keys() & new.keys():
-        changes.extend(compare(old[name], new[name]))
+        reached = _reachability(old[name], new[name])
+        changes.extend(compare(old[name], new[name]) if reached is None else reached)
     # Stable sorts: newest scan first, then host name; each host keeps worst-first order.
     changes.sort(key=lambda c: c.host)
     changes.sort(key=lambda c: c.scanned_at, reverse=True)

@@ -56,7 +56,8 @@ def from_failure(data: dict[str, Any], path: str, catalogue: Catalogue) -> HostV
     view = HostView(name=name, source="sascheck", path=path, profile=profile.name,
                     inventory=inventory,
                     root=_text(data, "source", path, 4096),
-                    scanned_at=_text(data, "recorded_at", path, 64), problems=[problem])
+                    scanned_at=_text(data, "recorded_at", path, 64), problems=[problem],
+                    unreachable=f"the {stage} failed: {reason}")
     view.rules = [with_catalogue(RuleView(id=rule.id, title="", severity="", result="error",
                                           message=problem), catalogue)
                   for rule in catalogue.rules_of(profile)]

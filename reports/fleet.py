@@ -106,7 +106,8 @@ class FleetData:
         return {"rationale": rule.rationale,
                 "refs": [ref.get("citation") or f"{ref.get('document', '')} \u00a7"
                          f"{ref.get('section', '')}" for ref in rule.references],
-                "bash": snippet.get("bash", ""), "ansible": snippet.get("ansible", "")}
+                "bash": snippet.get("bash", ""), "ansible": snippet.get("ansible", ""),
+                "manual": snippet.get("manual", "")}
 
     def _section(self, host: HostView) -> dict[str, Any]:
         verdicts = storage_svg.device_verdicts(host.rules)

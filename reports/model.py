@@ -56,6 +56,8 @@ class HostView:
     role: str = ""
     role_reasons: list[str] = field(default_factory=list)
     role_forced: bool = False  # the scan was given --role; its fix must be too
+    # Not scanned: why (a failure record of the fleet scan: its collection or scan failed)
+    unreachable: str = ""
     cpus: int | None = None
     memory_kib: int | None = None
     scanned_at: str = ""

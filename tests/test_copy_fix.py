@@ -86,3 +86,30 @@ def test_a_results_file_with_control_characters_gets_no_command_to_paste(tmp_pat
     assert not any(ord(c) < 32 and c != "\n" for c in copied)
     assert "PWNED" not in copied, copied
     assert not copied.startswith("sascheck fix")
+
+
+@needs_browser
+@pytest.mark.parametrize("report", [[], ["--fleet"]], ids=["host page", "fleet page"])
+def test_work_for_a_person_is_text_with_nothing_to_copy(tmp_path, report):
+    """Issue 36: a manual rule's advice (sas_fs_type on ext3) reads as text, not as a
+    shell-quoted warn line, and has no copy button: no command does it."""
+    from .hosts import SasFs
+
+    root = sas_host(tmp_path / "root", filesystems=[SasFs("sasdata", "/sasdata", "ext3")])
+    results = tmp_path / "results.json"
+    assert _verdict(root, "sas_fs_type", results) == "fail"
+    page_file = tmp_path / "report.html"
+    assert main(["report", *report, str(results), "-o", str(page_file)]) == 0
+    with open_page(page_file) as (page, log):
+        if report:
+            page.locator("#matrix-rows a").first.click()
+            article = page.locator("section#h0 article#h0-sas_fs_type")
+        else:
+            article = page.locator("article#host-sas_fs_type")
+        article.locator("summary").click()
+        text = article.text_content()
+        assert article.locator("button.copy").count() == 0
+        assert not log.console_errors
+    assert "What to do (by hand; no command does it): A file system's type cannot change" \
+        in " ".join(text.split())
+    assert "'\"'\"'" not in text

@@ -175,3 +175,37 @@ def test_the_drift_page_marks_the_changed_part(tmp_path):
     assert [m.text for m in was.iter("mark")] and [m.text for m in now.iter("mark")]
     assert all("8192" in m.text for m in now.iter("mark"))
     assert was.text_content().replace("4096", "8192") == now.text_content()
+
+
+def test_an_unreachable_host_is_one_line_not_a_regression(tmp_path):
+    """Issue 36: a host whose collection failed (the fleet scan's failure record) is
+    "unreachable since T" in diff, on every later run too, not each rule worse; diff exits 0
+    for it, and the fleet page's baseline view marks nothing, agreeing with diff."""
+    from sascheck.reports.failure import failure_record
+
+    baseline, first, later = (tmp_path / name for name in ("baseline", "first", "later"))
+    for directory in (baseline, first, later):
+        directory.mkdir()
+    _results(tmp_path, "a0", "sasgrid01").rename(baseline / "sasgrid01.json")
+    _results(tmp_path, "b0", "sasgrid02").rename(baseline / "sasgrid02.json")
+    for directory, when in ((first, "2026-11-20T02:00:00+00:00"),
+                            (later, "2026-11-21T02:00:00+00:00")):
+        _results(tmp_path, f"a-{directory.name}", "sasgrid01").rename(
+            directory / "sasgrid01.json")
+        record = failure_record("sasgrid02", "collect", "ssh: connect to host sasgrid02 port "
+                                "22: No route to host", "ansible")
+        record["recorded_at"] = when
+        (directory / "sasgrid02.failed.json").write_text(json.dumps(record))
+    status, report = _diff(baseline, first, tmp_path / "first.json")
+    lines = [c for c in report["changes"] if c["host"] == "sasgrid02"]
+    assert status == 0 and report["worse"] == 0
+    assert [(c["field"], c["old"], c["new"][:43]) for c in lines] == [
+        ("host", "scanned", "unreachable since 2026-11-20T02:00:00+00:00")]
+    status, report = _diff(first, later, tmp_path / "later.json")
+    lines = [c for c in report["changes"] if c["host"] == "sasgrid02"]
+    assert status == 0 and [(c["old"], c["new"][:43]) for c in lines] == [
+        ("unreachable", "unreachable since 2026-11-20T02:00:00+00:00")]
+    page = tmp_path / "fleet.html"
+    main(["report", str(later / "sasgrid01.json"), str(later / "sasgrid02.failed.json"),
+          "-o", str(page), "--baseline", str(baseline)])
+    assert [host["w"] for host in fleet_index(page.read_text())["hosts"]] == [[], []]

@@ -42,10 +42,11 @@ def _ini_sets(host: str, sets: list[str]) -> str:
     return f"sascheck_sets='{json.dumps(sets)}'"
 
 
-def _run_playbook(tmp_path: Path, hosts: dict[str, str],
-                  inventory: Path | None = None) -> subprocess.CompletedProcess[str]:
+def _run_playbook(tmp_path: Path, hosts: dict[str, str], inventory: Path | None = None,
+                  outputs: bool = True) -> subprocess.CompletedProcess[str]:
     """ansible-playbook fleet-scan.yml over local "hosts" (each line's host variables), or
-    over the ``inventory`` given."""
+    over the ``inventory`` given; ``outputs``: name the results directory and the page
+    (tmp_path/results, tmp_path/fleet.html), else leave them to the playbook's defaults."""
     from .remedy import ANSIBLE_BIN
 
     if inventory is None:
@@ -57,8 +58,8 @@ def _run_playbook(tmp_path: Path, hosts: dict[str, str],
          "-e", "ansible_become=false", "-e", f"sascheck_command={SASCHECK}",
          "-e", f"sascheck_controller_command={SASCHECK}",
          "-e", f"sascheck_remote_dir={tmp_path}",
-         "-e", f"sascheck_results_dir={tmp_path / 'results'}",
-         "-e", f"sascheck_fleet_report={tmp_path / 'fleet.html'}"],
+         *(["-e", f"sascheck_results_dir={tmp_path / 'results'}",
+            "-e", f"sascheck_fleet_report={tmp_path / 'fleet.html'}"] if outputs else [])],
         capture_output=True, text=True, timeout=600,
         env={"PATH": f"{ANSIBLE_BIN}:/usr/bin:/bin:/usr/sbin:/sbin", "ANSIBLE_NOCOLOR": "1",
              "HOME": str(tmp_path), "ANSIBLE_LOCALHOST_WARNING": "0"})
@@ -298,3 +299,19 @@ def test_a_hostile_failure_record_is_shown_not_run(tmp_path):
         assert hostile in banner
         assert browser_page.evaluate("typeof window.__pwned") == "undefined"
     assert log.console_errors == []
+
+
+def test_results_and_page_default_to_the_users_home(tmp_path):
+    """Issue 36: the playbook the RPM installs lives in /usr/share/sascheck, which is no place
+    for data: by default results and the page go to ~/sascheck, and the play says where."""
+    _needs_ansible()
+    root, _ = _example_roots(tmp_path / "roots")["host0"]
+    completed = _run_playbook(tmp_path, {"host0": f"sascheck_scan_root={root} "
+                                         "ansible_python_interpreter=/nonexistent/python3"},
+                              outputs=False)
+    assert completed.returncode == 0, completed.stdout[-3000:] + completed.stderr[-2000:]
+    assert (tmp_path / "sascheck/results/host0.json").is_file()
+    assert (tmp_path / "sascheck/fleet.html").is_file()
+    assert f"fleet page: {tmp_path}/sascheck/fleet.html; results: {tmp_path}/sascheck/results" \
+        in completed.stdout
+    assert not (PLAYBOOK.parent / "results").exists()

@@ -524,8 +524,12 @@ def test_udev_matches_by_serial_where_there_is_no_wwid(tmp_path):
     (root / "sys/block/sdb/serial").write_text("QM00005-sas-01\n")
     (root / "sys/block/sdc/serial").write_text('x", RUN+="/bin/sh\n')
     rules = generate("udev", tmp_path / "99.rules", root, BASELINE_SETS).read_text()
-    run_bash(generate("bash", tmp_path / "fix.sh", root, BASELINE_SETS), root)
+    ran = run_bash(generate("bash", tmp_path / "fix.sh", root, BASELINE_SETS), root)
     written = (root / "etc/udev/rules.d/99-sascheck-io.rules").read_text()
+    # the script says, as the udev format's note does, that a kernel name may change
+    assert "can change at the next boot" in rules
+    assert "sdc: no device-mapper name or UUID, wwid or serial a rule can carry: matched" \
+        in ran.stderr
     for text in (rules, written):
         assert 'ENV{ID_SERIAL}=="QM00005-sas-01", ATTR{queue/scheduler}' in text
         assert 'KERNEL=="sdc", ATTR{queue/scheduler}' in text and "RUN" not in text

@@ -205,6 +205,12 @@
       copy.dataset.target = anchor + "-" + id + "-" + target;
       add(more, el("pre", text)).id = copy.dataset.target;
     }
+    if (text.manual) {  // work for a person: text, and nothing to copy
+      var todo = add(more, el("p"));
+      add(todo, el("b", "What to do"));
+      todo.appendChild(document.createTextNode(" (by hand; no command does it): " + text.manual));
+      return article;
+    }
     // As the host page: the copied bash is the one command that writes the rule's whole fix
     // (library included) and runs it; the rule's block is shown, not copied.
     var runnable = text.bash && Array.isArray(fix) && fix.every(function (part) { return typeof part === "string"; });

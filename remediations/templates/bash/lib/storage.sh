@@ -105,6 +105,9 @@ udev_match() {
         warn "$name: its serial has characters a udev rule cannot carry safely"
     fi
     if udev_safe "$name"; then
+        # As --format udev says in its note (remediations/udev.py match_for).
+        warn "$name: no device-mapper name or UUID, wwid or serial a rule can carry: matched by its" \
+             "kernel name, which can change at the next boot"
         printf 'KERNEL=="%s"' "$name"
     else
         warn "manual: $CURRENT_RULE: a device under the SAS file systems has no safe udev match; set it by hand"
