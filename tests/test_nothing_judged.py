@@ -39,3 +39,20 @@ def test_oval_passes_the_plain_disk_default_a_listed_difference(host, tmp_path):
     root = _no_sas_installation(host)
     assert oscap_verdict(root, "io_tuning_at_boot", tmp_path / "work", []) == "pass"
     assert oscap_verdict(root, "io_tuning_at_boot", tmp_path / "known", BASELINE_SETS) == "pass"
+
+
+@pytest.mark.skipif(not oscap_available(), reason="oscap is not installed")
+def test_numa_with_nothing_to_judge_is_never_a_pass(host, scan, tmp_path):
+    """An image without /proc's command line and cpuinfo and without a boot entry: sascheck
+    says notchecked; OVAL, which cannot, fails rather than pass (README, OVAL differences).
+    With the command line back, both judge and pass."""
+    root = host()
+    kept = (root / "proc/cmdline").read_text()
+    for gone in ("proc/cmdline", "proc/cpuinfo", "etc/default/grub"):
+        (root / gone).unlink(missing_ok=True)
+    shutil.rmtree(root / "boot", ignore_errors=True)
+    assert scan(root)["by_id"]["numa_enabled"]["result"] == "notchecked"
+    assert oscap_verdict(root, "numa_enabled", tmp_path / "bare", BASELINE_SETS) == "fail"
+    (root / "proc/cmdline").write_text(kept)
+    assert scan(root)["by_id"]["numa_enabled"]["result"] == "pass"
+    assert oscap_verdict(root, "numa_enabled", tmp_path / "judged", BASELINE_SETS) == "pass"

@@ -24,10 +24,11 @@ pytestmark = pytest.mark.skipif(not oscap_available(), reason="oscap is not inst
 
 # Nothing to judge under SAS file systems all on NFS: sascheck says notapplicable; OVAL has
 # no way to (oscap evaluates CPE platforms without the profile's values, and which devices
-# are SAS's is a value), so its tests over no device pass.
-ALL_NFS_DIFFERENCES = {rule: ("notapplicable", "pass") for rule in (
-    "io_scheduler", "multipath_all_paths_active", "sas_bufsize_matches_stripe",
-    "sas_volume_striped")}
+# are SAS's is a value). io_scheduler's OVAL refuses to pass with no device judged; the
+# others' tests over no device pass.
+ALL_NFS_DIFFERENCES = {"io_scheduler": ("notapplicable", "fail"), **{
+    rule: ("notapplicable", "pass") for rule in (
+        "multipath_all_paths_active", "sas_bufsize_matches_stripe", "sas_volume_striped")}}
 
 # case -> {rule: (sascheck result, oscap result)}; the README explains each.
 KNOWN_DIFFERENCES: dict[str, dict[str, tuple[str, str]]] = {
@@ -49,13 +50,16 @@ KNOWN_DIFFERENCES: dict[str, dict[str, tuple[str, str]]] = {
         "thp_disabled_at_boot": ("pass", "fail")},
     # The kernel's default scheduler: OVAL also requires a plain disk's default
     # (mq-deadline) to be allowed, where sascheck looks at the SAS devices alone.
-    # Boot-time mount options: OVAL reads /etc/fstab only, finds a mount point by its name as
-    # written (not with \040 for a space), and cannot say notchecked.
-    "mount point with a space": {"mount_options_at_boot": ("fail", "pass")},
-    "parentheses": {"mount_options_at_boot": ("fail", "pass")},
+    # Boot-time mount options: OVAL reads /etc/fstab only and finds a mount point by its name
+    # as written (not with \040 for a space); a SAS file system without a line it can read
+    # is not judged, so OVAL fails where sascheck says notchecked (or judges a mount unit).
+    "mount point with a space, read-ahead": {"mount_options_at_boot": ("pass", "fail")},
+    "shadowed by a deeper mount": {"mount_options_at_boot": ("pass", "fail")},
     "boot mounts: no fstab line (a cluster resource)": {
-        "mount_options_at_boot": ("notchecked", "pass")},
-    "boot mounts: noauto": {"mount_options_at_boot": ("notchecked", "pass")},
+        "mount_options_at_boot": ("notchecked", "fail")},
+    "boot mounts: noauto": {"mount_options_at_boot": ("notchecked", "fail")},
+    "boot mounts: an enabled mount unit without an fstab line": {
+        "mount_options_at_boot": ("pass", "fail")},
     # The example KVM host names no SAS directory and nothing sets a scheduler at boot:
     # sascheck cannot tell which devices' defaults count; OVAL judges a plain disk's.
     "kvm-host": {"io_tuning_at_boot": ("notchecked", "pass")},
@@ -65,14 +69,16 @@ KNOWN_DIFFERENCES: dict[str, dict[str, tuple[str, str]]] = {
         "mount_options_at_boot": ("fail", "pass")},
     # VxCFS mounted by the cluster (tests/test_veritas.py): no fstab line either; its VxVM
     # stripes are in VxVM's database, so sascheck cannot check them, and OVAL sees no
-    # local block device to judge.
-    "the paper's Veritas host": {"mount_options_at_boot": ("notchecked", "pass"),
+    # local block device to judge (sascheck follows DMP to the XtremIO LUNs; OVAL, finding
+    # no scheduler under /dev/vx, refuses to pass).
+    "the paper's Veritas host": {"mount_options_at_boot": ("notchecked", "fail"),
+                                 "io_scheduler": ("pass", "fail"),
                                  "sas_volume_striped": ("notchecked", "pass"),
                                  "sas_bufsize_matches_stripe": ("notchecked", "pass"),
                                  # the image also has (unused) dm-multipath maps
                                  "multipath_all_paths_active": ("notapplicable", "pass")},
     "boot mounts: a mount unit no target wants": {
-        "mount_options_at_boot": ("notchecked", "pass")},
+        "mount_options_at_boot": ("notchecked", "fail")},
     "boot mounts: a mount unit overrides fstab's line": {
         "mount_options_at_boot": ("pass", "fail")},
     # LVM's read_ahead (lvchange -r) is not read by OVAL.

@@ -234,10 +234,23 @@ def numa_enabled(facts: OvalFacts, rule: Rule) -> Element:
                              entity("ind:filepath", NUMA_NODES_ONLINE),
                              entity("ind:pattern", r"[-,]", op="pattern match"),
                              entity("ind:instance", "1", datatype="int"))
+    # Nothing to judge (no command line, boot entry or CPU data) is never a pass: scanner
+    # says notchecked, OVAL fails.
+    boot = Cmdline(facts)
+    something = any_of(*(criterion(oval.test("ind:textfilecontent54", comment, obj))
+                         for comment, obj in (
+                             ("the running kernel's command line", files_matching(
+                                 facts, "the running command line", (PROC_CMDLINE,), r"^(.*)$")),
+                             ("CPUs in cpuinfo", socket_ids), ("a BLS entry", boot.bls),
+                             ("a GRUB 0.97 kernel line", boot.legacy),
+                             ("a GRUB 2 menu entry", boot.grub2),
+                             ("GRUB_CMDLINE_LINUX", boot.grub))),
+                       comment="something to judge NUMA by")
     return all_of(
+        something,
         none_of(criterion(oval.test("ind:textfilecontent54", "running with numa=off",
                                     running_off))),
-        none_of(Cmdline(facts).any_argument("numa", "off")),
+        none_of(boot.any_argument("numa", "off")),
         any_of(none_of(multi_socket), facts.guest(),
                criterion(oval.test("ind:textfilecontent54", "several nodes online",
                                    several_nodes))),

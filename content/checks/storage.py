@@ -72,7 +72,7 @@ def mount_options_at_boot(facts: OvalFacts, rule: Rule) -> Element:
     written (a line with \\040 for a space is not found): those file systems are skipped."""
     oval = facts.oval
     forbidden = rule.params.get("forbidden", [])
-    required_tests, forbidden_tests = [], []
+    required_tests, forbidden_tests, found_tests = [], [], []
     for role in SAS_ROLES:
         patterns = oval.local(f"fstab lines of SAS {role} file systems", concat(
             r"^[ \t]*[^#\s]\S*[ \t]+", escape_regex(var(facts.sas_mounts(role))),
@@ -82,6 +82,13 @@ def mount_options_at_boot(facts: OvalFacts, rule: Rule) -> Element:
                          entity("ind:pattern", var=patterns, op="pattern match",
                                 var_check="at least one"),
                          entity("ind:instance", "1", datatype="int", op="greater than or equal"))
+        # A SAS file system no fstab line mounts at boot (a cluster resource, noauto, a
+        # mount unit, a name OVAL cannot match) is not judged, so never a pass: the scanner
+        # says notchecked (or judges the unit), OVAL fails.
+        found_tests.append(any_of(
+            criterion(facts.has_sas_role(role), negate=True),
+            criterion(oval.test("ind:textfilecontent54", f"an fstab line mounts SAS {role}",
+                                lines))))
         for option in rule.params["required"]:
             has = oval.state("ind:textfilecontent54", f"fstab options have {option}",
                              entity("ind:subexpression", rf"(?:^|,){re.escape(option)}(?:,|$)",
@@ -108,7 +115,7 @@ def mount_options_at_boot(facts: OvalFacts, rule: Rule) -> Element:
         barriers = any_of(criterion(oval.test(
             "ind:variable", f"the site declares {lifted_by}",
             oval.values_of(lifted_by, facts.external(lifted_by)), declared)), barriers)
-    return all_of(*required_tests, *([barriers] if barriers is not None else []))
+    return all_of(*found_tests, *required_tests, *([barriers] if barriers is not None else []))
 
 
 def fs_type(facts: OvalFacts, rule: Rule) -> Element:
@@ -173,11 +180,13 @@ def block_scheduler(facts: OvalFacts, rule: Rule) -> Element:
                          entity("ind:subexpression", var=facts.listed("allowed_schedulers"),
                                 var_check="at least one"))
     levels = facts.device_levels()
-    tests = []
+    tests, found = [], []
     for depth, names in enumerate(levels):
         # Files without a [selection] (bio-based dm, zram) yield no item: skipped.
         files = facts.queue_files(names, "scheduler", r"\[([^\]]+)\]",
                                    f"schedulers at stack level {depth}")
+        found.append(criterion(oval.test("ind:textfilecontent54",
+                                         f"a SAS device with a scheduler (level {depth})", files)))
         judged = criterion(oval.test("ind:textfilecontent54", f"{rule.title} (level {depth})",
                                      files, allowed, existence="any_exist"))
         if depth == 0:
@@ -213,7 +222,9 @@ def block_scheduler(facts: OvalFacts, rule: Rule) -> Element:
                 oval.test("ind:textfilecontent54", f"{rule.title} (level {depth}, no paths)",
                           not_paths, allowed, existence="any_exist"))),
             all_of(none_of(has_maps), judged)))
-    return all_of(*tests)
+    # No device with a scheduler under the SAS file systems (all on NFS, say) is nothing
+    # judged: the scanner says notapplicable; OVAL, which cannot, fails rather than pass.
+    return all_of(any_of(*found, comment="a SAS device with a scheduler"), *tests)
 
 
 def block_read_ahead(facts: OvalFacts, rule: Rule) -> Element:
