@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
-from ..rules.host_layout import CPU_SMT_ACTIVE, CPU_SMT_CONTROL, CPUFREQ_BOOST, INTEL_NO_TURBO
+from ..rules.host_layout import (
+    CPU_SMT_ACTIVE,
+    CPU_SMT_CONTROL,
+    CPUFREQ_BOOST,
+    INTEL_NO_TURBO,
+    PROC_CPUINFO,
+)
 from .hostroot import FactError, HostRoot
 from .unavailable import Unavailable
 
@@ -17,6 +24,9 @@ class CpuFeatures:
     smt_control: Value = None
     no_turbo: Value = None
     boost: Value = None
+    # cpuinfo's ht flag (CPUID.1:EDX.HTT): set on every multi-core x86 CPU, so it says only
+    # that the CPU may have sibling threads. None: no flags line.
+    htt: bool | None = None
 
     @property
     def exposed(self) -> bool:
@@ -35,6 +45,16 @@ def _first_line(root: HostRoot, path: str) -> Value:
     return text.strip().splitlines()[0].strip() if text.strip() else ""
 
 
+def _htt(root: HostRoot) -> bool | None:
+    try:
+        text = root.read_optional(PROC_CPUINFO, 4 * 1024 * 1024) or ""
+    except FactError:
+        return None
+    match = re.search(r"^(?:flags|Features)[ \t]*:(.*)$", text, re.MULTILINE)
+    return None if match is None else "ht" in match.group(1).split()
+
+
 def collect_cpu_features(root: HostRoot) -> CpuFeatures:
-    return CpuFeatures(*(_first_line(root, path) for path in
-                         (CPU_SMT_ACTIVE, CPU_SMT_CONTROL, INTEL_NO_TURBO, CPUFREQ_BOOST)))
+    active, control, no_turbo, boost = (_first_line(root, path) for path in (
+        CPU_SMT_ACTIVE, CPU_SMT_CONTROL, INTEL_NO_TURBO, CPUFREQ_BOOST))
+    return CpuFeatures(active, control, no_turbo, boost, htt=_htt(root))

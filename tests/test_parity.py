@@ -111,6 +111,8 @@ KNOWN_DIFFERENCES: dict[str, dict[str, tuple[str, str]]] = {
     "striping: a LUN's own hints under a linear LV": {
         "sas_volume_striped": ("fail", "pass"),
         "sas_bufsize_matches_stripe": ("notapplicable", "pass")},
+    # SMT notsupported is also what HT off in the firmware looks like (kernel/cpu.c).
+    "SMT notsupported on a CPU with the ht flag": {"cpu_turbo_smt_on": ("notchecked", "fail")},
     "io boot: several hardware queues default to none": {
         "io_tuning_at_boot": ("pass", "fail")},
 }

@@ -8,7 +8,7 @@ from typing import Any
 
 from ...rules.host_layout import CPU_SMT_ACTIVE, CPU_SMT_CONTROL, CPUFREQ_BOOST, INTEL_NO_TURBO
 from ..facts import Facts
-from ..results import Evidence, Outcome, Verdict, combine, summarise
+from ..results import Evidence, Outcome, Verdict, combine_judged, summarise
 from ..unavailable import Unavailable
 from .boot import enabled_tuned, tuned_unknown
 
@@ -41,9 +41,17 @@ def turbo_and_smt(params: Mapping[str, Any], facts: Facts, values: Mapping[str, 
     expected = "Hyper-Threading (SMT) and Turbo Boost on, now and after the next boot"
     cpu = facts.cpu_features
     items: list[Evidence] = []
-    if cpu.smt_control == "notsupported":
+    if cpu.smt_control == "notsupported" and cpu.htt:
+        # kernel/cpu.c: notsupported when the topology shows no sibling threads, which is
+        # also what Hyper-Threading switched off in the firmware looks like; the ht flag is
+        # set on every multi-core CPU, so it cannot tell the two apart.
+        items.append(Evidence("SMT", CPU_SMT_CONTROL, "notsupported", Verdict.NOTCHECKED,
+                              "the kernel sees no sibling threads: the CPU has none, or "
+                              "Hyper-Threading is off in the firmware (which looks the same "
+                              "to the kernel); check the firmware setup"))
+    elif cpu.smt_control == "notsupported":
         items.append(Evidence("SMT", CPU_SMT_CONTROL, "notsupported", Verdict.NOTAPPLICABLE,
-                              "the CPU has no sibling threads"))
+                              "the CPU has no sibling threads (no ht flag in cpuinfo)"))
     elif smt := _now("SMT now", CPU_SMT_ACTIVE, cpu.smt_active, "1",
                      f"sibling threads are off ({CPU_SMT_CONTROL}: {cpu.smt_control}): turn "
                      "Hyper-Threading on in the firmware, or echo on > " + CPU_SMT_CONTROL):
@@ -66,7 +74,7 @@ def turbo_and_smt(params: Mapping[str, Any], facts: Facts, values: Mapping[str, 
     items.extend(_turbo_at_boot(facts))
     judged = [item for item in items if item.verdict not in (Verdict.NOTAPPLICABLE,
                                                               Verdict.INFORMATIONAL)]
-    result = combine(judged, if_none=Verdict.NOTAPPLICABLE)
+    result = combine_judged(judged, if_none=Verdict.NOTAPPLICABLE)
     return Outcome(result, expected, summarise(judged) or "no SMT or turbo control exposed",
                    items)
 
