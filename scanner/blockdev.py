@@ -48,6 +48,10 @@ class BlockDevice:
     # ALUA support from the SCSI INQUIRY data (device/inquiry, byte 5 bits 4-5: TPGS), as
     # multipath-tools' get_target_port_group_support reads it; None: not shown
     tpgs: int | None = None
+    # The ALUA state of a SCSI path as the kernel's device handler last read it
+    # (device/access_state, drivers/scsi/scsi_sysfs.c, Linux 4.11+ and RHEL 7.4+):
+    # active/optimized, active/non-optimized, standby, ...; None: not shown
+    access_state: str | None = None
 
     @property
     def label(self) -> str:
@@ -212,6 +216,11 @@ def disk_vendors(root: HostRoot, graph: BlockGraph) -> frozenset[str]:
                      if (vendor := _optional_attribute(root, f"{device.sysfs}/device/vendor")))
 
 
+# drivers/scsi/scsi_sysfs.c sdev_access_states (scsi_access_state names).
+ACCESS_STATES = ("active/optimized", "active/non-optimized", "standby", "unavailable",
+                 "lba-dependent", "offline", "transitioning")
+
+
 def read_queue(root: HostRoot, device: BlockDevice) -> None:
     """Fill in scheduler and read-ahead for one device (partitions have no queue)."""
     if device.kind == "partition":
@@ -228,6 +237,8 @@ def read_queue(root: HostRoot, device: BlockDevice) -> None:
             serial = None
         device.serial = serial.strip() if serial and serial.strip() else None
         device.tpgs = _tpgs(root, f"{device.sysfs}/device/inquiry")
+        state = _optional_attribute(root, f"{device.sysfs}/device/access_state")
+        device.access_state = state if state in ACCESS_STATES else None
         device.vendor = _optional_attribute(root, f"{device.sysfs}/device/vendor")
         device.model = _optional_attribute(root, f"{device.sysfs}/device/model")
     try:

@@ -437,7 +437,8 @@ if listable /sys/block; then
             queue/optimal_io_size queue/rotational dm/name dm/uuid serial; do
             follow "$dir/$file"
         done
-        for file in wwid vendor model inquiry; do  # inquiry: SCSI INQUIRY data (ALUA's TPGS)
+        # inquiry: SCSI INQUIRY data (ALUA's TPGS); access_state: the path's ALUA state
+        for file in wwid vendor model inquiry access_state; do
             follow "$dir/device/$file"
         done
         for scsi in "$ROOT$dir/$LAYOUT_SCSI_CACHE_TYPE"/*; do  # RHEL 6 ktune skips write-back

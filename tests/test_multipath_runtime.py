@@ -96,3 +96,51 @@ def test_oscap_reads_the_configuration_only(host, scan, tmp_path):
         "mpatha", groups)})
     theirs = oscap_verdict(root, "multipath_all_paths_active", tmp_path / "work", BASELINE_SETS)
     assert (scan(root)["by_id"]["multipath_all_paths_active"]["result"], theirs) == ("fail", "pass")
+
+
+def access_states(states: dict[str, str]) -> dict[str, str]:
+    """Each path's ALUA state as the kernel shows it (device/access_state, written by
+    drivers/scsi/scsi_sysfs.c sdev_show_access_state: the state's name and a newline)."""
+    return {f"/sys/block/{name}/device/access_state": f"{state}\n"
+            for name, state in states.items()}
+
+
+MIXED = access_states({"sdb": "active/optimized", "sdc": "active/optimized",
+                       "sdd": "active/non-optimized", "sde": "active/non-optimized"})
+OPTIMIZED = access_states({name: "active/optimized" for name in ("sdb", "sdc", "sdd", "sde")})
+MULTIBUS = {"/etc/multipath.conf": "overrides {\n\tpath_grouping_policy multibus\n}\n"}
+
+
+@pytest.mark.parametrize(("states", "expected"), [(MIXED, "fail"), (OPTIMIZED, "pass")],
+                         ids=["mixed", "all optimized"])
+def test_one_running_group_that_mixes_alua_states_fails(host, scan, states, expected):
+    """Issue 35: multibus forced on an ALUA array puts I/O on its non-optimized paths."""
+    files = {TABLE: table_line("mpatha", [A_PATHS], "alua") + table_line("mpathb", [B_PATHS]),
+             STATUS: status_line("mpatha", [A_PATHS]) + status_line("mpathb", [B_PATHS]),
+             **states}
+    rule = scan(host(extra_files=files))["by_id"]["multipath_all_paths_active"]
+    assert rule["result"] == expected, rule
+    item = next(e for e in rule["evidence"] if e["subject"].startswith("dm-1"))
+    if expected == "fail":
+        assert item["actual"] == ("a path group of 2 active/optimized and 2 "
+                                  "active/non-optimized paths")
+        assert "group_by_prio" in item["note"]
+
+
+@pytest.mark.parametrize(("states", "expected"), [(MIXED, "fail"), (OPTIMIZED, "pass")],
+                         ids=["mixed", "all optimized"])
+def test_multibus_in_the_configuration_over_mixed_alua_states_fails(host, scan, states,
+                                                                     expected):
+    rule = scan(host(extra_files={**MULTIBUS, **states}))["by_id"]["multipath_all_paths_active"]
+    assert rule["result"] == expected, rule
+    if expected == "fail":
+        assert any("multibus over 2 active/optimized" in e["actual"] for e in rule["evidence"])
+
+
+@pytest.mark.skipif(not oscap_available(), reason="oscap is not installed")
+@pytest.mark.parametrize(("states", "expected"), [(MIXED, "fail"), (OPTIMIZED, "pass")],
+                         ids=["mixed", "all optimized"])
+def test_oscap_fails_multibus_over_mixed_alua_states(host, tmp_path, states, expected):
+    root = host(extra_files={**MULTIBUS, **states})
+    assert oscap_verdict(root, "multipath_all_paths_active", tmp_path / "work",
+                         BASELINE_SETS) == expected

@@ -9,13 +9,7 @@ from ...rules.host_layout import (
     MULTIPATH_CONF_DIR,
     MULTIPATH_UUID_PREFIX,
 )
-from ..oval import (
-    Element,
-    any_of,
-    criterion,
-    entity,
-    none_of,
-)
+from ..oval import Element, all_of, any_of, concat, criterion, entity, none_of, var
 from ..oval_facts import OvalFacts
 
 
@@ -42,9 +36,41 @@ def multipath_all_paths(facts: OvalFacts, rule: Rule) -> Element:
         "ind:textfilecontent54", f"a multipath map at SAS stack level {depth}", facts.dm_uuids(
             names, f"^{MULTIPATH_UUID_PREFIX}", f"multipath maps at SAS stack level {depth}")))
         for depth, names in enumerate(facts.device_levels())]
+    multibus = oval.state("ind:textfilecontent54", "multibus",
+                          entity("ind:subexpression", "multibus"))
+    sets_multibus = any_of(*(criterion(oval.test("ind:textfilecontent54", comment, object_id,
+                                                 multibus, check="at least one"))
+                             for object_id, comment in ((conf, "multipath.conf says multibus"),
+                                                        (drop_ins, "a conf.d file says multibus"))))
     return any_of(none_of(*maps, comment="no SAS file system is on a multipath map"),
-                  none_of(*(criterion(oval.test("ind:textfilecontent54", comment, object_id,
-                                                other, check="at least one"))
-                            for object_id, comment in ((conf, "multipath.conf idles paths"),
-                                                       (drop_ins, "a conf.d file idles paths"))),
-                          comment="multipath uses all paths"))
+                  all_of(none_of(*(criterion(oval.test("ind:textfilecontent54", comment,
+                                                       object_id, other, check="at least one"))
+                                   for object_id, comment in (
+                                       (conf, "multipath.conf idles paths"),
+                                       (drop_ins, "a conf.d file idles paths"))),
+                                 comment="multipath uses all paths"),
+                         none_of(all_of(sets_multibus, _mixed_alua_states(facts)),
+                                 comment="no multibus over ALUA optimized and non-optimized "
+                                         "paths")))
+
+
+def _mixed_alua_states(facts: OvalFacts) -> Element:
+    """Devices under the SAS file systems include ALUA active/optimized and
+    active/non-optimized paths (device/access_state; scanner.checks.multipath judges each
+    map's groups, OVAL the stacks as a whole)."""
+    oval = facts.oval
+
+    def some(state: str) -> Element:
+        tests = []
+        for depth, names in enumerate(facts.device_levels()):
+            devices = oval.local(f"device directories at SAS stack level {depth}",
+                                 concat("/sys/block/", var(names), "/device"))
+            found = oval.obj("ind:textfilecontent54", f"{state} paths at level {depth}",
+                             entity("ind:path", var=devices, var_check="at least one"),
+                             entity("ind:filename", "access_state"),
+                             entity("ind:pattern", f"^{state}\\s*$", op="pattern match"),
+                             entity("ind:instance", "1", datatype="int"))
+            tests.append(criterion(oval.test("ind:textfilecontent54",
+                                             f"a {state} path at level {depth}", found)))
+        return any_of(*tests)
+    return all_of(some("active/optimized"), some("active/non-optimized"))

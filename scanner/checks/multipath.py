@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...rules.host_layout import DMSETUP_TABLE, MULTIPATH_ALL_PATHS, MULTIPATH_UUID_PREFIX
+from ..blockdev import BlockDevice
 from ..facts import Facts
 from ..multipath import PathPriorities, grouping
 from ..parsers.dm_multipath import MultipathMap
@@ -49,7 +50,7 @@ def multipath_all_paths_active(params: Mapping[str, Any], facts: Facts,
                 continue
             if runtime is not None and device.dm_name in runtime:
                 evidence.append(_as_running(subject, runtime[device.dm_name], decided.policy,
-                                            facts.block.by_dev))
+                                            facts.block.by_dev, facts.block.devices))
                 continue
             if decided.policy is None:
                 evidence.append(Evidence(subject, decided.source, "not known",
@@ -57,6 +58,10 @@ def multipath_all_paths_active(params: Mapping[str, Any], facts: Facts,
                                          "set path_grouping_policy for it in multipath.conf"))
                 continue
             good = decided.policy in MULTIPATH_ALL_PATHS
+            if decided.policy == "multibus" and (mixed := _mixed_access(paths)):
+                evidence.append(Evidence(subject, decided.source, "path_grouping_policy "
+                                         f"multibus over {mixed}", Verdict.FAIL, MIXED_NOTE))
+                continue
             note = ("ALUA: I/O goes down every path of the best priority group"
                     if decided.policy == "group_by_prio" else
                     "" if good else "one path (group) carries the I/O, the others wait")
@@ -74,8 +79,23 @@ def multipath_all_paths_active(params: Mapping[str, Any], facts: Facts,
                    evidence)
 
 
+MIXED_NOTE = ("one path group mixes ALUA optimized and non-optimized paths: multibus sends "
+              "I/O down the non-optimized ones too (through the other controller, slower); "
+              "use path_grouping_policy group_by_prio for this array")
+
+
+def _mixed_access(paths: list[BlockDevice]) -> str:
+    """'N active/optimized and M active/non-optimized paths' where a group mixes the two
+    (each path's device/access_state), else ""."""
+    states = [path.access_state for path in paths]
+    optimized, other = states.count("active/optimized"), states.count("active/non-optimized")
+    if optimized and other:
+        return f"{optimized} active/optimized and {other} active/non-optimized paths"
+    return ""
+
+
 def _as_running(subject: str, running: MultipathMap, configured: str | None,
-                by_dev: dict[str, str]) -> Evidence:
+                by_dev: dict[str, str], devices: dict[str, BlockDevice]) -> Evidence:
     """The kernel's grouping of a map (dmsetup table and status), which decides over the
     configuration: a failed path fails; one group uses every path; ALUA groups by priority
     (group_by_prio, group_by_tpg) use the best group's paths; several groups otherwise leave
@@ -91,6 +111,12 @@ def _as_running(subject: str, running: MultipathMap, configured: str | None,
         return Evidence(subject, source, f"failed paths: {names(failed)}", Verdict.FAIL,
                         "the kernel has marked these paths failed: I/O runs on fewer paths "
                         "than the LUN has (multipath -ll; check the fabric)")
+    for group in groups:
+        members = [devices[by_dev[path]] for path in group.paths
+                   if path in by_dev and by_dev[path] in devices]
+        if mixed := _mixed_access(members):
+            return Evidence(subject, source, f"a path group of {mixed}", Verdict.FAIL,
+                            MIXED_NOTE)
     if len(groups) <= 1:
         return Evidence(subject, source, f"1 path group of {sizes or 0} paths", Verdict.PASS,
                         "every path carries I/O")
