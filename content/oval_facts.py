@@ -36,6 +36,7 @@ from ..rules.host_layout import (
     TUNED_ACTIVE_FILES,
     TUNED_BINARIES,
     TUNED_PROFILE_DIRS,
+    TUNED_PROFILE_MODE_FILE,
     TUNED_SHIPPED_PROFILES,
 )
 from .oval import (
@@ -51,6 +52,7 @@ from .oval import (
     entity,
     escape_regex,
     literal,
+    none_of,
     split,
     var,
 )
@@ -285,9 +287,18 @@ class OvalFacts:
                         entity("unix:path", var=oval.paths("SysV run-level directories",
                                                            SYSV_RUNLEVEL_DIRS), var_check="at least one"),
                         entity("unix:filename", r"^S[0-9]{2}tuned$", op="pattern match"))
-        return any_of(criterion(oval.test("unix:file", "tuned starts at boot (systemd)", unit)),
-                      criterion(oval.test("unix:file", "tuned starts at boot (SysV)", sysv)),
-                      comment="tuned is enabled at boot")
+        # profile_mode auto (tuned 2.9+): tuned starts its recommended profile, not
+        # active_profile, which OVAL cannot work out (scanner/tuned_recommend.py): it then
+        # counts nothing tuned's active profile sets.
+        auto = oval.obj("ind:textfilecontent54", "tuned's profile_mode is auto",
+                        entity("ind:filepath", TUNED_PROFILE_MODE_FILE),
+                        entity("ind:pattern", r"^\s*auto\s*$", op="pattern match"),
+                        entity("ind:instance", "1", datatype="int"))
+        return all_of(
+            any_of(criterion(oval.test("unix:file", "tuned starts at boot (systemd)", unit)),
+                   criterion(oval.test("unix:file", "tuned starts at boot (SysV)", sysv))),
+            none_of(criterion(oval.test("ind:textfilecontent54", "profile_mode auto", auto))),
+            comment="tuned is enabled at boot and loads its active profile")
 
     def guest(self) -> Element:
         """The host is a KVM guest (the role_kvm_guest platform's test)."""

@@ -69,6 +69,7 @@ TUNED02_SHIPPED_PROFILES = ("default", "desktop-powersave", "enterprise-storage"
 # and its [cpu] force_latency request on /dev/cpu_dma_latency ends with it.
 TUNED_DAEMON_SINCE = (2, 5)
 TUNED_DAEMON_ON_WORDS = ("1", "y", "yes", "t", "true")
+TUNED_PROFILE_MODE_FILE = "/etc/tuned/profile_mode"  # tuned 2.9+: auto or manual
 FIX_TUNED_PROFILE = "sas-performance"  # the tuned profile sascheck's fixes write
 TUNED02_ACTIVE = f"{TUNED02_PROFILES}/active-profile"
 # tuned 2.x, then RHEL 6's tuned 0.2 (tune-profiles); the first that exists is in force.

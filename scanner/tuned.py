@@ -30,6 +30,12 @@ from .services import sysv_start_links
 from .tuned_chain import PROFILE_NAME, HostMatch, LoaderRules, TunedChain, resolve_chain
 from .tuned_layout import tuned_layout
 from .tuned_ppd import ppd_switch
+from .tuned_recommend import (
+    PROFILE_MODE_FILE,
+    TUNED_PROFILE_MODE_SINCE,
+    profile_mode_auto,
+    recommended_profile,
+)
 from .unavailable import Unavailable
 
 __all__ = ["HostMatch", "Ktune", "TunedChain", "TunedFacts", "collect_tuned", "resolve_chain"]
@@ -56,6 +62,8 @@ class TunedFacts:
     version_source: str = ""
     legacy: bool = False  # tuned 0.2 (RHEL 5/6): /etc/tune-profiles, no /usr/lib/tuned
     ppd: str = ""  # tuned-ppd sets the profile at boot: what it replaces, and why
+    # profile_mode auto: tuned starts its recommended profile at boot: what it replaces
+    startup: str = ""
     # tuned-main.conf's daemon line when it turns the daemon off (one-shot mode), or ""
     no_daemon: str = ""
 
@@ -176,6 +184,26 @@ def no_daemon_line(root: HostRoot, version: tuple[int, int, int] | None) -> str:
     return f"{TUNED_MAIN_CONF}: daemon = {values[-1][:32]}"
 
 
+def _startup_profile(root: HostRoot, active: list[str], source: str, virtual: bool | None
+                     ) -> tuple[list[str] | Unavailable, str, str]:
+    """(profiles, source, note) tuned starts at boot: active_profile's in manual mode, the
+    recommended one in auto mode (scanner/tuned_recommend.py)."""
+    try:
+        auto, why = profile_mode_auto(root, active)
+    except FactError as exc:
+        return Unavailable(str(exc)), PROFILE_MODE_FILE, ""
+    if not auto:
+        return active, source, ""
+    chosen = recommended_profile(root, virtual)
+    if chosen.unknown:
+        return Unavailable(f"{why}; which profile tuned recommends cannot be told: "
+                           f"{chosen.unknown}"), PROFILE_MODE_FILE, ""
+    replaced = " ".join(active) or "none"
+    return [chosen.profile], f"{chosen.source} (profile_mode auto)", (
+        f"{why}: at boot tuned starts its recommended profile, {chosen.profile}, not "
+        f"{replaced} in {source}")
+
+
 def collect_tuned(root: HostRoot, virtual: bool | None = None) -> TunedFacts:
     binary = next((path for path in TUNED_BINARIES if root.exists(path)), None)
     installed = binary is not None or root.is_dir(TUNED_SHIPPED_PROFILES)
@@ -200,6 +228,14 @@ def collect_tuned(root: HostRoot, virtual: bool | None = None) -> TunedFacts:
         if text is not None:
             active, active_source = parse_active_profile(text), path
             break
+    version, version_source = tuned_version(root)
+    startup = ""
+    # tuned 2.9+ at boot: with no active_profile, or profile_mode auto, the recommended one
+    if installed and (active is None or isinstance(active, list)) \
+            and active_source != TUNED02_ACTIVE and not root.is_dir(TUNED02_PROFILES) \
+            and (version is None or version[:2] >= TUNED_PROFILE_MODE_SINCE):
+        active, active_source, startup = _startup_profile(
+            root, active or [], active_source or TUNED_ACTIVE_FILES[0], virtual)
     ppd = ppd_switch(root)
     if isinstance(ppd, Unavailable):
         active, active_source = ppd, TUNED_PPD_BASE
@@ -208,7 +244,6 @@ def collect_tuned(root: HostRoot, virtual: bool | None = None) -> TunedFacts:
         active, active_source = [ppd.profile], f"{TUNED_PPD_BASE} (tuned-ppd)"
     # tuned 0.2 (RHEL 6) profiles are /etc/tune-profiles/<name>/ directories whose
     # ktune.sysconfig collect_ktune reads; they have no tuned.conf include chain.
-    version, version_source = tuned_version(root)
     layout = tuned_layout(root, version, version_source)
     rules = LoaderRules.for_host(root, version, layout)
     chain = resolve_chain(root, active, host_match(root, virtual), rules) \
@@ -219,5 +254,5 @@ def collect_tuned(root: HostRoot, virtual: bool | None = None) -> TunedFacts:
                       if root.is_dir(TUNED_SHIPPED_PROFILES) else None,
                       layout.new, version, version_source,
                       legacy=root.is_dir(TUNED02_PROFILES)
-                      and not root.is_dir(TUNED_SHIPPED_PROFILES), ppd=ppd_note,
+                      and not root.is_dir(TUNED_SHIPPED_PROFILES), ppd=ppd_note, startup=startup,
                       no_daemon=no_daemon_line(root, version))

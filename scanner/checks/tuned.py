@@ -54,8 +54,9 @@ def tuned_profile(params: Mapping[str, Any], facts: Facts, values: Mapping[str, 
         chain = list(dict.fromkeys([*active, *tuned.chain.names]))
         matched = [name for name in chain if name in allowed]
         note = "chain: " + " -> ".join(chain)
-        if tuned.ppd:
-            note = f"{tuned.ppd}; {note}"
+        for said in (tuned.ppd, tuned.startup):
+            if said:
+                note = f"{said}; {note}"
         if tuned.chain.problems:
             note += "; " + "; ".join(tuned.chain.problems)
         if tuned.chain.skipped:
