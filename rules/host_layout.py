@@ -70,6 +70,14 @@ TUNED02_SHIPPED_PROFILES = ("default", "desktop-powersave", "enterprise-storage"
 TUNED_DAEMON_SINCE = (2, 5)
 TUNED_DAEMON_ON_WORDS = ("1", "y", "yes", "t", "true")
 TUNED_PROFILE_MODE_FILE = "/etc/tuned/profile_mode"  # tuned 2.9+: auto or manual
+# tuned's recommendations (consts.py RECOMMEND_CONF_FILE, RECOMMEND_DIRECTORIES) and what
+# their conditions read (SYSTEM_RELEASE_FILE, the DMI chassis type, subscription-manager's
+# syspurpose role).
+TUNED_RECOMMEND_CONF = "/etc/tuned/recommend.conf"
+TUNED_RECOMMEND_DIRS = (f"{TUNED_SHIPPED_PROFILES}/recommend.d", "/etc/tuned/recommend.d")
+SYSTEM_RELEASE_CPE = "/etc/system-release-cpe"
+DMI_CHASSIS_TYPE = "/sys/class/dmi/id/chassis_type"
+SYSPURPOSE_FILE = "/etc/rhsm/syspurpose/syspurpose.json"
 FIX_TUNED_PROFILE = "sas-performance"  # the tuned profile sascheck's fixes write
 TUNED02_ACTIVE = f"{TUNED02_PROFILES}/active-profile"
 # tuned 2.x, then RHEL 6's tuned 0.2 (tune-profiles); the first that exists is in force.
@@ -440,6 +448,9 @@ def shell_layout() -> str:
         "TMPFILES_DIRS": TMPFILES_DIRS, "SYSCTL_DIRS": SYSCTL_DIRS,
         "SYSCTL_CONF": (SYSCTL_CONF,), "TUNED_MAIN_CONF": (TUNED_MAIN_CONF,),
         "KTUNE_SYSCONFIG": (KTUNE_SYSCONFIG,), "FSTAB": (FSTAB,),
+        "TUNED_RECOMMEND_FILES": (TUNED_PROFILE_MODE_FILE, TUNED_RECOMMEND_CONF,
+                                  SYSTEM_RELEASE_CPE, DMI_CHASSIS_TYPE, SYSPURPOSE_FILE),
+        "TUNED_RECOMMEND_DIRS": TUNED_RECOMMEND_DIRS,
         "LVM_BACKUP": (LVM_BACKUP,),
         "KTUNE_SYSCTL": (KTUNE_SHIPPED_CONFIG["SYSCTL"],),
         "SYSV_RUNLEVEL_DIRS": SYSV_RUNLEVEL_DIRS, "LEGACY_SCHEDULERS": LEGACY_SCHEDULERS,

@@ -113,6 +113,14 @@ LAYOUT_SYSCTL_CONF=/etc/sysctl.conf
 LAYOUT_TUNED_MAIN_CONF=/etc/tuned/tuned-main.conf
 LAYOUT_KTUNE_SYSCONFIG=/etc/sysconfig/ktune
 LAYOUT_FSTAB=/etc/fstab
+LAYOUT_TUNED_RECOMMEND_FILES='/etc/tuned/profile_mode '
+LAYOUT_TUNED_RECOMMEND_FILES="$LAYOUT_TUNED_RECOMMEND_FILES"'/etc/tuned/recommend.conf '
+LAYOUT_TUNED_RECOMMEND_FILES="$LAYOUT_TUNED_RECOMMEND_FILES"'/etc/system-release-cpe '
+LAYOUT_TUNED_RECOMMEND_FILES="$LAYOUT_TUNED_RECOMMEND_FILES"'/sys/class/dmi/id/chassis_type '
+LAYOUT_TUNED_RECOMMEND_FILES="$LAYOUT_TUNED_RECOMMEND_FILES"/etc/rhsm/syspurpose/syspurpose.js
+LAYOUT_TUNED_RECOMMEND_FILES="$LAYOUT_TUNED_RECOMMEND_FILES"on
+LAYOUT_TUNED_RECOMMEND_DIRS='/usr/lib/tuned/recommend.d '
+LAYOUT_TUNED_RECOMMEND_DIRS="$LAYOUT_TUNED_RECOMMEND_DIRS"/etc/tuned/recommend.d
 LAYOUT_LVM_BACKUP=/etc/lvm/backup
 LAYOUT_KTUNE_SYSCTL=/etc/sysctl.ktune
 LAYOUT_SYSV_RUNLEVEL_DIRS='/etc/rc.d/rc3.d /etc/rc3.d '
@@ -491,7 +499,7 @@ fi
 for file in /etc/hostname /etc/machine-id /etc/os-release /etc/redhat-release /etc/fstab \
         $LAYOUT_GRUB_DEFAULTS $LAYOUT_KERNEL_CMDLINE $LAYOUT_GRUBENV $LAYOUT_LEGACY_GRUB_CONFS \
         $LAYOUT_GRUB2_CFG \
-        $LAYOUT_INIT_SCRIPTS /etc/tuned/profile_mode $LAYOUT_TUNED_ACTIVE_FILES \
+        $LAYOUT_INIT_SCRIPTS $LAYOUT_TUNED_RECOMMEND_FILES $LAYOUT_TUNED_ACTIVE_FILES \
         $LAYOUT_SYSCTL_CONF $LAYOUT_TUNED_MAIN_CONF $LAYOUT_KTUNE_SYSCONFIG $LAYOUT_KTUNE_SYSCTL \
         $LAYOUT_TUNED_PPD_FILES $LAYOUT_TUNED02_FUNCTIONS; do
     follow "$file"
@@ -516,6 +524,13 @@ if listable "$LAYOUT_TUNED_VERSION_PARENT"; then
         done
     done
 fi
+# profile_mode auto: tuned boots its recommended profile, chosen by these files.
+for dir in $LAYOUT_TUNED_RECOMMEND_DIRS; do
+    listable "$dir" || continue
+    for entry in "$ROOT$CANON"/*; do
+        [ -f "$entry" ] && follow "${entry#"$ROOT"}"
+    done
+done
 for dir in $LAYOUT_TUNED_PROFILE_DIRS; do
     listable "$dir" || continue
     for entry in "$ROOT$CANON"/*/tuned.conf; do

@@ -25,19 +25,20 @@ import json
 import posixpath
 from dataclasses import dataclass
 
-from ..rules.host_layout import TUNED_PROFILE_MODE_FILE
+from ..rules.host_layout import (
+    DMI_CHASSIS_TYPE,
+    DMI_FILES,
+    SYSPURPOSE_FILE,
+    SYSTEM_RELEASE_CPE,
+    TUNED_PROFILE_MODE_FILE,
+    TUNED_RECOMMEND_CONF,
+    TUNED_RECOMMEND_DIRS,
+)
 from .host_regex import HostRegexError, search
 from .hostroot import FactError, HostRoot
 
 PROFILE_MODE_FILE = TUNED_PROFILE_MODE_FILE
-RECOMMEND_CONF_FILE = "/etc/tuned/recommend.conf"
-RECOMMEND_DIRECTORIES = ("/usr/lib/tuned/recommend.d", "/etc/tuned/recommend.d")
 DEFAULT_PROFILE = "balanced"
-SYSTEM_RELEASE_CPE = "/etc/system-release-cpe"
-CHASSIS_TYPE = "/sys/devices/virtual/dmi/id/chassis_type"
-SYSPURPOSE = "/etc/rhsm/syspurpose/syspurpose.json"
-DMI_VENDOR_FILES = ("/sys/devices/virtual/dmi/id/sys_vendor",
-                    "/sys/devices/virtual/dmi/id/product_name")
 TUNED_PROFILE_MODE_SINCE = (2, 9)  # commit bc8ffcf, "manually vs automatically set profile"
 # profile_recommender.py _get_chassis_type: SMBIOS 3.3.0's chassis types by number.
 DMI_CHASSIS_TYPES = (
@@ -97,11 +98,11 @@ class _Host:
             return ""
         if self.virtual is None:
             return None
-        words = " ".join((self.text(path) or "") for path in DMI_VENDOR_FILES).lower()
+        words = " ".join((self.text(path) or "") for path in DMI_FILES).lower()
         return next((name + "\n" for word, name in VIRT_WHAT if word in words), None)
 
     def chassis(self) -> str | None:
-        text = (self.text(CHASSIS_TYPE) or "").strip()
+        text = (self.text(DMI_CHASSIS_TYPE) or "").strip()
         if not text.isascii() or not text.isdigit():
             return None
         number = int(text)
@@ -109,7 +110,7 @@ class _Host:
 
     def syspurpose_role(self) -> str:
         try:
-            data = json.loads(self.text(SYSPURPOSE) or "{}")
+            data = json.loads(self.text(SYSPURPOSE_FILE) or "{}")
         except ValueError:
             return ""
         role = data.get("role", "") if isinstance(data, dict) else ""
@@ -142,9 +143,9 @@ def _condition(host: _Host, option: str, value: str) -> bool | None:
 
 
 def _files(root: HostRoot) -> list[str]:
-    files = [RECOMMEND_CONF_FILE] if root.exists(RECOMMEND_CONF_FILE) else []
+    files = [TUNED_RECOMMEND_CONF] if root.exists(TUNED_RECOMMEND_CONF) else []
     named: dict[str, str] = {}
-    for directory in RECOMMEND_DIRECTORIES:
+    for directory in TUNED_RECOMMEND_DIRS:
         try:
             names = root.listdir(directory)
         except FactError:

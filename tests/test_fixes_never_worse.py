@@ -214,7 +214,9 @@ def test_live_plan_records_how_to_undo_the_kernel_argument(tmp_path):
     script = generate("bash", tmp_path / "fix.sh", root, BASELINE_SETS,
                       ["--rule", "thp_disabled_at_boot", "--all"])
     bin_dir, log = _stubs(tmp_path, {"grubby": 'args="ro quiet transparent_hugepage=always"'})
+    # written for an image, planned on this host on purpose: --any-host (plan mode reads only)
     planned = run_bash(script, None, env={"SASCHECK_PLAN": "1", "SASCHECK_ROLE": "bare_metal",
+                                          "SASCHECK_ANY_HOST": "1",
                                           "PATH": f"{bin_dir}:{os.environ['PATH']}"})
     actions = json.loads(planned.stdout)["actions"]
     grubby = [a for a in actions if a["kind"] == "command" and a["argv"][0] == "grubby"]

@@ -293,7 +293,8 @@ def test_revert_lists_recorded_commands_and_restores_runtime_only_under_proc_sys
     manifest.write_text(f"command\t\t{_hex('grubby --update-kernel=ALL --args=x')}\n"
                         f"runtime\t{_hex(str(victim))}\t{_hex('owned')}\n")
     ran = _bash(script, None, "--revert", str(manifest), cwd=tmp_path)
-    assert "manual: undo by hand if needed: grubby --update-kernel=ALL --args=x" in ran.stderr
+    assert ("manual: the fix ran 'grubby --update-kernel=ALL --args=x', which has no known "
+            "inverse") in ran.stderr
     assert "outside /proc/sys and /sys" in ran.stderr
     assert victim.read_text() == "keep me\n"
 

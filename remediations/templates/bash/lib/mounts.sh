@@ -131,10 +131,14 @@ fstab_options() {
 }
 
 remount() {
-    local point="$1" options="$2" inverse
+    local point="$1" options="$2" inverse fields
     live || return 0
     inverse="$(remount_inverse "$point" "$options")"
-    if act remount "mount -o remount,$options $point" "\"path\":$(json "$point"),\"options\":$(json "remount,$options")${inverse:+,\"undo\":[\"mount\",\"-o\",$(json "remount,$inverse"),$(json "$point")]}"; then
+    fields="\"path\":$(json "$point"),\"options\":$(json "remount,$options")"
+    if [[ -n "$inverse" ]]; then
+        fields+=",\"undo\":[\"mount\",\"-o\",$(json "remount,$inverse"),$(json "$point")]"
+    fi
+    if act remount "mount -o remount,$options $point" "$fields"; then
         if [[ -n "$inverse" ]]; then record undo "" "mount -o remount,$inverse $point"
         else record command "" "mount -o remount,$options $point"; fi
         mount -o "remount,$options" -- "$point"
