@@ -162,7 +162,9 @@ def test_playbook_fixes_offline_and_is_idempotent(tmp_path, name, changes, sets)
 @pytest.mark.parametrize("half", [0, 1])
 def test_playbooks_of_every_test_root_pass_syntax_check_and_lint(tmp_path, half):
     """Every test root's playbook, in two halves: one ansible-lint run over many playbooks
-    shares its start-up, and ansible-lint uses one core, so the halves run on both."""
+    shares its start-up, and ansible-lint uses one core, so the halves run on both. Every
+    playbook passes --syntax-check; ansible-lint reads one of each set of rule blocks (the
+    tasks a playbook holds; the roots' site values only fill in its data)."""
     from .remedy import ANSIBLE_BIN
 
     playbooks = []
@@ -175,9 +177,11 @@ def test_playbooks_of_every_test_root_pass_syntax_check_and_lint(tmp_path, half)
                             "localhost,", *map(str, playbooks)], capture_output=True, text=True)
     assert check.returncode == 0, check.stdout[-2000:] + check.stderr[-2000:]
     env = {**os.environ, "PATH": f"{ANSIBLE_BIN}:{os.environ['PATH']}", "NO_COLOR": "1"}
+    shapes = {tuple(re.findall(r"^      tags: \[(\w+)\]$", path.read_text(), re.MULTILINE)): path
+              for path in playbooks}
     every = subprocess.run([str(ANSIBLE_BIN / "ansible-lint"), "--offline", "-f", "pep8",
-                            *map(str, playbooks)], cwd=tmp_path, env=env, capture_output=True,
-                           text=True, timeout=900)
+                            *map(str, shapes.values())], cwd=tmp_path, env=env,
+                           capture_output=True, text=True, timeout=900)
     assert every.returncode == 0, every.stdout[-3000:]
 
 
