@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..rules import Catalogue
+from ..scanner.fix_order import impact_of
 
 
 def _cell(text: str) -> str:
@@ -10,14 +11,17 @@ def _cell(text: str) -> str:
 
 
 def markdown_catalogue(catalogue: Catalogue) -> str:
-    lines = ["| id | severity | applies to | passes when | site values | fix | sources |",
-             "| --- | --- | --- | --- | --- | --- | --- |"]
+    lines = ["| id | severity | applies to | passes when | site values | fix | measured | sources |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for rule in catalogue.rules.values():
         sources = "; ".join(ref.citation for ref in rule.references)
         values = ", ".join(f"`{name}`" for name in rule.values) or "none"
         fix = "manual" if rule.manual_fix else "automatic"
+        impact = impact_of(rule, catalogue)
+        measured = f"{impact['text']} ({impact['source']})" if impact else "nothing"
         lines.append(f"| `{rule.id}` | {rule.severity.value} | {', '.join(rule.applies_to)} | "
-                     f"{_cell(rule.description)} | {values} | {fix} | {_cell(sources)} |")
+                     f"{_cell(rule.description)} | {values} | {fix} | {_cell(measured)} | "
+                     f"{_cell(sources)} |")
     lines.append("")
     lines.append("Site values (`--set NAME=VALUE`, lists comma-separated):")
     lines.append("")

@@ -42,6 +42,10 @@ class RuleView:
     references: list[dict[str, str]] = field(default_factory=list)
     rationale: str = ""
     description: str = ""
+    # What the papers measured for it (a failing rule, sascheck JSON), and its place in
+    # the results' fix order (rules outside it after those in it)
+    impact: dict[str, Any] | None = None
+    fix_rank: int = 1 << 20
 
 
 @dataclass
@@ -140,7 +144,7 @@ class HostView:
     def sorted_rules(self) -> list[RuleView]:
         return sorted(self.rules, key=lambda r: (RESULT_ORDER.index(r.result)
                                                  if r.result in RESULT_ORDER else 99,
-                                                 _severity_rank(r.severity), r.id))
+                                                 r.fix_rank, _severity_rank(r.severity), r.id))
 
 
 def _severity_rank(severity: str) -> int:
@@ -183,11 +187,15 @@ def from_json(data: dict[str, Any], path: str, catalogue: Catalogue) -> HostView
             measurements=list(data.get("measurements", [])),
             io_targets=_io_targets(data.get("values"), catalogue),
             values=dict(data["values"]) if isinstance(data.get("values"), dict) else {})
+        ranks = {rule_id: index * 64 + position
+                 for index, entry in enumerate(data.get("fix_order", []))
+                 for position, rule_id in enumerate(entry["rules"])}
         view.rules = [with_catalogue(RuleView(
             id=r["id"], title=r.get("title", ""), severity=r.get("severity", ""),
             result=r["result"], expected=r.get("expected", ""), actual=r.get("actual", ""),
             message=r.get("message", ""), evidence=list(r.get("evidence", [])),
-            references=list(r.get("references", []))), catalogue) for r in data["rules"]]
+            references=list(r.get("references", [])), impact=r.get("impact"),
+            fix_rank=ranks.get(r["id"], 1 << 20)), catalogue) for r in data["rules"]]
     except (KeyError, TypeError, AttributeError) as exc:
         raise ReportInputError(f"{path}: malformed sascheck results ({exc})") from exc
     return view

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from typing import Any
 
 from rich.console import Console
@@ -9,6 +10,7 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
+from ..rules.host_layout import SAS_ROLE_VALUES
 from .escaping import deep, for_terminal
 
 SYMBOLS = {
@@ -43,11 +45,17 @@ def render(result: dict[str, Any], console: Console) -> None:
         console.print(Text(f"  note: {note}", style="yellow"))
     footnotes: list[str] = []
     rows = []
-    for rule in sorted(result["rules"], key=lambda r: ORDER.index(r["result"])):
+    for rule in sorted(result["rules"], key=lambda r: (ORDER.index(r["result"]),
+                                                       fix_rank(result, r["id"]))):
         symbol, style = SYMBOLS[rule["result"]]
         if rule["result"] in ("fail", "error") and rule["expected"]:
             detail = Text.assemble(rule["actual"] or rule["message"],
                                    (f"  (want: {rule['expected']})", "dim"))
+            if rule["result"] == "fail":
+                impact = rule.get("impact")
+                detail.append(f"\n  measured: {impact['text']} ({impact['source']})" if impact
+                              else "\n  measured: nothing (the papers give no figure)",
+                              style="cyan" if impact else "dim")
         elif rule["message"]:
             # Repeated reasons (no SAS directories, wrong role) become one footnote.
             if rule["message"] not in footnotes:
@@ -76,6 +84,41 @@ def render(result: dict[str, Any], console: Console) -> None:
     parts = [f"{counts[key]} {key}" for key in ORDER if counts.get(key)]
     console.print(Text("  ".join(parts), style="bold"))
     console.print(Text(_score_line(counts)))
+    if result.get("fix_order"):
+        console.print(Text(f"next: {fix_hint(result)}", style="bold"))
+
+
+def fix_rank(result: dict[str, Any], rule_id: str) -> int:
+    """Where the rule stands in the results' fix order (failing rules; others last)."""
+    order = result.get("fix_order", [])
+    for index, entry in enumerate(order):
+        if rule_id in entry.get("rules", []):
+            return index * 64 + list(entry["rules"]).index(rule_id)
+    return len(order) * 64
+
+
+def fix_hint(result: dict[str, Any]) -> str:
+    """The fix command for this host, with every choice the scan made (its profile, a
+    forced role, the directory root it read), shell-quoted."""
+    host, role = result["host"], result["role"]
+    args = ["sascheck", "fix", "--format", "bash"]
+    root = host.get("root", "/")
+    image = root not in ("/", "") and "source" not in result
+    if image:
+        args += ["--root", root]
+    if result.get("profile") not in (None, "default"):
+        args += ["--profile", result["profile"]]
+    if role.get("source") == "--role":
+        args += ["--role", role["name"]]
+    given: dict[str, list[str]] = {}
+    for entry in result.get("sas_dirs", []):
+        if entry.get("source") == "--set" and entry.get("role") in SAS_ROLE_VALUES:
+            given.setdefault(SAS_ROLE_VALUES[entry["role"]], []).append(entry["path"])
+    for name, paths in given.items():
+        args += ["--set", f"{name}={','.join(paths)}"]
+    run = (f"SASCHECK_ROOT={shlex.quote(root)} bash sascheck-fix.sh" if image
+           else "bash sascheck-fix.sh")
+    return f"{shlex.join([*args, '-o', 'sascheck-fix.sh'])}, then {run} --dry-run"
 
 
 # Narrower terminals list each rule with its reason below it instead of a table.

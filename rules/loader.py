@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     import jsonschema
 
 from .check_kinds import KINDS, rule_values
-from .model import Catalogue, Profile, Reference, Rule, Severity, Source, Variable
+from .model import Catalogue, Impact, Profile, Reference, Rule, Severity, Source, Variable
 from .values import SiteValueError, coerce
 from .yamlsource import LocatedDocument, SourceError, load_located
 
@@ -234,7 +234,21 @@ def _rule_from(document: LocatedDocument, variables: dict[str, Variable],
         needs=kind.needs,
         manual_fix=manual_fix,
         profiles=tuple(data.get("profiles", ())),
+        impact=_impact(document, data.get("impact"), sources),
+        at_boot_of=tuple(data.get("at_boot_of", ())),
     )
+
+
+def _impact(document: LocatedDocument, data: dict[str, Any] | None,
+            sources: dict[str, Source]) -> Impact | None:
+    if data is None:
+        return None
+    source = sources.get(data["source"])
+    if source is None:
+        raise document.error(["impact", "source"],
+                             f"unknown source '{data['source']}' (see sources.yml)")
+    return Impact(" ".join(data["text"].split()), Reference(source, data["section"]),
+                  data.get("percent"))
 
 
 def _reference(document: LocatedDocument, index: int, ref: dict[str, str],
@@ -263,6 +277,9 @@ def _load_rules(directory: Path, variables: dict[str, Variable], sources: dict[s
             rules[file.stem] = _rule_from(document, variables, sources)
         except SourceError as exc:
             errors.append(exc)
+    for rule in rules.values():
+        errors.extend(SourceError(rule.source, f"unknown rule '{name}'", field="at_boot_of")
+                      for name in rule.at_boot_of if name not in rules)
     return rules
 
 

@@ -48,6 +48,18 @@ class Reference:
 
 
 @dataclass(frozen=True)
+class Impact:
+    """What a paper measured the setting to cost or gain (the rule's ``impact``)."""
+    text: str
+    reference: Reference
+    percent: int | None = None  # the measured difference, which ranks the fix order
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"text": self.text, "source": self.reference.citation,
+                **({"percent": self.percent} if self.percent is not None else {})}
+
+
+@dataclass(frozen=True)
 class Rule:
     id: str
     title: str
@@ -65,6 +77,8 @@ class Rule:
     needs: tuple[str, ...] = ()  # facts without which it is notapplicable
     manual_fix: str = ""  # what to do by hand; empty when the fix is automatic
     profiles: tuple[str, ...] = ()  # only these profiles select it; () for every profile
+    impact: Impact | None = None  # None: the papers measured nothing for it
+    at_boot_of: tuple[str, ...] = ()  # the runtime rules it keeps across a reboot
 
     def selected_by(self, profile: str) -> bool:
         return not self.profiles or profile in self.profiles

@@ -20,6 +20,7 @@ from .blockdev import StackLayer, default_scheduler, multipath_paths
 from .checks import CHECKS
 from .checks.guests import passed_through
 from .facts import Facts
+from .fix_order import fix_order, impact_of
 from .parsers.selection import Selection
 from .results import Outcome, RuleResult, Verdict
 from .sas_filesystems import SasFilesystem
@@ -35,6 +36,7 @@ class ScanResult:
     values: Mapping[str, Any]
     results: list[RuleResult]
     started: datetime
+    catalogue: Catalogue | None = None  # for the fix order; None: none given
 
     @property
     def exit_status(self) -> int:
@@ -76,6 +78,7 @@ class ScanResult:
             "storage": storage(facts),
             "summary": self.counts(),
             "rules": [result.to_dict() for result in self.results],
+            "fix_order": fix_order(self.results, self.catalogue) if self.catalogue else [],
             **({"measurements": facts.measurements} if facts.measurements is not None else {}),
         }
 
@@ -221,8 +224,10 @@ def _gate(rule: Rule, facts: Facts) -> Outcome | None:
     return None
 
 
-def evaluate_rule(rule: Rule, facts: Facts, values: Mapping[str, Any]) -> RuleResult:
+def evaluate_rule(rule: Rule, facts: Facts, values: Mapping[str, Any],
+                  catalogue: Catalogue | None = None) -> RuleResult:
     outcome = _gate(rule, facts) or CHECKS[rule.kind](rule.params, facts, values)
+    impact = impact_of(rule, catalogue) if catalogue and outcome.result == Verdict.FAIL else None
     return RuleResult(
         rule_id=rule.id,
         title=rule.title,
@@ -233,11 +238,13 @@ def evaluate_rule(rule: Rule, facts: Facts, values: Mapping[str, Any]) -> RuleRe
         evidence=outcome.evidence,
         message=outcome.message,
         references=[reference.to_dict() for reference in rule.references],
+        impact=impact,
     )
 
 
 def evaluate(catalogue: Catalogue, profile: Profile, facts: Facts,
              values: Mapping[str, Any]) -> ScanResult:
     started = datetime.now(timezone.utc)
-    results = [evaluate_rule(rule, facts, values) for rule in catalogue.rules_of(profile)]
-    return ScanResult(facts, profile, values, results, started)
+    results = [evaluate_rule(rule, facts, values, catalogue)
+               for rule in catalogue.rules_of(profile)]
+    return ScanResult(facts, profile, values, results, started, catalogue)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import Any
 
 
 class Verdict(str, Enum):
@@ -90,9 +91,12 @@ class RuleResult:
     evidence: list[Evidence]
     message: str
     references: list[dict[str, str]]
+    # What the papers measured for a failing rule (rules' impact); None: nothing measured
+    impact: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, object]:
         return {
+            **({"impact": self.impact} if self.impact else {}),
             "id": self.rule_id,
             "title": self.title,
             "result": self.result.value,

@@ -1,0 +1,87 @@
+"""What to fix first (issue 38): each rule's measured impact comes from the section its
+rule cites, and the fix order (JSON fix_order) is the order of the terminal table, the HTML
+page and the figure beside each failing rule."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from lxml import html as lxml_html
+
+from sascheck.cli import main
+from sascheck.rules import load_catalogue
+
+from .example_roots import EXAMPLES
+
+SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"
+CATALOGUE = load_catalogue()
+MEASURED = sorted(rule.id for rule in CATALOGUE.rules.values() if rule.impact)
+# A figure: a number followed by %, "times" or a size unit (256 KiB is the paper's 256KB).
+FIGURE = re.compile(r"(\d+(?:\.\d+)?)(?=%| times| KiB)")
+
+
+def _clean(text: str) -> str:
+    return re.sub(r"<sup>.*?</sup>|[*™]", "", text)
+
+
+def _section(text: str, title: str) -> str:
+    """A seed's section: from the heading line naming it to the next heading."""
+    lines = [_clean(line) for line in text.splitlines()]
+    start = next(i for i, line in enumerate(lines)
+                 if title in line and not re.search(r"\.{4,}", line)  # not the contents
+                 and (line.startswith("#") or re.match(r"\d+(\.\d+)* ", line)))
+    end, fenced = len(lines), False
+    for index in range(start + 1, len(lines)):
+        fenced ^= lines[index].startswith("```")  # a shell prompt's # is no heading
+        if not fenced and re.match(r"#+ |\d+(\.\d+)* [A-Z]", lines[index]):
+            end = index
+            break
+    return "\n".join(lines[start:end])
+
+
+@pytest.mark.skipif(not SEEDS.exists(), reason="the seed documents are not beside the project")
+@pytest.mark.parametrize("rule_id", MEASURED)
+def test_each_figure_is_in_the_section_the_rule_cites(rule_id):
+    impact = CATALOGUE.rules[rule_id].impact
+    assert impact is not None
+    section = _section((SEEDS / impact.reference.source.file).read_text(),
+                       impact.reference.section)
+    figures = FIGURE.findall(impact.text)
+    for figure in figures:
+        assert figure in section, (rule_id, figure, section[:300])
+    # a text without a figure says so; a ranking percent comes with a figure in the text
+    assert figures or "no figure" in impact.text
+    assert figures or impact.percent is None
+
+
+def test_fix_order_is_the_order_of_the_terminal_and_the_page(tmp_path, capsys, monkeypatch):
+    root = tmp_path / "root"
+    EXAMPLES["rhel6-defaults"](root)
+    results, page = tmp_path / "r.json", tmp_path / "r.html"
+    monkeypatch.setenv("COLUMNS", "200")
+    main(["scan", "--root", str(root), "--set", "sas_data_dirs=/sasdata", "--json",
+          str(results), "--html", str(page)])
+    table = capsys.readouterr().out
+    data = json.loads(results.read_text())
+    order = [rule for entry in data["fix_order"] for rule in entry["rules"]]
+    failing = sorted(r["id"] for r in data["rules"] if r["result"] == "fail")
+    assert sorted(order) == failing  # every failing rule exactly once
+    # measured figures first (THP's 25% and the file system's 30%: the larger first), a
+    # rule with its at-boot twin in one entry, a rule the papers measured nothing for later
+    assert order.index("sas_fs_type") < order.index("thp_disabled") < order.index("read_ahead")
+    [thp] = [e for e in data["fix_order"] if "thp_disabled" in e["rules"]]
+    assert thp["rules"] == ["thp_disabled", "thp_disabled_at_boot"]
+    assert thp["impact"]["percent"] == 25
+    shown = re.findall(r"^│✘ fail\s+│ (\w+)", table, re.MULTILINE)
+    assert shown == order
+    articles = [a.get("id").removeprefix("host-") for a in
+                lxml_html.fromstring(page.read_text()).xpath("//article[@data-result='fail']")]
+    assert articles == order
+    by_id = {r["id"]: r for r in data["rules"]}
+    assert "25% slower" in by_id["thp_disabled"]["impact"]["text"]
+    assert "impact" not in by_id["read_ahead"]  # the papers give no figure
+    assert "measured: nothing (the papers give no figure)" in table
+    assert f"next: sascheck fix --format bash --root {root}" in " ".join(table.split())
