@@ -39,6 +39,20 @@ def _text(data: dict[str, Any], key: str, path: str, limit: int) -> str:
     return value
 
 
+def unreadable_file(path: str, reason: str, catalogue: Catalogue) -> HostView:
+    """A results file of a fleet that could not be read (not JSON, non-finite numbers, the
+    wrong schema, over the size caps, an ARF that is not one): one error row naming the file
+    and why, so that the fleet's other hosts are reported as usual."""
+    name = Path(path).name
+    problem = f"results file unreadable: {reason[:MAX_REASON]}"
+    view = HostView(name=name, source="sascheck", path=path, problems=[problem],
+                    unreachable=problem)
+    view.rules = [with_catalogue(RuleView(id=rule.id, title="", severity="", result="error",
+                                          message=problem), catalogue)
+                  for rule in catalogue.rules_of(catalogue.profile("default"))]
+    return view
+
+
 def from_failure(data: dict[str, Any], path: str, catalogue: Catalogue) -> HostView:
     host = data.get("host")
     if not isinstance(host, dict):

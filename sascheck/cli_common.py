@@ -8,6 +8,9 @@ from collections.abc import Iterator
 from typing import Any
 
 EXIT_OK, EXIT_USAGE, EXIT_FINDINGS = 0, 1, 2
+# A fleet's report or diff was written, but some results files could not be read (each is
+# an error row naming it): not the same news as "hosts failed rules".
+EXIT_UNREADABLE = 3
 
 
 class UsageError(Exception):

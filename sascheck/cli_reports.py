@@ -9,7 +9,14 @@ import sys
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from .cli_common import EXIT_FINDINGS, EXIT_OK, UsageError, load_rules, user_errors
+from .cli_common import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    EXIT_UNREADABLE,
+    UsageError,
+    load_rules,
+    user_errors,
+)
 from .outputs import console_options
 
 
@@ -48,9 +55,14 @@ def _result_paths(paths: Sequence[str]) -> list[str]:
     return found
 
 
-def _load_results(catalogue: Any, paths: Sequence[str]) -> list[Any]:
+def _load_results(catalogue: Any, paths: Sequence[str], unreadable: list[str] | None = None
+                  ) -> list[Any]:
+    """The hosts of the results files. Where ``unreadable`` is given (a fleet: several files
+    or a directory), a file that cannot be read is an error row naming it, and its path is
+    added there; otherwise it stops the command with its reason."""
     from rich.progress import Progress
 
+    from .reports.failure import unreadable_file
     from .reports.model import (
         ReportInputError,
         flag_claimed_names,
@@ -68,7 +80,10 @@ def _load_results(catalogue: Any, paths: Sequence[str]) -> list[Any]:
             try:
                 hosts.append(load(path, catalogue))
             except ReportInputError as exc:
-                raise UsageError(str(exc)) from exc
+                if unreadable is None:
+                    raise UsageError(str(exc)) from exc
+                unreadable.append(path)
+                hosts.append(unreadable_file(path, str(exc), catalogue))
             progress.advance(task)
     # a host's scan and iotest results, and both engines' results, read together are one host
     return flag_claimed_names(merge_engines(merge_measured(hosts)))
@@ -80,12 +95,15 @@ def report_command(args: argparse.Namespace) -> int:
     with user_errors():
         check_destinations([args.output, args.junit], [*args.results, *args.baseline])
     catalogue = load_rules()
-    hosts = _load_results(catalogue, args.results)
+    unreadable: list[str] = []
+    fleet = args.fleet or len(args.results) > 1 or any(os.path.isdir(p) for p in args.results)
+    hosts = _load_results(catalogue, args.results, unreadable if fleet else None)
     count = len(hosts)  # the page takes the hosts (see _drained)
     regressed = None
     if args.baseline:
         from .reports import drift
-        regressed = drift.regressed(drift.diff(_load_results(catalogue, args.baseline), hosts))
+        regressed = drift.regressed(drift.diff(
+            _load_results(catalogue, args.baseline, unreadable), hosts))
     with user_errors():
         if args.junit:  # first: the page takes the hosts (see _drained)
             from .reports.junit import render_junit
@@ -97,7 +115,20 @@ def report_command(args: argparse.Namespace) -> int:
         kind = "fleet report" if args.fleet or count > 1 else "host report"
         print(for_terminal(f"{args.output}: {kind} of {count} host{'s' if count != 1 else ''}"
                            "; open it in a browser"), file=sys.stderr)
-    return EXIT_OK
+    return _said_unreadable(unreadable) or EXIT_OK
+
+
+def _said_unreadable(unreadable: list[str]) -> int:
+    """Name the results files that could not be read; EXIT_UNREADABLE when there are any."""
+    from .reports.escaping import for_terminal
+
+    for path in unreadable[:20]:
+        print(for_terminal(f"sascheck: unreadable results (an error row on the page): {path}"),
+              file=sys.stderr)
+    if len(unreadable) > 20:
+        print(f"sascheck: ... and {len(unreadable) - 20} more unreadable results files",
+              file=sys.stderr)
+    return EXIT_UNREADABLE if unreadable else EXIT_OK
 
 
 def diff_command(args: argparse.Namespace) -> int:
@@ -109,7 +140,9 @@ def diff_command(args: argparse.Namespace) -> int:
     with user_errors():
         check_destinations([args.json, args.html], [args.old, args.new])
     catalogue = load_rules()
-    old, new = _load_results(catalogue, [args.old]), _load_results(catalogue, [args.new])
+    unreadable: list[str] = []
+    old = _load_results(catalogue, [args.old], unreadable if os.path.isdir(args.old) else None)
+    new = _load_results(catalogue, [args.new], unreadable if os.path.isdir(args.new) else None)
     if not old or not new:
         raise UsageError(f"no results in {args.old if not old else args.new}")
     changes = drift.diff(old, new)
@@ -128,4 +161,6 @@ def diff_command(args: argparse.Namespace) -> int:
         if args.html:
             from .reports.html import render_drift as html_drift
             write_output(args.html, html_drift(changes, args.old, args.new))
-    return EXIT_FINDINGS if any(change.worse for change in changes) else EXIT_OK
+    if any(change.worse for change in changes):
+        return EXIT_FINDINGS
+    return _said_unreadable(unreadable) or EXIT_OK
