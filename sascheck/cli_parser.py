@@ -93,7 +93,13 @@ def build_parser() -> argparse.ArgumentParser:
                        "oscap ARF, mixed)")
     report.add_argument("results", nargs="+", metavar="RESULT",
                         help="sascheck JSON (scan --json) or oscap ARF (--results-arf) files")
-    report.add_argument("-o", "--output", required=True, metavar="FILE.html")
+    report.add_argument("-o", "--output", metavar="FILE.html",
+                        help="the HTML page (needed unless --failing or --csv is given)")
+    report.add_argument("--failing", metavar="RULE",
+                        help="print the hosts failing RULE, one name a line (for "
+                             "ansible-playbook --limit @FILE)")
+    report.add_argument("--csv", metavar="FILE",
+                        help="also write the matrix as CSV: host, rule, result, actual")
     report.add_argument("--junit", metavar="FILE", help="also write JUnit XML")
     report.add_argument("--fleet", action="store_true",
                         help="a fleet report even for a single host")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -92,9 +93,14 @@ def _load_results(catalogue: Any, paths: Sequence[str], unreadable: list[str] | 
 def report_command(args: argparse.Namespace) -> int:
     from .outputs import STDOUT, check_destinations, write_output
 
+    if not (args.output or args.failing or args.csv):
+        raise UsageError("say what to write: -o FILE.html, --csv FILE or --failing RULE")
     with user_errors():
-        check_destinations([args.output, args.junit], [*args.results, *args.baseline])
+        check_destinations([args.output, args.junit, args.csv],
+                           [*args.results, *args.baseline])
     catalogue = load_rules()
+    if args.failing and args.failing not in catalogue.rules:
+        raise UsageError(f"unknown rule '{args.failing}' (sascheck rules lists them)")
     unreadable: list[str] = []
     fleet = args.fleet or len(args.results) > 1 or any(os.path.isdir(p) for p in args.results)
     hosts = _load_results(catalogue, args.results, unreadable if fleet else None)
@@ -105,17 +111,44 @@ def report_command(args: argparse.Namespace) -> int:
         regressed = drift.regressed(drift.diff(
             _load_results(catalogue, args.baseline, unreadable), hosts))
     with user_errors():
+        if args.failing:
+            _print_failing(hosts, args.failing)
+        if args.csv:
+            from .reports.matrix_csv import render_csv
+            write_output(args.csv, render_csv(hosts))
         if args.junit:  # first: the page takes the hosts (see _drained)
             from .reports.junit import render_junit
             write_output(args.junit, render_junit(hosts))
-        write_output(args.output, html_page(hosts, catalogue, args.fleet, regressed))
-    if args.output != STDOUT:
+        if args.output:
+            write_output(args.output, html_page(hosts, catalogue, args.fleet, regressed))
+    if args.output and args.output != STDOUT:
         from .reports.escaping import for_terminal
 
         kind = "fleet report" if args.fleet or count > 1 else "host report"
         print(for_terminal(f"{args.output}: {kind} of {count} host{'s' if count != 1 else ''}"
                            "; open it in a browser"), file=sys.stderr)
     return _said_unreadable(unreadable) or EXIT_OK
+
+
+# A name ansible-playbook --limit takes as one host, never a pattern (*, ?, [, :, !, &, ~,
+# ",", "@" and blanks widen or change a limit).
+LIMIT_SAFE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,252}")
+
+
+def _print_failing(hosts: list[Any], rule_id: str) -> None:
+    """The hosts whose RULE failed, by their fleet key (the inventory name where known),
+    one a line in name order; a name --limit would read as a pattern is left out, and
+    said."""
+    from .reports.escaping import for_terminal
+
+    names = sorted({host.inventory or host.name for host in hosts
+                    if any(rule.id == rule_id and rule.result == "fail" for rule in host.rules)})
+    for name in names:
+        if LIMIT_SAFE.fullmatch(name):
+            print(name)
+        else:
+            print(for_terminal(f"sascheck: left out, not a plain host name for --limit: "
+                               f"{name!r}"), file=sys.stderr)
 
 
 def _said_unreadable(unreadable: list[str]) -> int:
