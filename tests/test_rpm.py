@@ -137,3 +137,20 @@ def test_installed_command_line_scans(rpms, tmp_path):
                             "import sascheck.content.checks as c; print(c.__file__)"],
                            capture_output=True, text=True, timeout=60)
     assert where.stdout.startswith(str(site)), where.stderr
+
+
+def test_the_source_package_holds_what_git_tracks_and_nothing_else(rpms, tmp_path):
+    """Issue 37: Source0 is git archive of the commit, so a report the README's first
+    command left in the tree (its host name, kernel, mounts) never ships."""
+    sources = tmp_path / "srpm"
+    sources.mkdir()
+    cpio = subprocess.run(["rpm2cpio", str(rpms["source"])], check=True, capture_output=True)
+    subprocess.run(["cpio", "-idm", "--quiet"], input=cpio.stdout, cwd=sources, check=True)
+    tarball = next(sources.glob("sascheck-*.tar.gz"))
+    listed = subprocess.run(["tar", "-tzf", str(tarball)], check=True, capture_output=True,
+                            text=True).stdout.split()
+    shipped = {name.split("/", 1)[1] for name in listed if "/" in name and not name.endswith("/")}
+    tracked = set(subprocess.run(["git", "ls-tree", "-r", "--name-only", "HEAD"], cwd=PROJECT,
+                                 check=True, capture_output=True, text=True).stdout.split())
+    assert shipped == tracked
+    assert not any(name.startswith("sascheck-report") for name in shipped)
