@@ -265,11 +265,25 @@ def bash_script(catalogue: Catalogue, fix: FixInput, mode: str = "bash") -> str:
         target_root=fix.target_root)
 
 
-def ansible_playbook(catalogue: Catalogue, fix: FixInput) -> str:
+def planner_name(output: str) -> str:
+    """The planner script's name beside a playbook: fix.yml -> fix.planner.sh."""
+    stem = Path(output).name
+    for suffix in (".yml", ".yaml"):
+        stem = stem.removesuffix(suffix)
+    return f"{stem}.planner.sh"
+
+
+def ansible_planner(catalogue: Catalogue, fix: FixInput) -> str:
+    """The planner the playbook runs on each host: the bash fix, values from the environment."""
+    return bash_script(catalogue, fix, "env")
+
+
+def ansible_playbook(catalogue: Catalogue, fix: FixInput, planner: str = "sascheck-fix.planner.sh"
+                     ) -> str:
     env = environment()
     return env.get_template("ansible/playbook.yml.j2").render(
         host=fix.host, profile=fix.profile, role=fix.role, version=__version__,
-        planner=bash_script(catalogue, fix, "env").rstrip("\n"), values=fix.values,
+        planner_name=planner, values=fix.values,
         sas_dirs=fix.sas_dirs, env_values=ENV_VALUES, revertable=True,
         rules=[catalogue.rules[rule_id] for rule_id in fix.rule_ids])
 
@@ -381,7 +395,8 @@ def next_steps(fmt: str, output: str, fix: FixInput) -> list[str]:
                  if fix.target_root else f"-i {shlex.quote(target)},")
     steps.append({
         "bash": f"next (on {target}): {run} --dry-run, then {run} (as root)",
-        "ansible": f"next: ansible-playbook {inventory} {script} --check, then without --check",
+        "ansible": f"next: ansible-playbook {inventory} {script} --check, then without --check"
+                   f" ({shlex.quote(planner_name(output))} beside it is the planner it runs)",
         "tuned": f"next: install -D -m 0644 {output} {fix.tuned_user_dir}/"
                  f"{TUNED_PROFILE_NAME}/tuned.conf && tuned-adm profile {TUNED_PROFILE_NAME}",
         "udev": f"next: install -m 0644 {output} {UDEV_RULES_DIRS[0]}/99-sascheck-io.rules && "

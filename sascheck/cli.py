@@ -317,20 +317,46 @@ def _fix_input(catalogue: Any, args: argparse.Namespace) -> Any:
             everything=args.all, only=args.rule)
 
 
+def _fix_outputs(args: argparse.Namespace) -> list[str]:
+    """What ``fix`` writes: the output, and an Ansible playbook's planner beside it."""
+    from .remediations.generate import planner_name
+
+    if args.format != "ansible" or args.output == "-":
+        return [args.output]
+    return [args.output, os.path.join(os.path.dirname(args.output), planner_name(args.output))]
+
+
+def _write_playbook(catalogue: Any, fix_input: Any, output: str) -> None:
+    """The playbook and, beside it, the planner it runs on each host (the library once, not
+    a copy in the playbook's variables)."""
+    from .outputs import STDOUT, write_output
+    from .remediations.generate import ansible_planner, ansible_playbook, planner_name
+
+    if output == STDOUT:
+        raise UsageError("the playbook runs a planner script written beside it: give -o FILE")
+    name = planner_name(output)
+    write_output(os.path.join(os.path.dirname(output), name),
+                 ansible_planner(catalogue, fix_input), mode=0o755)
+    write_output(output, ansible_playbook(catalogue, fix_input, name).rstrip("\n") + "\n")
+
+
 @_rooted
 def _fix(args: argparse.Namespace) -> int:
     from .outputs import STDOUT, check_destinations, write_output
     from .remediations.generate import generate, next_steps
 
     with user_errors():
-        check_destinations([args.output], [args.from_json, args.snapshot, args.sosreport])
+        check_destinations(_fix_outputs(args), [args.from_json, args.snapshot, args.sosreport])
     catalogue = load_rules()
     fix_input = _fix_input(catalogue, args)
     with user_errors():
-        text = generate(args.format, catalogue, fix_input)
-        # A script is executable from the moment it has its name (the mode is set on the
-        # descriptor before the rename, so no racer can redirect a chmod).
-        write_output(args.output, text, mode=0o755 if args.format == "bash" else None)
+        if args.format == "ansible":
+            _write_playbook(catalogue, fix_input, args.output)
+        else:
+            text = generate(args.format, catalogue, fix_input)
+            # A script is executable from the moment it has its name (the mode is set on the
+            # descriptor before the rename, so no racer can redirect a chmod).
+            write_output(args.output, text, mode=0o755 if args.format == "bash" else None)
     if not fix_input.rule_ids:
         print("sascheck: nothing failed; the remediation changes nothing", file=sys.stderr)
     if args.output != STDOUT:

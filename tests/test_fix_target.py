@@ -172,3 +172,16 @@ def test_bash_and_ansible_leave_the_same_image(tmp_path, name, changes, sets):
     assert bash_tree != untouched
     assert {k for k in bash_tree.keys() | ansible_tree.keys()
             if bash_tree.get(k) != ansible_tree.get(k)} == set()
+
+
+def test_the_playbook_runs_its_planner_from_beside_it(tmp_path):
+    """Issue 36: the bash library ships once, as the planner file beside the playbook (run on
+    each host by ansible.builtin.script), not as a copy inside the playbook's variables."""
+    root = image(tmp_path / "root")
+    playbook = generate("ansible", tmp_path / "fix.yml", root, BASELINE_SETS)
+    planner = tmp_path / "fix.planner.sh"
+    assert planner.is_file() and os.access(planner, os.X_OK)
+    text = playbook.read_text()
+    assert "check_target() {" in planner.read_text() and "check_target() {" not in text
+    assert "ansible.builtin.script:" in text and "cmd: \"{{ sascheck_planner }}\"" in text
+    assert "sascheck_planner_name: !unsafe \"fix.planner.sh\"" in text
