@@ -185,3 +185,22 @@ def test_the_playbook_runs_its_planner_from_beside_it(tmp_path):
     assert "check_target() {" in planner.read_text() and "check_target() {" not in text
     assert "ansible.builtin.script:" in text and "cmd: \"{{ sascheck_planner }}\"" in text
     assert "sascheck_planner_name: !unsafe \"fix.planner.sh\"" in text
+
+
+def test_a_revert_ends_green_though_a_human_has_work_left(tmp_path):
+    """Issue 36: the 'work left to a human' tasks do not run under --tags revert, so a revert
+    that restored everything exits 0 even with sascheck_allow_manual false."""
+    require(None if ansible_available() else "ansible-playbook is not installed", "ansible")
+    from .hosts import SasFs
+
+    root = sas_host(tmp_path / "root", tuned_active=None,
+                    filesystems=[SasFs("sasdata", "/sasdata", "ext3")])  # sas_fs_type: manual
+    before = tree_digest(root, times=False)
+    playbook = generate("ansible", tmp_path / "fix.yml", root, BASELINE_SETS)
+    manifest = tmp_path / "fix.manifest"
+    run_playbook(playbook, root, "-e", f"sascheck_manifest={manifest}")
+    assert tree_digest(root, times=False) != before
+    undone = run_playbook(playbook, root, "--tags", "revert", "-e",
+                          f"sascheck_manifest={manifest}", "-e", "sascheck_allow_manual=false")
+    assert undone["failed"] == 0 and undone["changed"] == 1
+    assert tree_digest(root, times=False) == before
