@@ -98,7 +98,8 @@ class FleetData:
                            "f": [failed["high"], failed["medium"], failed["low"]],
                            "r": {rule.id: rule.result for rule in host.rules},
                            "w": sorted(self._regressed.get(host.name, ())),
-                           "m": round(slowest, 1) if slowest is not None else None})
+                           "m": round(slowest, 1) if slowest is not None else None,
+                           **({"x": host.unreachable[:300]} if host.unreachable else {})})
         self._hosts.append(self._section(host))
 
     def _rule_text(self, rule: Any) -> dict[str, Any]:
@@ -155,7 +156,9 @@ class FleetData:
             codes = ["-"] * len(ids)
             for rule_id, result in row["r"].items():
                 codes[column_of[rule_id]] = RESULT_CODES.get(result, "u")
-                counts[rule_id][result if result in ("fail", "error", "pass") else "other"] += 1
+                if "x" not in row:  # a host not scanned adds nothing to a rule's counts
+                    counts[rule_id][result if result in ("fail", "error", "pass")
+                                    else "other"] += 1
             row["r"] = "".join(codes)
             row["w"] = [column_of[r] for r in row["w"] if r in column_of]
             rows.append(row)
@@ -164,6 +167,7 @@ class FleetData:
         return {
             "rules": rules, "counts": counts, "host_count": len(rows),
             "high_failing": sum(1 for row in rows if row["f"][0]),
+            "unreachable": sum(1 for row in rows if "x" in row),
             "from_oscap": sum(1 for row in rows if row["s"] == "oscap"),
             "regressed_hosts": sum(1 for row in rows if row["w"]),
             "measured": any(row["m"] is not None for row in rows),

@@ -104,8 +104,11 @@ class HostView:
 
     @property
     def score(self) -> int | None:
-        """Percent of judged rules that pass; None when nothing was judged."""
-        return round(100 * self.count("pass") / self.judged) if self.judged else None
+        """Percent of judged rules that pass; None when nothing was judged (a host not
+        scanned among them)."""
+        if self.unreachable or not self.judged:
+            return None
+        return round(100 * self.count("pass") / self.judged)
 
     @property
     def score_class(self) -> str:
@@ -131,8 +134,11 @@ class HostView:
         return {message: ids for message, ids in found.items() if len(ids) >= at_least}
 
     def failed_by_severity(self) -> dict[str, int]:
-        return {severity: sum(1 for rule in self.rules if rule.severity == severity
-                              and rule.result in ("fail", "error"))
+        """Failures by severity; none for a host not scanned (its rules' errors say why it
+        is unreachable, not what failed)."""
+        return {severity: 0 if self.unreachable else
+                sum(1 for rule in self.rules if rule.severity == severity
+                    and rule.result in ("fail", "error"))
                 for severity in SEVERITY_ORDER}
 
     @property

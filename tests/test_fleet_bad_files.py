@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from lxml import html as lxml_html
+
 from sascheck.cli import main
 
 from .browser import browser_available, fleet_index, open_page
@@ -43,6 +45,14 @@ def test_each_bad_file_is_an_error_row_and_the_rest_is_reported(tmp_path, capsys
     for file, _ in BAD.values():
         assert file in rows and set(rows[file]["r"]) == {"e"}
         assert f"unreadable results (an error row on the page): {fleet / file}" in said
+        # not scanned: no failures by severity, no score, the reason (issue 38's counts)
+        assert rows[file]["f"] == [0, 0, 0] and rows[file]["sc"] is None
+        assert rows[file]["x"].startswith("results file unreadable:")
+    tree = lxml_html.fromstring(page.read_text())
+    errors = tree.xpath("//table[@class='counts']//tr[td[contains(., 'thp_disabled')]]/td[4]")
+    assert [cell.text_content().strip() for cell in errors][:1] == ["0"]
+    assert tree.xpath("//div[@class='card'][div[contains(., 'Not scanned')]]"
+                      "/div[contains(@class, 'big')]/text()") == [str(len(BAD))]
     assert {"p"} <= set(rows["sasgrid01"]["r"])
     if not browser_available():
         return
@@ -51,6 +61,8 @@ def test_each_bad_file_is_an_error_row_and_the_rest_is_reported(tmp_path, capsys
         section = browser_page.locator("section.host").first
         assert "results file unreadable" in section.text_content()
         assert "not valid JSON" in section.text_content()
+        assert "Not scanned" in section.text_content()
+        assert "Failed, high" not in section.text_content()
     assert log.console_errors == []
 
 

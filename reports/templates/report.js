@@ -246,9 +246,13 @@
     var summary = add(section, el("div", null, "summary"));
     card(summary, "Score", host.sc === null ? "-" : host.sc + "%",
          host.sc === null ? "" : host.sc >= 90 ? "score-good" : host.sc >= 60 ? "score-mid" : "score-bad", "of judged rules pass");
-    ["high", "medium", "low"].forEach(function (severity, n) {
-      card(summary, "Failed, " + severity, host.f[n], host.f[n] ? "score-bad" : "score-good");
-    });
+    if (host.x) {  // not scanned: why, not failures by severity
+      card(summary, "Not scanned", "unreachable", "score-bad", host.x);
+    } else {
+      ["high", "medium", "low"].forEach(function (severity, n) {
+        card(summary, "Failed, " + severity, host.f[n], host.f[n] ? "score-bad" : "score-good");
+      });
+    }
     card(summary, "Not judged", results.filter(function (r) {
       return r[0] === "notchecked" || r[0] === "notapplicable"; }).length, "", "notchecked / n/a");
     if (data.storage.length) { add(section, el("h3", "Storage under the SAS file systems")); }
