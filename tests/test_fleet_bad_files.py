@@ -63,6 +63,17 @@ def test_each_bad_file_is_an_error_row_and_the_rest_is_reported(tmp_path, capsys
         assert "not valid JSON" in section.text_content()
         assert "Not scanned" in section.text_content()
         assert "Failed, high" not in section.text_content()
+        # Counts that mean one thing (issue 38): the shown count is of rule articles, never
+        # the matrix's header cells, which a filter leaves alone.
+        browser_page.locator("#matrix-rows a", has_text="sasgrid01").click()
+        headers = browser_page.locator("table.matrix th.rule:visible").count()
+        browser_page.locator("input[data-filter=result][value=pass]").uncheck()
+        shown = int(browser_page.locator("#shown-count").text_content())
+        assert shown == browser_page.locator("article.rule:visible").count() > 0
+        assert browser_page.locator("table.matrix th.rule:visible").count() == headers
+        cards = browser_page.locator("section.host .card").all_text_contents()
+        assert any(c.startswith("Not judged") and "notchecked / unknown" in c for c in cards)
+        assert any(c.startswith("Not applicable") for c in cards)
     assert log.console_errors == []
 
 

@@ -5,11 +5,12 @@
     scope.querySelectorAll("input[data-filter]").forEach(function (box) {
       (box.dataset.filter === "result" ? results : severities)[box.value] = box.checked;
     });
-    document.querySelectorAll(".rule").forEach(function (rule) {
+    // Rule articles only: the fleet matrix's header cells are class "rule" too.
+    document.querySelectorAll("article.rule").forEach(function (rule) {
       var show = results[rule.dataset.result] !== false && severities[rule.dataset.severity] !== false;
       rule.classList.toggle("hidden", !show);
     });
-    var shown = document.querySelectorAll(".rule:not(.hidden)").length;
+    var shown = document.querySelectorAll("article.rule:not(.hidden)").length;
     var counter = document.getElementById("shown-count");
     if (counter) { counter.textContent = String(shown); }
   }
@@ -253,8 +254,12 @@
         card(summary, "Failed, " + severity, host.f[n], host.f[n] ? "score-bad" : "score-good");
       });
     }
+    // One meaning everywhere: not judged is notchecked and unknown (what the score leaves
+    // out); not applicable is its own count.
     card(summary, "Not judged", results.filter(function (r) {
-      return r[0] === "notchecked" || r[0] === "notapplicable"; }).length, "", "notchecked / n/a");
+      return r[0] === "notchecked" || r[0] === "unknown"; }).length, "", "notchecked / unknown");
+    card(summary, "Not applicable", results.filter(function (r) {
+      return r[0] === "notapplicable"; }).length, "", "role or hardware");
     if (data.storage.length) { add(section, el("h3", "Storage under the SAS file systems")); }
     data.storage.forEach(function (pair) { image(section, pair[1], pair[0]); });
     if (data.measured.length) {
