@@ -302,7 +302,7 @@ def collect(root: HostRoot, values: Mapping[str, Any], value_origins: Mapping[st
     # tuned's ${f:virt_check} asks virt-what, which names a hypervisor or a container
     virtual = None if decision.problems else decision.name in ("kvm_guest", "container")
     tuned = _guard(lambda: collect_tuned(root, virtual))
-    ktune_started = not isinstance(tuned, Unavailable) and bool(tuned.ktune.enabled)
+    ktune = tuned.ktune if not isinstance(tuned, Unavailable) and tuned.ktune.enabled else None
     return Facts(
         root=root.root,
         host=collect_host(root),
@@ -322,7 +322,7 @@ def collect(root: HostRoot, values: Mapping[str, Any], value_origins: Mapping[st
         boot_writes=collect_boot_writes(
             root, {path: (script.text, script.executable)
                    for path, script in init_scripts.items()}, problems),
-        sysctl_boot=collect_sysctl_boot(root, ktune_started, problems, *_tuned_version(tuned)),
+        sysctl_boot=collect_sysctl_boot(root, ktune, problems, *_tuned_version(tuned)),
         boot_mounts=collect_boot_mounts(root, problems),
         lvm_read_ahead=collect_lvm_read_ahead(root, problems),
         udev_rules=collect_udev_rules(root, problems),

@@ -64,6 +64,10 @@ class Ktune:
     # write-back cache; the disks that do (their cache_type says "write back").
     nobarrier_unless_write_back: tuple[str, ...] = ()
     write_back_disks: frozenset[str] = frozenset()
+    # What ktune.init applies with sysctl: its KTUNE_FILES, then SYSCTL_POST's words.
+    sysctl_files: tuple[str, ...] = ()
+    sysctl_post: str = ""
+    problems: tuple[str, ...] = ()  # /etc/sysconfig/ktune unreadable: taken as shipped
 
 
 def _start_function(script: str) -> str:
@@ -158,31 +162,33 @@ def ktune_sysctl_files(root: HostRoot, config: dict[str, str]) -> list[str]:
     return files
 
 
-def ktune_scripts(root: HostRoot, config: dict[str, str]) -> list[str]:
+def ktune_scripts(root: HostRoot, sysctl_files: list[str]) -> list[str]:
     """The scripts ktune.init runs, in its order: for each of KTUNE_FILES,
     ``call_script "${file%.conf}.sh" start``, which runs the script only when it is
     executable (ktune/ktune.init lines 128-143, 160-165). A script with no .conf beside it
     never runs."""
     scripts = [(path[:-len(".conf")] if path.endswith(".conf") else path) + ".sh"
-               for path in ktune_sysctl_files(root, config)]
+               for path in sysctl_files]
     return [script for script in scripts if root.is_executable(script)]
 
 
-def ktune_config(root: HostRoot) -> dict[str, str] | None:
-    """/etc/sysconfig/ktune's assignments; None where it is missing, when ktune.init exits
-    at once ("does not exist", exit 5). Unreadable: taken as the shipped file."""
+def ktune_config(root: HostRoot) -> tuple[dict[str, str] | None, str]:
+    """/etc/sysconfig/ktune's assignments, and a problem reading it; None where it is
+    missing, when ktune.init exits at once ("does not exist", exit 5). Unreadable: taken as
+    the shipped file, and said."""
     try:
         text = root.read_optional(KTUNE_SYSCONFIG, 65536)
-    except FactError:
-        return {**KTUNE_SHIPPED_CONFIG}
-    return None if text is None else shell_assignments(text)
+    except FactError as exc:
+        return {**KTUNE_SHIPPED_CONFIG}, f"{exc}: ktune's settings taken as shipped"
+    return (None if text is None else shell_assignments(text)), ""
 
 
 def collect_ktune(root: HostRoot) -> Ktune:
     enabled = next(iter(sysv_start_links(root.listdir, KTUNE_SYSV)), "")
-    config = ktune_config(root) if enabled else None
+    config, problem = ktune_config(root) if enabled else (None, "")
     if config is None:
         return Ktune("", ())
+    sysctl_files = ktune_sysctl_files(root, config)
     functions, source = ktune_functions(root)
     found: dict[str, list[str]] = {KTUNE_ENABLES_THP: [], KTUNE_NOBARRIER: [],
                                    KTUNE_DISABLES_BARRIERS: []}
@@ -194,7 +200,7 @@ def collect_ktune(root: HostRoot) -> Ktune:
     thp: list[KtuneThpWrite] = []
     governor: tuple[str, str] | None = None
     undefined: list[str] = []
-    for path in ktune_scripts(root, config):
+    for path in ktune_scripts(root, sysctl_files):
         try:
             text = root.read_optional(path, 1024 * 1024) or ""
         except FactError:  # unreadable: it may do either; assume it does
@@ -217,4 +223,6 @@ def collect_ktune(root: HostRoot) -> Ktune:
     return Ktune(enabled, tuple(found[KTUNE_ENABLES_THP]), tuple(found[KTUNE_NOBARRIER]),
                  config.get("ELEVATOR", "").strip(), tuple(factors), latency, tuple(thp),
                  tuple(undefined), governor, conditional,
-                 _write_back_disks(root) if conditional else frozenset())
+                 _write_back_disks(root) if conditional else frozenset(),
+                 tuple(sysctl_files), config.get("SYSCTL_POST", ""),
+                 (problem,) if problem else ())

@@ -36,7 +36,7 @@ from ..rules.host_layout import (
 )
 from .dropins import merged
 from .hostroot import FactError, HostRoot
-from .ktune import ktune_config, ktune_sysctl_files
+from .ktune import Ktune
 from .tuned import release_text
 
 FALSE_WORDS = ("0", "false", "no", "off")
@@ -144,7 +144,7 @@ def _links_to_sysctl_conf(root: HostRoot, path: str) -> bool:
         return False
 
 
-def collect_sysctl_boot(root: HostRoot, ktune_started: bool, problems: list[str],
+def collect_sysctl_boot(root: HostRoot, ktune: Ktune | None, problems: list[str],
                         tuned_version: tuple[int, int, int] | None = None,
                         tuned_version_source: str = "") -> SysctlBoot:
     """What each stage applies; ``tuned_version`` (None: unknown, taken as current) decides
@@ -157,11 +157,10 @@ def collect_sysctl_boot(root: HostRoot, ktune_started: bool, problems: list[str]
         boot.early = reader.in_order(files) + ([] if linked else reader.lines(SYSCTL_CONF))
     else:
         boot.early = reader.lines(SYSCTL_CONF) + reader.in_order(reader.merged(SYSCTL_DIRS[:1]))
-    if ktune_started:
-        config = ktune_config(root) or {}
-        boot.ktune = [line for path in ktune_sysctl_files(root, config)
-                      for line in reader.lines(path)]
-        for path in _sysctl_post_files(root, config.get("SYSCTL_POST", ""), problems):
+    if ktune is not None:  # started at boot (scanner/ktune.py read what it applies)
+        problems.extend(ktune.problems)
+        boot.ktune = [line for path in ktune.sysctl_files for line in reader.lines(path)]
+        for path in _sysctl_post_files(root, ktune.sysctl_post, problems):
             boot.ktune += reader.lines(path)
     if tuned_version is not None and tuned_version[:2] < TUNED_REAPPLY_SYSCTL_SINCE:
         boot.reapply_sysctl = False

@@ -56,3 +56,16 @@ def test_numa_with_nothing_to_judge_is_never_a_pass(host, scan, tmp_path):
     (root / "proc/cmdline").write_text(kept)
     assert scan(root)["by_id"]["numa_enabled"]["result"] == "pass"
     assert oscap_verdict(root, "numa_enabled", tmp_path / "judged", BASELINE_SETS) == "pass"
+
+
+def test_an_unreadable_ktune_configuration_is_said(host, tmp_path, scan):
+    """RHEL 6: /etc/sysconfig/ktune that cannot be read (here a directory) is taken as the
+    shipped file for what ktune applies, and the results say so with its path."""
+    from .verdict_hosts import KTUNE_FILES, KTUNE_LINKS, RHEL6_KTUNE
+
+    root = host(**{**RHEL6_KTUNE, "extra_files": KTUNE_FILES, "extra_links": KTUNE_LINKS})
+    (root / "etc/sysconfig/ktune").unlink()
+    (root / "etc/sysconfig/ktune").mkdir()
+    problems = scan(root)["problems"]
+    assert any(p.startswith("/etc/sysconfig/ktune: not a regular file") and
+               "taken as shipped" in p for p in problems), problems
