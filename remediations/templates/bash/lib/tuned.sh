@@ -114,6 +114,13 @@ tuned_profile_text() {
 # ktune.init exits at once where /etc/sysconfig/ktune is missing.
 ktune_started() { sysv_started "$LAYOUT_KTUNE_SYSV" && [[ -e "$ROOT$LAYOUT_KTUNE_SYSCONFIG" ]]; }
 
+# A ktune.d entry's name as a message may show it: a file name from the host reaches the
+# terminal only when it is plainly a name.
+ktune_script_name() {
+    local name="${1#"$ROOT"}"
+    if udev_safe "${name##*/}"; then printf '%s' "$name"; else printf 'a script in %s' "$LAYOUT_KTUNE_SCRIPTS"; fi
+}
+
 # The scripts ktune runs at boot: X.sh beside each /etc/ktune.d/X.conf, when executable
 # (ktune.init's call_script; scanner/ktune.py). Each as two NUL-ended paths under $ROOT: the
 # ktune.d entry, and the file to read (offline, a link's absolute target inside the image).
@@ -142,8 +149,7 @@ ktune_scripts() {
 ktune_lowers_read_ahead() {
     local script file name
     while IFS= read -r -d '' script && IFS= read -r -d '' file; do
-        name="${script#"$ROOT"}"  # a file name from the host reaches the terminal: if safe
-        udev_safe "${name##*/}" || name="a script in $LAYOUT_KTUNE_SCRIPTS"
+        name="$(ktune_script_name "$script")"
         if awk '/^start\(\)/ { body = 1 } body && /^}/ { body = 0 }
                 body && $1 == "multiply_disk_readahead" && $2 + 0 < 1 { found = 1 }
                 END { exit !found }' "$file"; then
