@@ -19,6 +19,7 @@ import jinja2
 
 from .. import __version__
 from ..reports.escaping import for_terminal
+from ..reports.resultfile import forced_role, scanned_image
 from ..rules import Catalogue, Rule, parse_assignment, resolve_values
 from ..rules.errors import UserInputError
 from ..rules.host_layout import (
@@ -421,22 +422,6 @@ def generate(fmt: str, catalogue: Catalogue, fix: FixInput) -> str:
     raise FixError(f"format {fmt!r} is not available yet")
 
 
-def _forced_role(result: Mapping[str, Any], role: str) -> str:
-    """The role the fix must act as: ``sascheck fix --role``, else the scan's own --role
-    (a fix that detected the role again could act as another)."""
-    if role != "auto":
-        return role
-    recorded = result.get("role", {})
-    return str(recorded.get("name", "")) if recorded.get("source") == "--role" else ""
-
-
-def _scanned_image(result: Mapping[str, Any]) -> str:
-    """The directory root a scan read, when it was one (not this host, not a snapshot or
-    sosreport, which name their archive there and say so in ``source``)."""
-    root = str(result["host"].get("root", "/"))
-    return "" if root == "/" or "source" in result else root
-
-
 def _release(text: object) -> tuple[int, ...] | None:
     """A results file's tuned_version ("2.21.0"), or None where absent or not a release."""
     if not isinstance(text, str) or not re.fullmatch(r"[0-9]{1,4}(\.[0-9]{1,4}){2}", text):
@@ -462,7 +447,9 @@ def fix_input_from_result(catalogue: Catalogue, result: Mapping[str, Any], *,
                     profile=profile_name, kernel=result["host"].get("kernel", ""),
                     values=values, rule_ids=select_rules(result, catalogue, everything, only),
                     storage=tuple(result.get("storage", [])),
-                    forced_role=_forced_role(result, role),
+                    # sascheck fix --role, else the scan's own --role (a fix that detected
+                    # the role again could act as another)
+                    forced_role=role if role != "auto" else forced_role(result),
                     tuned_profiles=(tuple(result["host"]["tuned_profiles"])
                                     if "tuned_profiles" in result["host"] else None),
                     tuned_new_layout=bool(result["host"].get("tuned_new_layout")),
@@ -471,4 +458,4 @@ def fix_input_from_result(catalogue: Catalogue, result: Mapping[str, Any], *,
                     tuned_site_profile=str(result["host"].get("tuned_site_profile", "")),
                     target_hostname=str(result["host"].get("hostname", "")),
                     target_machine_id=str(result["host"].get("machine_id", "")),
-                    target_root=_scanned_image(result))
+                    target_root=scanned_image(result))

@@ -9,6 +9,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from ..rules import Catalogue
+from ..scanner.fix_order import fix_ranks
 from .arf import ArfError, read_arf
 from .arf_oval import OvalItem
 from .resultfile import MAX_RESULT_BYTES, ResultFileError, decode_json, validate_result
@@ -193,9 +194,7 @@ def from_json(data: dict[str, Any], path: str, catalogue: Catalogue) -> HostView
             measurements=list(data.get("measurements", [])),
             io_targets=_io_targets(data.get("values"), catalogue),
             values=dict(data["values"]) if isinstance(data.get("values"), dict) else {})
-        ranks = {rule_id: index * 64 + position
-                 for index, entry in enumerate(data.get("fix_order", []))
-                 for position, rule_id in enumerate(entry["rules"])}
+        ranks = fix_ranks(data.get("fix_order", []))
         view.rules = [with_catalogue(RuleView(
             id=r["id"], title=r.get("title", ""), severity=r.get("severity", ""),
             result=r["result"], expected=r.get("expected", ""), actual=r.get("actual", ""),

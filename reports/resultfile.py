@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -116,3 +117,16 @@ def _lone_surrogates(data: Any) -> bool:
 
 def read_result(path: str) -> dict[str, Any]:
     return parse_result(read_bytes_capped(path), path)
+
+
+def scanned_image(result: Mapping[str, Any]) -> str:
+    """The directory root a scan read, when it was one (not this host, not a snapshot or
+    sosreport, which name their archive there and say so in ``source``); else ""."""
+    root = str(result["host"].get("root", "/"))
+    return "" if root in ("/", "") or "source" in result else root
+
+
+def forced_role(result: Mapping[str, Any]) -> str:
+    """The role the scan was told (--role), which a fix of it must act as; else ""."""
+    role = result.get("role", {})
+    return str(role.get("name", "")) if role.get("source") == "--role" else ""

@@ -11,7 +11,9 @@ from rich.table import Table
 from rich.text import Text
 
 from ..rules.host_layout import SAS_ROLE_VALUES
+from ..scanner.fix_order import fix_ranks
 from .escaping import deep, for_terminal
+from .resultfile import forced_role, scanned_image
 
 SYMBOLS = {
     "pass": ("✔", "green"),
@@ -45,8 +47,9 @@ def render(result: dict[str, Any], console: Console) -> None:
         console.print(Text(f"  note: {note}", style="yellow"))
     footnotes: list[str] = []
     rows = []
+    ranks = fix_ranks(result.get("fix_order", []))
     for rule in sorted(result["rules"], key=lambda r: (ORDER.index(r["result"]),
-                                                       fix_rank(result, r["id"]))):
+                                                       ranks.get(r["id"], len(ranks) * 64))):
         symbol, style = SYMBOLS[rule["result"]]
         if rule["result"] in ("fail", "error") and rule["expected"]:
             detail = Text.assemble(rule["actual"] or rule["message"],
@@ -88,35 +91,24 @@ def render(result: dict[str, Any], console: Console) -> None:
         console.print(Text(f"next: {fix_hint(result)}", style="bold"))
 
 
-def fix_rank(result: dict[str, Any], rule_id: str) -> int:
-    """Where the rule stands in the results' fix order (failing rules; others last)."""
-    order = result.get("fix_order", [])
-    for index, entry in enumerate(order):
-        if rule_id in entry.get("rules", []):
-            return index * 64 + list(entry["rules"]).index(rule_id)
-    return len(order) * 64
-
-
 def fix_hint(result: dict[str, Any]) -> str:
     """The fix command for this host, with every choice the scan made (its profile, a
     forced role, the directory root it read), shell-quoted."""
-    host, role = result["host"], result["role"]
     args = ["sascheck", "fix", "--format", "bash"]
-    root = host.get("root", "/")
-    image = root not in ("/", "") and "source" not in result
+    image = scanned_image(result)
     if image:
-        args += ["--root", root]
+        args += ["--root", image]
     if result.get("profile") not in (None, "default"):
         args += ["--profile", result["profile"]]
-    if role.get("source") == "--role":
-        args += ["--role", role["name"]]
+    if role := forced_role(result):
+        args += ["--role", role]
     given: dict[str, list[str]] = {}
     for entry in result.get("sas_dirs", []):
         if entry.get("source") == "--set" and entry.get("role") in SAS_ROLE_VALUES:
             given.setdefault(SAS_ROLE_VALUES[entry["role"]], []).append(entry["path"])
     for name, paths in given.items():
         args += ["--set", f"{name}={','.join(paths)}"]
-    run = (f"SASCHECK_ROOT={shlex.quote(root)} bash sascheck-fix.sh" if image
+    run = (f"SASCHECK_ROOT={shlex.quote(image)} bash sascheck-fix.sh" if image
            else "bash sascheck-fix.sh")
     return f"{shlex.join([*args, '-o', 'sascheck-fix.sh'])}, then {run} --dry-run"
 

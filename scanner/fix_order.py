@@ -53,6 +53,13 @@ def _rank(group: list[RuleResult], impacts: Mapping[str, dict[str, Any] | None]
     return kind, -percent, severity, min(r.rule_id for r in group)
 
 
+def fix_ranks(order: Iterable[Mapping[str, Any]]) -> dict[str, int]:
+    """Each rule's place in a fix order (results' ``fix_order``), for sorting tables: the
+    entry's index, then the rule's place in it (a rule not in the order has none)."""
+    return {rule_id: index * 64 + position for index, entry in enumerate(order)
+            for position, rule_id in enumerate(entry["rules"])}
+
+
 def fix_order(results: Iterable[RuleResult], catalogue: Catalogue) -> list[dict[str, Any]]:
     """The failing rules in the order to fix them: each entry the rules one action fixes
     (runtime rules before the at-boot rule keeping them), its impact, and its severity."""
