@@ -284,12 +284,17 @@ MULTIPATH_UUID_PREFIX = "mpath-"  # dm/uuid of a multipath map: mpath-<wwid>
 # (by ALUA target port group) arrived in multipath-tools 0.9.6 (libmultipath: add
 # group_by_tpg path_grouping_policy).
 MULTIPATH_ALL_PATHS = ("multibus", "group_by_prio", "group_by_tpg")
-# What multipath-tools' built-in hardware table (libmultipath/hwtable.c) sets for arrays
-# sascheck knows, as (vendor regex, product regex, path_grouping_policy); for any other
-# array the table may hold an entry sascheck cannot see.
+# The installed multipath-tools' whole configuration, its built-in hardware table merged
+# with multipath.conf (`multipath -t`), kept under this name in a snapshot of a running host
+# and in a rebuilt sosreport (sos 3.7 on: the multipath plugin's multipath_-t).
+MULTIPATH_CONFIG_DUMP = "/run/sascheck/multipath-t"
+# Where none was recorded, the table of the multipath-tools the release ships, as
+# scripts/extract-hwtable took it from libmultipath/hwtable.c at that version's tag.
+MULTIPATH_HWTABLE_FILE = "multipath_hwtable.json"  # in rules/
 XTREMIO_VENDOR = "XtremIO"  # the SCSI vendor XtremIO LUNs report (device/vendor, ID_VENDOR)
-MULTIPATH_HWTABLE = ((XTREMIO_VENDOR, "XtremApp", "multibus"),)
-MULTIPATH_DEFAULT_GROUPING = "failover"  # multipath-tools' own default
+MULTIPATH_DEFAULT_GROUPING = "failover"  # multipath-tools' own default (DEFAULT_PGPOLICY)
+OS_RELEASE = "/etc/os-release"
+REDHAT_RELEASE = "/etc/redhat-release"
 
 # -- striping ------------------------------------------------------------------------------
 # dm-stripe and md publish a striped volume's layout in its queue limits (the kernel's
@@ -467,6 +472,7 @@ def shell_layout() -> str:
         "MULTIPATH_CONF_DIR": (MULTIPATH_CONF_DIR,),
         "MULTIPATH_UUID_PREFIX": (MULTIPATH_UUID_PREFIX,),
         "DMSETUP_TABLE": (DMSETUP_TABLE,), "DMSETUP_STATUS": (DMSETUP_STATUS,),
+        "MULTIPATH_CONFIG_DUMP": (MULTIPATH_CONFIG_DUMP,),
         "NUMA_NODES_ONLINE": (NUMA_NODES_ONLINE,),
         "SAS_HOMES": SAS_HOMES, "SAS_FOUNDATIONS": SAS_FOUNDATIONS,
         "SAS_CONFIG_DIRS": SAS_CONFIG_DIRS, "SAS_USERMODS": (SAS_USERMODS,),

@@ -148,6 +148,7 @@ LAYOUT_MULTIPATH_CONF_DIR=/etc/multipath/conf.d
 LAYOUT_MULTIPATH_UUID_PREFIX=mpath-
 LAYOUT_DMSETUP_TABLE=/run/sascheck/dmsetup-table
 LAYOUT_DMSETUP_STATUS=/run/sascheck/dmsetup-status
+LAYOUT_MULTIPATH_CONFIG_DUMP=/run/sascheck/multipath-t
 LAYOUT_NUMA_NODES_ONLINE=/sys/devices/system/node/online
 LAYOUT_SAS_HOMES='/opt/sas/SASHome /usr/local/SASHome /opt/SASHome '
 LAYOUT_SAS_HOMES="$LAYOUT_SAS_HOMES"'/sas/SASHome /usr/local/SAS /opt/SAS'
@@ -684,6 +685,14 @@ if [ -z "$ROOT" ] && [ "$(id -u)" = 0 ] && command -v dmsetup >/dev/null 2>&1 \
         || rm -f "$R$LAYOUT_DMSETUP_TABLE"
     dmsetup status --target multipath 2>/dev/null | head -c 4194304 > "$R$LAYOUT_DMSETUP_STATUS" \
         || rm -f "$R$LAYOUT_DMSETUP_STATUS"
+fi
+# The installed multipath-tools' configuration with its built-in hardware table (read-only:
+# multipath -t prints it and exits), which decides for arrays multipath.conf does not name.
+if [ -z "$ROOT" ] && [ "$(id -u)" = 0 ] && command -v multipath >/dev/null 2>&1 \
+        && stage_dir "${LAYOUT_MULTIPATH_CONFIG_DUMP%/*}"; then
+    multipath -t 2>/dev/null | head -c 4194304 > "$R$LAYOUT_MULTIPATH_CONFIG_DUMP" \
+        || rm -f "$R$LAYOUT_MULTIPATH_CONFIG_DUMP"
+    [ -s "$R$LAYOUT_MULTIPATH_CONFIG_DUMP" ] || rm -f "$R$LAYOUT_MULTIPATH_CONFIG_DUMP"
 fi
 
 # Mount points must exist in the snapshot (oscap's partition probe stats them); one with a

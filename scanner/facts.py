@@ -40,6 +40,7 @@ from .dropins import merged
 from .guests import collect_guests
 from .hostroot import FactError, HostRoot
 from .multipath import collect_multipath, knows_detect_pgpolicy
+from .multipath_hwtable import HwTable, host_table
 from .multipath_runtime import collect_runtime_maps
 from .numa import NumaFacts, collect_numa
 from .parsers.dm_multipath import MultipathMap
@@ -116,6 +117,8 @@ class Facts:
     multipath_detects: tuple[bool | None, str] = (None, "")
     # The kernel's tables for each multipath map by name; None: not recorded
     multipath_runtime: dict[str, MultipathMap] | Unavailable | None = None
+    # multipath-tools' built-in hardware table as this host has it, or why it is not known
+    multipath_table: HwTable | str = "not read"
     vxfs_tunables: dict[str, dict[str, str]] = field(default_factory=dict)  # tunefstab
     cpuidle: CpuIdle = field(default_factory=lambda: CpuIdle(""))
     cpu_features: CpuFeatures = field(default_factory=CpuFeatures)
@@ -335,6 +338,7 @@ def collect(root: HostRoot, values: Mapping[str, Any], value_origins: Mapping[st
         multipath=collect_multipath(root),
         multipath_detects=knows_detect_pgpolicy(root),
         multipath_runtime=collect_runtime_maps(root),
+        multipath_table=host_table(root),
         vxfs_tunables=parse_tunefstab(_read_noting(root, VXFS_TUNEFSTAB, problems) or ""),
         problems=problems,
     )

@@ -12,11 +12,11 @@ from ..rules.host_layout import (
     MULTIPATH_CONF,
     MULTIPATH_CONF_DIR,
     MULTIPATH_DEFAULT_GROUPING,
-    MULTIPATH_HWTABLE,
     MULTIPATH_MANPAGES,
 )
 from . import host_regex
 from .hostroot import FactError, HostRoot
+from .multipath_hwtable import HwTable, table_setting
 from .parsers.multipath_conf import MultipathConf, MultipathConfError, parse_multipath_conf
 from .unavailable import Unavailable
 
@@ -112,19 +112,28 @@ def _site_setting(conf: MultipathConf, key: str, wwid: str, vendor: str,
     return None
 
 
-def _configured_prio(conf: MultipathConf, wwid: str, vendor: str,
-                     product: str) -> tuple[str, str] | None:
+def _configured_prio(conf: MultipathConf, wwid: str, vendor: str, product: str,
+                     table: HwTable | str) -> tuple[str, str] | None:
     """The prioritizer select_prio (propsel.c) takes from the configuration when detect_prio
-    picks none: a multipaths entry, overrides, a devices entry, defaults; with where it was
-    read. None: only the built-in table or multipath-tools' default (const) decides."""
+    picks none: a multipaths entry, overrides, a devices entry (the user's, then the built-in
+    table's), defaults; with where it was read. None: not known."""
     found = _site_setting(conf, "prio", wwid, vendor, product)
-    if found is None and "prio" in conf.defaults:
-        found = conf.defaults["prio"], f"{MULTIPATH_CONF} defaults"
-    return found
+    if found is not None:
+        return found
+    if isinstance(table, str):
+        return None  # the built-in table's prioritizer is not known
+    built_in = table_setting(table, "prio", vendor, product)
+    if built_in.unsure:
+        return None
+    if built_in.value is not None:
+        return built_in.value, built_in.source
+    if "prio" in conf.defaults:
+        return conf.defaults["prio"], f"{MULTIPATH_CONF} defaults"
+    return None
 
 
 def _every_path_alua_or_sysfs(conf: MultipathConf, wwid: str, vendor: str, product: str,
-                              paths: PathPriorities) -> str | None:
+                              paths: PathPriorities, table: HwTable | str) -> str | None:
     """Why every path of the map uses the alua or sysfs prioritizer (verify_alua_prio), or
     None where they do not or sascheck cannot tell. detect_prio (on by default) gives a path
     with TPGS in its INQUIRY data alua (or sysfs); any other path takes the configured
@@ -133,9 +142,9 @@ def _every_path_alua_or_sysfs(conf: MultipathConf, wwid: str, vendor: str, produ
     if detect_prio and paths.alua:
         return ("every path reports ALUA in its SCSI INQUIRY data (TPGS), so detect_prio "
                 "gives each the alua prioritizer")
-    configured = _configured_prio(conf, wwid, vendor, product)
+    configured = _configured_prio(conf, wwid, vendor, product, table)
     if configured is None:
-        return None  # the built-in table's prioritizer: not modelled
+        return None
     prio, where = configured
     if prio == "sysfs":
         return f"every path uses prio sysfs ({where})"
@@ -145,7 +154,7 @@ def _every_path_alua_or_sysfs(conf: MultipathConf, wwid: str, vendor: str, produ
 
 
 def _detected(conf: MultipathConf, wwid: str, vendor: str, product: str,
-              paths: PathPriorities) -> Grouping | None:
+              paths: PathPriorities, table: HwTable | str) -> Grouping | None:
     """select_pgpolicy's first step (propsel.c, 0.9.6): with detect_pgpolicy on (its default)
     and every path using the alua or sysfs prioritizer, group_by_prio (group_by_tpg with
     detect_pgpolicy_use_tpg), whatever path_grouping_policy says."""
@@ -153,7 +162,7 @@ def _detected(conf: MultipathConf, wwid: str, vendor: str, product: str,
         return None
     if (_setting(conf, DETECT, vendor, product) or "yes") != "yes":
         return None
-    why = _every_path_alua_or_sysfs(conf, wwid, vendor, product, paths)
+    why = _every_path_alua_or_sysfs(conf, wwid, vendor, product, paths, table)
     if why is None:
         return None
     tpg = (_setting(conf, DETECT_TPG, vendor, product) or "no") == "yes"
@@ -171,21 +180,26 @@ def _matches(pattern: str, value: str) -> bool:
 
 
 def grouping(conf: MultipathConf | None, wwid: str, vendor: str, product: str,
-             paths: PathPriorities | None = None) -> Grouping:
-    """The path_grouping_policy multipathd gives a map, and which setting decides it."""
+             paths: PathPriorities | None = None,
+             table: HwTable | str = "no built-in table is known") -> Grouping:
+    """The path_grouping_policy multipathd gives a map, and which setting decides it:
+    multipath.conf above the built-in table, which is above the defaults section and
+    multipath-tools' own default (propsel.c's select_pgpolicy)."""
     conf = conf or MultipathConf()
-    detected = _detected(conf, wwid, vendor, product, paths) if paths else None
+    detected = _detected(conf, wwid, vendor, product, paths, table) if paths else None
     if detected is not None:
         return detected
     site = _site_setting(conf, KEY, wwid, vendor, product)
     if site is not None:
         return Grouping(*site)
-    for table_vendor, table_product, policy in MULTIPATH_HWTABLE:
-        if _matches(table_vendor, vendor) and _matches(table_product, product):
-            return Grouping(policy, f"multipath-tools' built-in table ({table_vendor} "
-                                    f"{table_product})")
+    if isinstance(table, str):
+        return Grouping(None, f"the built-in table decides for {vendor} {product}, and {table}")
+    built_in = table_setting(table, KEY, vendor, product)
+    if built_in.unsure:
+        return Grouping(None, f"{built_in.source}: {built_in.unsure}")
+    if built_in.value is not None:
+        return Grouping(built_in.value, built_in.source)
     if KEY in conf.defaults:
-        return Grouping(None, f"{MULTIPATH_CONF} defaults say {conf.defaults[KEY]}, but the "
-                              f"built-in table may hold an entry for {vendor} {product}")
-    return Grouping(None, f"the built-in table decides for {vendor} {product} (else "
-                          f"{MULTIPATH_DEFAULT_GROUPING})")
+        return Grouping(conf.defaults[KEY], f"{MULTIPATH_CONF} defaults ({built_in.source})")
+    return Grouping(MULTIPATH_DEFAULT_GROUPING,
+                    f"multipath-tools' default ({built_in.source})")

@@ -32,6 +32,7 @@ from ..rules.errors import UserInputError
 from ..rules.host_layout import (
     DMSETUP_STATUS,
     DMSETUP_TABLE,
+    MULTIPATH_CONFIG_DUMP,
     TUNED02_PROFILES,
     TUNED_BINARIES,
     TUNED_VERSION_DIRS,
@@ -59,6 +60,8 @@ DMSETUP = "/sos_commands/devicemapper/dmsetup_info_-c"
 # keeps the multipath lines).
 DMSETUP_TABLES = {"/sos_commands/devicemapper/dmsetup_table": DMSETUP_TABLE,
                   "/sos_commands/devicemapper/dmsetup_status": DMSETUP_STATUS}
+# The multipath plugin's "multipath -t" (sos 3.7 on): the installed build's own table.
+MULTIPATH_T = "/sos_commands/multipath/multipath_-t"
 SYSCTL = "/sos_commands/kernel/sysctl_-a"
 RPMS = "/installed-rpms"
 TUNED_PLUGIN = "/sos_commands/tuned"
@@ -304,6 +307,9 @@ def _rebuild_block(writer: _Writer, report: Sosreport) -> None:
         if (output := writer.text(command)) is not None:
             writer.put(kept_as, output)
             report.notes.append(f"the kernel's multipath groups from {command}")
+    if (output := writer.text(MULTIPATH_T)) is not None:
+        writer.put(MULTIPATH_CONFIG_DUMP, output)
+        report.notes.append(f"multipath-tools' built-in hardware table from {MULTIPATH_T}")
     if any(k.startswith("dm-") for k in devices):
         if dmsetup is not None:
             report.notes.append(f"device-mapper UUIDs from {DMSETUP}")

@@ -393,6 +393,18 @@ blacklist {
 SAS_MPATH_WWID = "3600" + "1".zfill(28)  # tests/rootbuilder.py's mpatha (first_dm=1)
 
 
+# `multipath -t` of Debian 12's multipath-tools 0.9.4 with a site entry for "ACME" "Box"
+# (tests/fixtures/multipath-tools-0.9.4/README.md).
+MULTIPATH_T_094 = (Path(__file__).resolve().parent / "fixtures" / "multipath-tools-0.9.4"
+                   / "multipath-t").read_text()
+# /etc/os-release of a host whose multipath-tools sascheck has no table for.
+DEBIAN_OS_RELEASE = ('PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nNAME="Debian GNU/Linux"\n'
+                     'VERSION_ID="12"\nID=debian\n')
+RHEL10_OS_RELEASE = ('NAME="Red Hat Enterprise Linux"\nVERSION="10.0 (Coughlan)"\nID="rhel"\n'
+                     'ID_LIKE="centos fedora"\nVERSION_ID="10.0"\n'
+                     'PRETTY_NAME="Red Hat Enterprise Linux 10.0 (Coughlan)"\n')
+
+
 def multipath_conf(site: str = "", defaults: str = "") -> str:
     """mpathconf's file with ``defaults`` lines added to its defaults and ``site`` after."""
     text = MPATHCONF.replace('\tenable_foreign "^$"\n', f'\tenable_foreign "^$"\n{defaults}')

@@ -336,8 +336,12 @@ class RootBuilder:
         self.file("/etc/hostname", hostname + "\n")
         self.file("/proc/sys/kernel/hostname", hostname + "\n")
         self.file("/proc/sys/kernel/osrelease", kernel + "\n")
-        self.file("/etc/os-release", f'NAME="Red Hat Enterprise Linux"\n'
-                                     f'PRETTY_NAME="{pretty_name}"\nID="rhel"\n')
+        version = re.search(r"\b([0-9]+(?:\.[0-9]+)?) ", pretty_name)
+        # As RHEL 8 writes it (its redhat-release package's os-release).
+        self.file("/etc/os-release", 'NAME="Red Hat Enterprise Linux"\n'
+                                     'ID="rhel"\nID_LIKE="fedora"\n'
+                                     + (f'VERSION_ID="{version.group(1)}"\n' if version else "")
+                                     + f'PRETTY_NAME="{pretty_name}"\n')
         self.file("/etc/redhat-release", pretty_name + "\n")
         self.file("/proc/meminfo", f"MemTotal:       {memory_kib} kB\n")
         return self

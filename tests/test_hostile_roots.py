@@ -168,11 +168,11 @@ def test_a_multipath_vendor_regex_that_would_backtrack_is_run_in_linear_time(tmp
     """multipath.conf's vendor is a regular expression the host wrote, matched against the
     paths' SCSI vendor (a doctored image can make it 4,000 bytes, the most sascheck reads of an attribute)."""
     conf = multipath_conf('devices {\n\tdevice {\n\t\tvendor "(a+)+$"\n\t\tproduct ".*"\n'
-                          "\t\tpath_grouping_policy failover\n\t}\n}\n")
+                          "\t\tpath_grouping_policy multibus\n\t}\n}\n")
     near = sas_host(tmp_path / "near", path_vendor="a" * 4000 + "!",
                     extra_files={"/etc/multipath.conf": conf})
-    # multipathd's built-in table does not know this vendor: not judged, and at once.
-    assert _scan_json(near)["multipath_all_paths_active"]["result"] == "notchecked"
+    # Neither the site's entry nor RHEL 8's built-in table matches: failover, and at once.
+    assert _scan_json(near)["multipath_all_paths_active"]["result"] == "fail"
     matching = sas_host(tmp_path / "match", path_vendor="a" * 4000,
                         extra_files={"/etc/multipath.conf": conf})
-    assert _scan_json(matching)["multipath_all_paths_active"]["result"] == "fail"
+    assert _scan_json(matching)["multipath_all_paths_active"]["result"] == "pass"

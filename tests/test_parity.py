@@ -100,11 +100,17 @@ KNOWN_DIFFERENCES: dict[str, dict[str, tuple[str, str]]] = {
     # the built-in hardware table holds: any line setting another policy fails it.
     "multipath: defaults failover, XtremIO's table entry wins": {
         "multipath_all_paths_active": ("pass", "fail")},
-    "multipath: an array the built-in table may know": {
-        "multipath_all_paths_active": ("notchecked", "pass")},
     "multipath: an unclosed section": {"multipath_all_paths_active": ("error", "pass")},
-    # SATA paths (vendor ATA) under a multipath map: an array the built-in table may know.
-    "io boot: RHEL 7 SATA disks keep cfq": {"multipath_all_paths_active": ("notchecked", "pass")},
+    # One data stream serves every release: OVAL reads multipath.conf, never the built-in
+    # table of the host's multipath-tools, which the scanner takes from `multipath -t` or
+    # the release (an array no table knows, here SATA disks, fails over).
+    "multipath: an array no table knows fails over": {
+        "multipath_all_paths_active": ("fail", "pass")},
+    "io boot: RHEL 7 SATA disks keep cfq": {"multipath_all_paths_active": ("fail", "pass")},
+    "multipath: an array only a later table knows": {
+        "multipath_all_paths_active": ("notchecked", "pass")},
+    "multipath: a release whose table sascheck lacks": {
+        "multipath_all_paths_active": ("notchecked", "pass")},
     # OVAL cannot pair a device's minimum and optimal I/O sizes: any published optimal size
     # over a device below counts, so a linear LV inheriting its LUN's hints passes there, and
     # BUFSIZE is held against its unit, where sascheck finds no striped volume to judge.

@@ -22,6 +22,7 @@ from sascheck.rules import Catalogue
 from sascheck.scanner.scan import run_scan
 from sascheck.scanner.sosreport import LSBLK, LSBLK_TREE, opened
 
+from .boot_samples import DEBIAN_OS_RELEASE, MULTIPATH_T_094
 from .hosts import SasFs, sas_host, tree_digest
 from .lab import make_fs, prerequisites_missing
 from .sosbuilder import sosreport_archive, sosreport_tree
@@ -354,3 +355,23 @@ def test_only_paths_sos_collects_count_as_gaps(tmp_path):
     held = RuleResult("r", "t", "high", Verdict.ERROR, "", "", [],
                       "/sasdata: /proc/mounts: binary content", [])
     assert report.reframe(held) is held
+
+
+def test_the_multipath_plugins_multipath_t_gives_the_built_in_table(catalogue, tmp_path):
+    """sos 3.7+ keeps `multipath -t` (sos/report/plugins/multipath.py): the installed build's
+    own hardware table, which decides for an array multipath.conf does not name, here on a
+    host whose release sascheck has no table for."""
+    root = sas_host(tmp_path / "root", path_vendor="ACME", path_model="Box",
+                    extra_files={"/etc/os-release": DEBIAN_OS_RELEASE})
+    top = sosreport_tree(root, tmp_path / "without")
+    rule = {r["id"]: r for r in _scan_sosreport(catalogue, top, SAS_SETS)["rules"]}[
+        "multipath_all_paths_active"]
+    assert rule["result"] == "notchecked", rule
+    top = sosreport_tree(root, tmp_path / "with")
+    (top / "sos_commands/multipath/multipath_-t").write_text(MULTIPATH_T_094)
+    scanned = _scan_sosreport(catalogue, top, SAS_SETS)
+    rule = {r["id"]: r for r in scanned["rules"]}["multipath_all_paths_active"]
+    assert rule["result"] == "pass", rule
+    assert {e["source"] for e in rule["evidence"]} == {
+        "/run/sascheck/multipath-t (multipath -t): ACME Box"}
+    assert any(note.endswith("multipath_-t") for note in scanned["notes"])

@@ -7,8 +7,11 @@ from __future__ import annotations
 from typing import Any
 
 from .boot_samples import (
+    DEBIAN_OS_RELEASE,
+    MULTIPATH_T_094,
     RHEL5_KTUNE_FILES,
     RHEL5_KTUNE_ON,
+    RHEL10_OS_RELEASE,
     SAS_MPATH_WWID,
     multipath_conf,
 )
@@ -174,9 +177,35 @@ RUNTIME_CASES: list[tuple[str, str, dict[str, Any], list[str], str]] = [
      {"extra_files": {"/etc/multipath.conf": multipath_conf(
          'devices {\n\tdevice {\n\t\tvendor "XtremIO"\n\t\tproduct "XtremApp"\n'
          "\t\tpath_grouping_policy failover\n\t}\n}\n")}}, [], "fail"),
-    ("multipath: an array the built-in table may know", "multipath_all_paths_active",
+    # The built-in table of the multipath-tools the release ships (rules/multipath_hwtable
+    # .json): RHEL 8's 0.8.4 gives NETAPP "LUN" group_by_prio (hwtable.c, NetApp ONTAP).
+    ("multipath: RHEL 8's built-in table knows the array", "multipath_all_paths_active",
      {"path_vendor": "NETAPP", "path_model": "LUN C-Mode",
+      "extra_files": {"/etc/multipath.conf": multipath_conf()}}, [], "pass"),
+    # No table has an entry: the defaults section, then multipath-tools' failover, decide.
+    ("multipath: an array no table knows fails over", "multipath_all_paths_active",
+     {"path_vendor": "ACME", "path_model": "Box",
+      "extra_files": {"/etc/multipath.conf": multipath_conf()}}, [], "fail"),
+    # PowerStore entered the table after 0.8.4; RHEL backports such entries.
+    ("multipath: an array only a later table knows", "multipath_all_paths_active",
+     {"path_vendor": "DellEMC", "path_model": "PowerStore",
       "extra_files": {"/etc/multipath.conf": multipath_conf()}}, [], "notchecked"),
+    ("multipath: a release whose table sascheck lacks", "multipath_all_paths_active",
+     {"path_vendor": "ACME", "path_model": "Box",
+      "extra_files": {"/etc/multipath.conf": multipath_conf(),
+                      "/etc/os-release": DEBIAN_OS_RELEASE}}, [], "notchecked"),
+    # The host's own `multipath -t` (a snapshot's or a sosreport's) decides over any tag.
+    ("multipath: the host's own multipath -t knows the array", "multipath_all_paths_active",
+     {"path_vendor": "ACME", "path_model": "Box",
+      "extra_files": {"/etc/multipath.conf": multipath_conf(),
+                      "/etc/os-release": DEBIAN_OS_RELEASE,
+                      "/run/sascheck/multipath-t": MULTIPATH_T_094}}, [], "pass"),
+    # HITACHI OPEN-V: multibus up to 0.9.x, group_by_prio in RHEL 10's 0.9.9 (both use
+    # every path of the best group).
+    ("multipath: HITACHI OPEN-V on RHEL 10", "multipath_all_paths_active",
+     {"path_vendor": "HITACHI", "path_model": "OPEN-V",
+      "extra_files": {"/etc/multipath.conf": multipath_conf(),
+                      "/etc/os-release": RHEL10_OS_RELEASE}}, [], "pass"),
     ("multipath: a conf.d entry gives that array group_by_prio", "multipath_all_paths_active",
      {"path_vendor": "NETAPP", "path_model": "LUN C-Mode", "extra_files": {
          "/etc/multipath.conf": multipath_conf(),

@@ -42,7 +42,7 @@ def multipath_all_paths_active(params: Mapping[str, Any], facts: Facts,
             priorities = PathPriorities(
                 detects, None if not tpgs or None in tpgs else all(tpgs), source)
             decided = grouping(conf, uuid[len(MULTIPATH_UUID_PREFIX):], vendor, product,
-                               priorities)
+                               priorities, facts.multipath_table)
             runtime = facts.multipath_runtime
             if isinstance(runtime, Unavailable):
                 evidence.append(Evidence(subject, DMSETUP_TABLE, "unreadable", Verdict.ERROR,
