@@ -232,4 +232,7 @@ def print_measurements(result: dict[str, Any], console: Console) -> None:
         console.print(f"per core: divided by {first['cores']} {basis}", markup=False,
                       highlight=False)
     if rule:
-        console.print(f"{RULE_ID}: {rule['result']}", markup=False, highlight=False)
+        why = f": {rule['message']}" if rule["result"] not in ("pass", "fail") and \
+            rule.get("message") else ""
+        console.print(for_terminal(f"{RULE_ID}: {rule['result']}{why}"), markup=False,
+                      highlight=False)

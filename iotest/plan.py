@@ -85,7 +85,10 @@ class Plan:
     def describe(self) -> str:
         kind = "direct I/O" if self.direct else "buffered I/O, fsync at the end"
         limit = f", each phase at most {self.runtime_s} s" if self.runtime_s else ""
-        ram = (f" ({self.total_bytes / self.ram_bytes:.1f} x RAM)" if self.ram_bytes else "")
+        share = self.total_bytes / self.ram_bytes if self.ram_bytes else None
+        # Below a tenth of RAM a "0.0 x RAM" says nothing; a share of it does.
+        ram = ("" if share is None else f" ({share:.1f} x RAM)" if share >= 0.1
+               else f" ({max(share * 100, 0.1):.1f} % of RAM: the page cache can hold it)")
         return (f"{self.target.mountpoint} ({self.target.fstype} on {self.target.device}): "
                 f"{self.method} method, sequential write then read, {self.jobs} jobs "
                 f"({self.jobs_source}) x {human(self.size_bytes)}{ram}, "

@@ -12,10 +12,12 @@ markup.
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import json
+import tempfile
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import IO, Any
 
 from markupsafe import Markup
 
@@ -29,32 +31,32 @@ RESULT_CODES = {"pass": "p", "fail": "f", "error": "e", "notapplicable": "n",
                 "notselected": "s", "fixed": "x"}
 
 
-class _Pool:
-    """Each distinct value once; a value's number is its place."""
+class _SpooledPool:
+    """Each distinct value once, written to a file as it first comes (JSON safe inside a
+    <script>, comma separated); a value's number is its place. Only digests are held."""
 
-    def __init__(self) -> None:
-        self.items: list[Any] = []
+    def __init__(self, handle: IO[str]) -> None:
+        self._handle = handle
         self._numbers: dict[bytes, int] = {}
 
     def add(self, value: Any) -> int:
-        # Keyed by digest, so that a diagram's text is not held twice.
-        key = hashlib.sha256(json.dumps(value, sort_keys=True, separators=(",", ":"))
-                             .encode("utf-8", "surrogatepass")).digest()
+        text = _ENCODER.encode(value)
+        key = hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
         number = self._numbers.get(key)
         if number is None:
-            number = self._numbers[key] = len(self.items)
-            self.items.append(value)
+            number = self._numbers[key] = len(self._numbers)
+            self._handle.write(("," if number else "") + text.translate(_SCRIPT_SAFE))
         return number
 
 
 _SCRIPT_SAFE = {ord(c): f"\\u{ord(c):04x}" for c in "<>&\u2028\u2029"}
 
 
-def script_json(value: Any) -> Iterator[Markup]:
+def script_json(value: Any, prefix: str = "") -> Iterator[Markup]:
     """JSON that cannot end its <script> element or open a comment (<, > and & escaped, as
     JSON allows; U+2028/2029 for old parsers), in pieces of about a megabyte: a 10,000-host
     page is never held as one string."""
-    pending: list[str] = []
+    pending: list[str] = [prefix]
     size = 0
     for piece in _ENCODER.iterencode(value):
         pending.append(piece)
@@ -73,8 +75,58 @@ def _svg_uri(svg: str) -> str:
     return "data:image/svg+xml;base64," + base64.b64encode(svg.encode("utf-8")).decode()
 
 
-class FleetData:
-    """Hosts added one at a time, then the page's index and details."""
+def rule_info(rule: Any) -> tuple[str, str, str, list[str]]:
+    """A rule as its column and its texts show it: title, severity, rationale, references."""
+    return (rule.title, rule.severity, rule.rationale,
+            [ref.get("citation") or f"{ref.get('document', '')} \u00a7{ref.get('section', '')}"
+             for ref in rule.references])
+
+
+def host_row(host: HostView) -> dict[str, Any]:
+    """The host's row of the matrix, before the fleet numbers it: verdicts by rule id."""
+    failed = host.failed_by_severity()
+    slowest = host.slowest_per_core()
+    return {"n": host.name, "s": host.source, "sc": host.score,
+            "f": [failed["high"], failed["medium"], failed["low"]],
+            "r": {rule.id: rule.result for rule in host.rules},
+            "m": round(slowest, 1) if slowest is not None else None,
+            **({"x": host.unreachable[:300]} if host.unreachable else {})}
+
+
+def host_section(host: HostView) -> dict[str, Any]:
+    """The host's section, its rule results and images inline (FleetWriter pools them)."""
+    verdicts = storage_svg.device_verdicts(host.rules)
+    storage = [[f"{fs.get('mountpoint', '')} on {fs.get('device', '')}", _svg_uri(svg)]
+               for fs, svg in zip(host.storage, storage_svg.render_all(host.storage, verdicts))]
+    chart = _svg_uri(throughput_svg.render(host.measurements, host.io_targets)) \
+        if host.measurements else None
+    rules = [[rule.id, [
+        rule.result, rule.severity, rule.title, rule.expected, rule.actual, rule.message,
+        [[str(e.get("subject", "")), str(e.get("actual", "")), str(e.get("note", "")),
+          str(e.get("result", "")), str(e.get("source", ""))] for e in rule.evidence]]]
+        for rule in host.sorted_rules()]
+    return {"path": host.path, "profile": host.profile, "os": host.os,
+            "kernel": host.kernel, "role": host.role, "reasons": host.role_reasons,
+            "cpus": host.cpus, "mem": host.memory_kib, "root": host.root,
+            "at": host.scanned_at,
+            "problems": [*(["Problem", p] for p in host.problems),
+                         *(["SAS directories", n] for n in host.discovery_notes),
+                         *(["Also scanned by oscap", n] for n in host.other_engines)],
+            "dirs": [[d.get("role", ""), d.get("path", ""), d.get("source", "")]
+                     for d in host.sas_dirs],
+            "storage": storage, "chart": chart,
+            "measured": [_measurement_row(m) for m in host.measurements],
+            # the copy button's command, around each rule's id (sascheck results only:
+            # an ARF's host has no sascheck scan to repeat)
+            "fix": fix_command_parts(host) if host.source == "sascheck" else None,
+            "cores": _cores(host.measurements[0]) if host.measurements else "",
+            "rules": rules}
+
+
+class FleetWriter:
+    """Hosts added one at a time: each row kept (a few bytes per host and rule), each
+    section, distinct rule result and image written to a scratch file at once; then the
+    page's index and details, the details read back from there as they are written out."""
 
     def __init__(self, snippets: Mapping[str, Mapping[str, str]],
                  regressed: Mapping[str, set[str]]) -> None:
@@ -82,63 +134,42 @@ class FleetData:
         self._regressed = regressed
         self._rule_texts: dict[str, dict[str, Any]] = {}
         self.columns: dict[str, tuple[str, str]] = {}  # rule id -> (title, severity)
-        self._results = _Pool()
-        self._images = _Pool()
+        # Unnamed scratch files (gone with the process, whatever happens to it), held
+        # open from here to the page's last piece: close() ends them.
+        self._scratch = contextlib.ExitStack()
+        self._files = {part: self._scratch.enter_context(tempfile.TemporaryFile(  # noqa: SIM115
+            "w+", encoding="utf-8", errors="surrogatepass", prefix="sascheck-fleet-"))
+            for part in ("results", "images", "hosts")}
+        self._results = _SpooledPool(self._files["results"])
+        self._images = _SpooledPool(self._files["images"])
         self._rows: list[dict[str, Any]] = []
-        self._hosts: list[dict[str, Any]] = []
 
     def add(self, host: HostView) -> None:
-        for rule in host.rules:
-            if rule.id not in self.columns:
-                self.columns[rule.id] = (rule.title, rule.severity)
-                self._rule_texts[rule.id] = self._rule_text(rule)
-        failed = host.failed_by_severity()
-        slowest = host.slowest_per_core()
-        self._rows.append({"n": host.name, "s": host.source, "sc": host.score,
-                           "f": [failed["high"], failed["medium"], failed["low"]],
-                           "r": {rule.id: rule.result for rule in host.rules},
-                           "w": sorted(self._regressed.get(host.name, ())),
-                           "m": round(slowest, 1) if slowest is not None else None,
-                           **({"x": host.unreachable[:300]} if host.unreachable else {})})
-        self._hosts.append(self._section(host))
+        self.add_built(host_row(host), host_section(host),
+                       {rule.id: rule_info(rule) for rule in host.rules
+                        if rule.id not in self.columns})
 
-    def _rule_text(self, rule: Any) -> dict[str, Any]:
-        snippet = self._snippets.get(rule.id) or {}
-        return {"rationale": rule.rationale,
-                "refs": [ref.get("citation") or f"{ref.get('document', '')} \u00a7"
-                         f"{ref.get('section', '')}" for ref in rule.references],
-                "bash": snippet.get("bash", ""), "ansible": snippet.get("ansible", ""),
-                "manual": snippet.get("manual", "")}
-
-    def _section(self, host: HostView) -> dict[str, Any]:
-        verdicts = storage_svg.device_verdicts(host.rules)
-        storage = [[f"{fs.get('mountpoint', '')} on {fs.get('device', '')}",
-                    self._images.add(_svg_uri(svg))]
-                   for fs, svg in zip(host.storage,
-                                      storage_svg.render_all(host.storage, verdicts))]
-        chart = self._images.add(_svg_uri(throughput_svg.render(
-            host.measurements, host.io_targets))) if host.measurements else None
-        rules = [[rule.id, self._results.add([
-            rule.result, rule.severity, rule.title, rule.expected, rule.actual, rule.message,
-            [[str(e.get("subject", "")), str(e.get("actual", "")), str(e.get("note", "")),
-              str(e.get("result", "")), str(e.get("source", ""))] for e in rule.evidence]])]
-            for rule in host.sorted_rules()]
-        return {"path": host.path, "profile": host.profile, "os": host.os,
-                "kernel": host.kernel, "role": host.role, "reasons": host.role_reasons,
-                "cpus": host.cpus, "mem": host.memory_kib, "root": host.root,
-                "at": host.scanned_at,
-                "problems": [*(["Problem", p] for p in host.problems),
-                             *(["SAS directories", n] for n in host.discovery_notes),
-                             *(["Also scanned by oscap", n] for n in host.other_engines)],
-                "dirs": [[d.get("role", ""), d.get("path", ""), d.get("source", "")]
-                         for d in host.sas_dirs],
-                "storage": storage, "chart": chart,
-                "measured": [_measurement_row(m) for m in host.measurements],
-                # the copy button's command, around each rule's id (sascheck results only:
-                # an ARF's host has no sascheck scan to repeat)
-                "fix": fix_command_parts(host) if host.source == "sascheck" else None,
-                "cores": _cores(host.measurements[0]) if host.measurements else "",
-                "rules": rules}
+    def add_built(self, row: dict[str, Any], section: dict[str, Any],
+                  infos: Mapping[str, tuple[str, str, str, list[str]]]) -> None:
+        for rule_id in row["r"]:
+            if rule_id not in self.columns and rule_id in infos:
+                title, severity, rationale, refs = infos[rule_id]
+                self.columns[rule_id] = (title, severity)
+                snippet = self._snippets.get(rule_id) or {}
+                self._rule_texts[rule_id] = {
+                    "rationale": rationale, "refs": refs, "bash": snippet.get("bash", ""),
+                    "ansible": snippet.get("ansible", ""), "manual": snippet.get("manual", "")}
+        section["rules"] = [[rule_id, self._results.add(value)]
+                            for rule_id, value in section["rules"]]
+        section["storage"] = [[label, self._images.add(uri)]
+                              for label, uri in section["storage"]]
+        if section["chart"] is not None:
+            section["chart"] = self._images.add(section["chart"])
+        row["d"] = len(self._rows)  # the section's place in details.hosts
+        row["w"] = sorted(self._regressed.get(row["n"], ()))
+        self._files["hosts"].write(("," if self._rows else "")
+                                   + _ENCODER.encode(section).translate(_SCRIPT_SAFE))
+        self._rows.append(row)
 
     def page(self) -> dict[str, Any]:
         """What the template needs: columns, counts, and the two JSON blocks. Hosts are
@@ -147,21 +178,20 @@ class FleetData:
         ids = sorted(self.columns)
         column_of = {rule_id: index for index, rule_id in enumerate(ids)}
         counts = {rule_id: {"fail": 0, "error": 0, "pass": 0, "other": 0} for rule_id in ids}
-        ranked = sorted(range(len(self._rows)), key=lambda i: (
-            [-n for n in self._rows[i]["f"]], self._rows[i]["sc"] is None,
-            self._rows[i]["sc"] or 0, self._rows[i]["n"]))
-        rows = []
-        for i in ranked:
-            row = dict(self._rows[i])
+        self._rows.sort(key=lambda row: ([-n for n in row["f"]], row["sc"] is None,
+                                         row["sc"] or 0, row["n"]))
+        for row in self._rows:
             codes = ["-"] * len(ids)
             for rule_id, result in row["r"].items():
+                if rule_id not in column_of:
+                    continue
                 codes[column_of[rule_id]] = RESULT_CODES.get(result, "u")
                 if "x" not in row:  # a host not scanned adds nothing to a rule's counts
                     counts[rule_id][result if result in ("fail", "error", "pass")
                                     else "other"] += 1
             row["r"] = "".join(codes)
             row["w"] = [column_of[r] for r in row["w"] if r in column_of]
-            rows.append(row)
+        rows = self._rows
         rules = [{"id": rule_id, "title": self.columns[rule_id][0],
                   "severity": self.columns[rule_id][1]} for rule_id in ids]
         return {
@@ -172,11 +202,27 @@ class FleetData:
             "regressed_hosts": sum(1 for row in rows if row["w"]),
             "measured": any(row["m"] is not None for row in rows),
             "index_json": script_json({"rules": rules, "hosts": rows}),
-            "details_json": script_json({"rules": self._rule_texts,
-                                         "results": self._results.items,
-                                         "images": self._images.items,
-                                         "hosts": [self._hosts[i] for i in ranked]}),
+            "details_json": self._details(),
         }
+
+    def _details(self) -> Iterator[Markup]:
+        """{"rules": ..., "results": [...], "images": [...], "hosts": [...]}, the lists read
+        back from the scratch files in pieces; the scratch is removed once written."""
+        try:
+            yield from script_json(self._rule_texts, prefix='{"rules":')
+            for part in ("results", "images", "hosts"):
+                yield Markup(f',"{part}":[')
+                handle = self._files[part]
+                handle.seek(0)
+                while piece := handle.read(1 << 20):
+                    yield Markup(piece)
+                yield Markup("]")
+            yield Markup("}")
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        self._scratch.close()
 
 
 def _number(value: Any, digits: int = 1) -> str:

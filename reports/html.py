@@ -20,7 +20,8 @@ from .. import __version__
 from . import storage_svg, throughput_svg
 from .drift import Change, marked
 from .fix_command import fix_command
-from .fleet import FleetData
+from .fleet import FleetWriter
+from .fleet_read import Built
 from .model import HostView
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -71,11 +72,24 @@ def render_fleet(hosts: Iterable[HostView], snippets: Snippets,
                  regressed: Mapping[str, set[str]] | None = None) -> Iterator[str]:
     """The fleet page, in pieces: summary, rule counts and the host x rule matrix at once;
     each host's section built by the page's script when opened (reports/fleet.py)."""
-    data = FleetData(snippets, regressed or {})
+    writer = FleetWriter(snippets, regressed or {})
     for host in hosts:
-        data.add(host)
+        writer.add(host)
+    return _fleet_page(writer, regressed is not None)
+
+
+def render_fleet_built(built: Iterable[Built], snippets: Snippets,
+                       regressed: Mapping[str, set[str]] | None = None) -> Iterator[str]:
+    """The same from hosts already built, one at a time, by reports/fleet_read.py."""
+    writer = FleetWriter(snippets, regressed or {})
+    for row, section, infos in built:
+        writer.add_built(row, section, infos)
+    return _fleet_page(writer, regressed is not None)
+
+
+def _fleet_page(writer: FleetWriter, baseline: bool) -> Iterator[str]:
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    page = data.page()
+    page = writer.page()
     return _environment().get_template("fleet.html.j2").generate(
         title="sascheck: fleet report", subtitle=f"{page['host_count']} hosts, built {stamp}",
-        baseline=regressed is not None, **page, **_assets())
+        baseline=baseline, **page, **_assets())

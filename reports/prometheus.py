@@ -9,11 +9,11 @@ another, and alerts can say ``sascheck_rule_result{result="fail"} == 1``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from .model import SEVERITY_ORDER
+from .model import SEVERITY_ORDER, HostView
 
 RESULTS = ("pass", "fail", "error", "unknown", "notapplicable", "notchecked", "informational")
 JUDGED = ("pass", "fail", "error")  # as the reports' score counts them
@@ -53,4 +53,44 @@ def render(data: Mapping[str, Any], duration_seconds: float, version: str) -> st
         datetime.fromisoformat(str(data["scanned_at"])).timestamp())
     gauge("sascheck_scan_duration_seconds", "How long the last scan took").set(
         duration_seconds)
+    return generate_latest(registry).decode("utf-8")
+
+
+def render_fleet(hosts: Sequence[HostView], version: str) -> str:
+    """A fleet's metrics, for the controller's textfile collector: how many hosts have each
+    result for each rule, each host's score and failures, and the hosts not scanned (their
+    rules count nowhere: they were not judged)."""
+    from prometheus_client import CollectorRegistry, Gauge, generate_latest
+
+    registry = CollectorRegistry()
+
+    def gauge(name: str, documentation: str, labels: tuple[str, ...] = ()) -> Gauge:
+        return Gauge(name, documentation, labels, registry=registry)
+
+    gauge("sascheck_fleet_info", "The sascheck version that built the fleet's metrics",
+          ("version",)).labels(version).set(1)
+    scanned = [host for host in hosts if not host.unreachable]
+    state = gauge("sascheck_fleet_hosts", "Hosts in the results, scanned or not",
+                  ("state",))
+    state.labels("scanned").set(len(scanned))
+    state.labels("not_scanned").set(len(hosts) - len(scanned))
+    counts: dict[tuple[str, str, str], int] = {}
+    for host in scanned:
+        for rule in host.rules:
+            key = (rule.id, rule.severity, rule.result)
+            counts[key] = counts.get(key, 0) + 1
+    per_rule = gauge("sascheck_fleet_rule_hosts", "Scanned hosts with each result for each rule",
+                     ("rule", "severity", "result"))
+    for (rule_id, severity, result), count in sorted(counts.items()):
+        per_rule.labels(rule_id, severity, result).set(count)
+    score = gauge("sascheck_fleet_host_score_ratio", "Each scanned host's share of judged "
+                  "rules that pass; NaN when none was judged", ("host",))
+    failed = gauge("sascheck_fleet_host_failed_rules", "Each scanned host's rules that "
+                   "failed (fail or error), by severity", ("host", "severity"))
+    for host in scanned:
+        name = host.inventory or host.name
+        score.labels(name).set(host.count("pass") / host.judged if host.judged
+                               else float("nan"))
+        for severity, number in host.failed_by_severity().items():
+            failed.labels(name, severity).set(number)
     return generate_latest(registry).decode("utf-8")

@@ -7,11 +7,11 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
-from ..scanner.checks.measured import throughput_target
+from ..scanner.checks.measured import throughput_target, too_short
 
 WIDTH, LABEL_W, BAR_H, ROW_GAP, TOP = 640, 150, 16, 14, 24
 PLOT_W = WIDTH - LABEL_W - 70
-PASS, FAIL = "#2e7d32", "#c62828"
+PASS, FAIL, NOT_JUDGED = "#2e7d32", "#c62828", "#9aa0a6"
 
 
 def _text(x: float, y: float, content: str, anchor: str = "start", size: int = 11,
@@ -50,14 +50,17 @@ def render(measurements: Sequence[Mapping[str, Any]], values: Mapping[str, Any])
         roles = "/".join(measured["roles"]) or "not a SAS directory"
         parts.append(_text(4, top + 11, _short(str(measured["mountpoint"]))))
         parts.append(_text(4, top + 25, roles, size=10, colour="#5f6368"))
+        # A run too short to judge measured caches: grey, neither pass nor fail (as the rule)
+        judged = not too_short(measured, int(values.get("iotest_min_seconds", 0)))
         for lane, rw in enumerate(("write", "read")):
             y = top + lane * (BAR_H + 2)
             rate = rates[rw]
-            colour = PASS if rate >= target else FAIL
+            colour = NOT_JUDGED if not judged else PASS if rate >= target else FAIL
             parts.append(f'<rect class="bar bar-{rw}" data-mb-per-core="{rate:.1f}" '
                          f'x="{LABEL_W}" y="{y}" width="{max(x(rate) - LABEL_W, 1):.1f}" '
                          f'height="{BAR_H}" fill="{colour}" opacity="0.8"/>')
-            parts.append(_text(x(rate) + 4, y + BAR_H - 4, f"{rw} {rate:.1f}", size=10))
+            parts.append(_text(x(rate) + 4, y + BAR_H - 4, f"{rw} {rate:.1f}"
+                               + ("" if judged else " (too short to judge)"), size=10))
         line_x = x(target)
         parts.append(f'<line class="target" data-target="{target}" x1="{line_x:.1f}" '
                      f'y1="{top - 3}" x2="{line_x:.1f}" y2="{top + 2 * BAR_H + 5}" '

@@ -378,13 +378,28 @@ def _rules(args: argparse.Namespace) -> int:
         from .reports.catalogue import markdown_catalogue
         sys.stdout.write(markdown_catalogue(catalogue))
         return EXIT_OK
+    console = Console(**console_options())
+    if console.width < RULES_TABLE_WIDTH:  # an 80-column pipe: ids whole, titles wrapped below
+        from rich.padding import Padding
+        from rich.text import Text
+
+        for rule in catalogue.rules.values():
+            console.print(Text.assemble(rule.id, "  ", (rule.severity.value, "dim")))
+            console.print(Padding(Text(f"{rule.title} ({', '.join(rule.applies_to)})"),
+                                  (0, 0, 0, 4), expand=False))
+        return EXIT_OK
     table = Table(title="sascheck rules")
-    for column in ("id", "severity", "applies to", "title"):
-        table.add_column(column)
+    table.add_column("id", no_wrap=True)
+    table.add_column("severity", no_wrap=True)
+    table.add_column("applies to")
+    table.add_column("title")
     for rule in catalogue.rules.values():
         table.add_row(rule.id, rule.severity.value, ", ".join(rule.applies_to), rule.title)
-    Console(**console_options()).print(table)
+    console.print(table)
     return EXIT_OK
+
+
+RULES_TABLE_WIDTH = 110  # the widest id, severity and room for titles
 
 
 def _find_rule(catalogue: Any, text: str) -> Any:

@@ -94,13 +94,17 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("results", nargs="+", metavar="RESULT",
                         help="sascheck JSON (scan --json) or oscap ARF (--results-arf) files")
     report.add_argument("-o", "--output", metavar="FILE.html",
-                        help="the HTML page (needed unless --failing or --csv is given)")
+                        help="the HTML page (needed unless --failing, --csv or --prometheus "
+                             "is given)")
     report.add_argument("--failing", metavar="RULE",
                         help="print the hosts failing RULE, one name a line (for "
                              "ansible-playbook --limit @FILE)")
     report.add_argument("--csv", metavar="FILE",
                         help="also write the matrix as CSV: host, rule, result, actual")
     report.add_argument("--junit", metavar="FILE", help="also write JUnit XML")
+    report.add_argument("--prometheus", metavar="FILE",
+                        help="also write the fleet's metrics for node_exporter's textfile "
+                             "collector: hosts per rule and result, each host's score")
     report.add_argument("--fleet", action="store_true",
                         help="a fleet report even for a single host")
     report.add_argument("--baseline", metavar="DIR|FILE", action="append", default=[],

@@ -10,6 +10,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from . import __version__
 from .cli_common import (
     EXIT_FINDINGS,
     EXIT_OK,
@@ -21,20 +22,18 @@ from .cli_common import (
 from .outputs import console_options
 
 
-def html_page(hosts: list[Any], catalogue: Any, fleet: bool,
-          regressed: dict[str, set[str]] | None = None) -> str | Iterator[str]:
+def html_page(hosts: list[Any], catalogue: Any, fleet: bool) -> str | Iterator[str]:
     from .remediations.generate import rule_snippets
     from .reports.html import render_fleet, render_host
 
     snippets = rule_snippets(catalogue)
-    if fleet or len(hosts) != 1 or regressed is not None:
-        return render_fleet(_drained(hosts), snippets, regressed)
+    if fleet or len(hosts) != 1:
+        return render_fleet(_drained(hosts), snippets)
     return render_host(hosts[0], snippets)
 
 
 def _drained(hosts: list[Any]) -> Iterator[Any]:
-    """Each host once, let go as soon as the fleet page has taken what it needs from it:
-    10,000 hosts' full results need not all be held while the page is built."""
+    """Each host once, let go as soon as the fleet page has taken what it needs from it."""
     hosts.reverse()
     while hosts:
         yield hosts.pop()
@@ -56,78 +55,104 @@ def _result_paths(paths: Sequence[str]) -> list[str]:
     return found
 
 
-def _load_results(catalogue: Any, paths: Sequence[str], unreadable: list[str] | None = None
-                  ) -> list[Any]:
-    """The hosts of the results files. Where ``unreadable`` is given (a fleet: several files
-    or a directory), a file that cannot be read is an error row naming it, and its path is
-    added there; otherwise it stops the command with its reason."""
-    from rich.progress import Progress
-
-    from .reports.failure import unreadable_file
-    from .reports.model import (
-        ReportInputError,
-        flag_claimed_names,
-        load,
-        merge_engines,
-        merge_measured,
-    )
+def _load_results(catalogue: Any, paths: Sequence[str]) -> list[Any]:
+    """The hosts of results files a person named one by one: a file that cannot be read
+    stops the command with its reason (a fleet's is an error row: reports/fleet_read.py)."""
+    from .reports.merging import flag_claimed_names, merge_engines, merge_measured
+    from .reports.model import ReportInputError, load
 
     hosts = []
-    files = _result_paths(paths)
-    show_progress = len(files) > 20 and sys.stderr.isatty()
-    with Progress(transient=True, disable=not show_progress) as progress:
-        task = progress.add_task("reading results", total=len(files))
-        for path in files:
-            try:
-                hosts.append(load(path, catalogue))
-            except ReportInputError as exc:
-                if unreadable is None:
-                    raise UsageError(str(exc)) from exc
-                unreadable.append(path)
-                hosts.append(unreadable_file(path, str(exc), catalogue))
-            progress.advance(task)
+    for path in _result_paths(paths):
+        try:
+            hosts.append(load(path, catalogue))
+        except ReportInputError as exc:
+            raise UsageError(str(exc)) from exc
     # a host's scan and iotest results, and both engines' results, read together are one host
     return flag_claimed_names(merge_engines(merge_measured(hosts)))
 
 
 def report_command(args: argparse.Namespace) -> int:
-    from .outputs import STDOUT, check_destinations, write_output
+    from .outputs import check_destinations, write_output
 
-    if not (args.output or args.failing or args.csv):
-        raise UsageError("say what to write: -o FILE.html, --csv FILE or --failing RULE")
+    if not (args.output or args.failing or args.csv or args.prometheus):
+        raise UsageError("say what to write: -o FILE.html, --csv FILE, --prometheus FILE or "
+                         "--failing RULE")
     with user_errors():
-        check_destinations([args.output, args.junit, args.csv],
+        check_destinations([args.output, args.junit, args.csv, args.prometheus],
                            [*args.results, *args.baseline])
     catalogue = load_rules()
     if args.failing and args.failing not in catalogue.rules:
         raise UsageError(f"unknown rule '{args.failing}' (sascheck rules lists them)")
-    unreadable: list[str] = []
     fleet = args.fleet or len(args.results) > 1 or any(os.path.isdir(p) for p in args.results)
-    hosts = _load_results(catalogue, args.results, unreadable if fleet else None)
-    count = len(hosts)  # the page takes the hosts (see _drained)
+    if not fleet:
+        hosts = _load_results(catalogue, args.results)
+        with user_errors():
+            _write_host_outputs(args, hosts)
+            if args.output:
+                write_output(args.output, html_page(hosts, catalogue, False))
+        _said_written(args.output, "host report", 1)
+        return EXIT_OK
+    from .reports.fleet_read import read_slim
+
+    paths = _result_paths(args.results)
+    unreadable: list[str] = []
     regressed = None
-    if args.baseline:
-        from .reports import drift
-        regressed = drift.regressed(drift.diff(
-            _load_results(catalogue, args.baseline, unreadable), hosts))
-    with user_errors():
-        if args.failing:
-            _print_failing(hosts, args.failing)
-        if args.csv:
-            from .reports.matrix_csv import render_csv
-            write_output(args.csv, render_csv(hosts))
-        if args.junit:  # first: the page takes the hosts (see _drained)
-            from .reports.junit import render_junit
-            write_output(args.junit, render_junit(hosts))
-        if args.output:
-            write_output(args.output, html_page(hosts, catalogue, args.fleet, regressed))
-    if args.output and args.output != STDOUT:
+    if args.failing or args.csv or args.junit or args.prometheus or args.baseline:
+        hosts = read_slim(paths, catalogue, unreadable)  # every verdict, no evidence
+        if args.baseline:
+            from .reports import drift
+            regressed = drift.regressed(drift.diff(
+                read_slim(_result_paths(args.baseline), catalogue, unreadable), hosts))
+        with user_errors():
+            _write_host_outputs(args, hosts)
+        del hosts
+    if args.output:
+        from .remediations.generate import rule_snippets
+        from .reports.fleet_read import built_hosts, units_of
+        from .reports.html import render_fleet_built
+
+        page_unreadable: list[str] = []
+        units = units_of(paths, catalogue, page_unreadable)
+        unreadable = sorted(set(unreadable) | set(page_unreadable))
+        if len(units) == 1 and not args.fleet and regressed is None:
+            # files of one host (its scan and iotest, both engines): that host's page
+            from .reports.fleet_read import hosts_of
+            with user_errors():
+                write_output(args.output, html_page(hosts_of(units[0], catalogue),
+                                                    catalogue, False))
+            _said_written(args.output, "host report", 1)
+            return _said_unreadable(unreadable) or EXIT_OK
+        with user_errors():
+            write_output(args.output, render_fleet_built(
+                built_hosts(units, catalogue), rule_snippets(catalogue), regressed))
+        _said_written(args.output, "fleet report", len(units))
+    return _said_unreadable(unreadable) or EXIT_OK
+
+
+def _write_host_outputs(args: argparse.Namespace, hosts: list[Any]) -> None:
+    from .outputs import write_output
+
+    if args.failing:
+        _print_failing(hosts, args.failing)
+    if args.csv:
+        from .reports.matrix_csv import render_csv
+        write_output(args.csv, render_csv(hosts))
+    if args.junit:
+        from .reports.junit import render_junit
+        write_output(args.junit, render_junit(hosts))
+    if args.prometheus:
+        from .reports.prometheus import render_fleet
+        write_output(args.prometheus, render_fleet(hosts, __version__))
+
+
+def _said_written(output: str | None, kind: str, count: int) -> None:
+    from .outputs import STDOUT
+
+    if output and output != STDOUT:
         from .reports.escaping import for_terminal
 
-        kind = "fleet report" if args.fleet or count > 1 else "host report"
-        print(for_terminal(f"{args.output}: {kind} of {count} host{'s' if count != 1 else ''}"
+        print(for_terminal(f"{output}: {kind} of {count} host{'s' if count != 1 else ''}"
                            "; open it in a browser"), file=sys.stderr)
-    return _said_unreadable(unreadable) or EXIT_OK
 
 
 # A name ansible-playbook --limit takes as one host, never a pattern (*, ?, [, :, !, &, ~,
@@ -164,6 +189,15 @@ def _said_unreadable(unreadable: list[str]) -> int:
     return EXIT_UNREADABLE if unreadable else EXIT_OK
 
 
+def _load_side(catalogue: Any, path: str, unreadable: list[str]) -> list[Any]:
+    """One side of a diff: a directory is a fleet (slim hosts, read on every core, an
+    unreadable file an error row); a file is one host, whose errors stop the command."""
+    if os.path.isdir(path):
+        from .reports.fleet_read import read_slim
+        return read_slim(_result_paths([path]), catalogue, unreadable)
+    return _load_results(catalogue, [path])
+
+
 def diff_command(args: argparse.Namespace) -> int:
     import json
 
@@ -174,8 +208,7 @@ def diff_command(args: argparse.Namespace) -> int:
         check_destinations([args.json, args.html], [args.old, args.new])
     catalogue = load_rules()
     unreadable: list[str] = []
-    old = _load_results(catalogue, [args.old], unreadable if os.path.isdir(args.old) else None)
-    new = _load_results(catalogue, [args.new], unreadable if os.path.isdir(args.new) else None)
+    old, new = (_load_side(catalogue, side, unreadable) for side in (args.old, args.new))
     if not old or not new:
         raise UsageError(f"no results in {args.old if not old else args.new}")
     changes = drift.diff(old, new)

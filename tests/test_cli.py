@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import jsonschema
@@ -90,6 +91,23 @@ def test_rules_and_explain(capsys):
     assert "site values: allowed_fs_types, allowed_shared_data_fs_types, sas_data_dirs" in text
     assert "fix: manual: A file system's type cannot change in place" in text
     assert "Fix (bash):" not in text
+
+
+@pytest.mark.parametrize("columns", [60, 80, 200])
+def test_rules_never_cut_an_id_on_a_narrow_terminal(columns, catalogue):
+    """Issue 38: an 80-column pipe (cron mail, a plain ssh session) showed
+    `barrier_requires_pr…`; an id is what a person copies into explain, fix and --rule."""
+    import os
+    import subprocess
+    import sys
+
+    listing = subprocess.run([sys.executable, "-m", "sascheck", "rules"], capture_output=True,
+                             text=True, check=True,
+                             env={**os.environ, "COLUMNS": str(columns)}).stdout
+    words = set(re.findall(r"[a-z0-9_]+", listing))
+    assert set(catalogue.rules) <= words
+    assert "\u2026" not in listing  # rich's ellipsis: nothing was cut
+    assert max(len(line.rstrip()) for line in listing.splitlines()) <= columns
 
 
 def test_explain_takes_a_prefix_or_the_xccdf_id_and_shows_the_fix(capsys):

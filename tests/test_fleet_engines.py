@@ -8,7 +8,8 @@ import json
 import pytest
 
 from sascheck.cli import main
-from sascheck.reports.model import HostView, RuleView, load, merge_engines
+from sascheck.reports.merging import merge_engines
+from sascheck.reports.model import HostView, RuleView, load
 from sascheck.rules import load_catalogue
 
 from .browser import browser_available, open_page
@@ -49,6 +50,14 @@ def test_a_host_scanned_by_both_engines_is_one_row(tmp_path):
     assert "Also scanned by oscap" in text and str(arf) in text
     assert "the engines agree on" in text
     assert log.console_errors == []
+    # The two files alone: that host's page, with oscap's word beside sascheck's (issue 38).
+    page_file = tmp_path / "host.html"
+    assert main(["report", str(ours), str(arf), "-o", str(page_file)]) == 0
+    with open_page(page_file) as (page, log):
+        assert page.locator("section.host").count() == 1
+        line = page.locator("p.engines").text_content()
+    assert line.startswith("Also scanned by oscap:") and str(arf) in line
+    assert "the engines agree on" in line
 
 
 def _view(name: str, source: str) -> HostView:

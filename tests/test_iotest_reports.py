@@ -164,3 +164,37 @@ def test_fleet_has_a_throughput_column(host_root, tmp_path):
     with open_page(html) as (page, _):
         cells = page.locator("table.matrix td.mbcore")
         assert sorted(cells.nth(i).inner_text() for i in range(2)) == ["-", "100.0"]
+
+
+def test_a_run_too_short_says_why_and_draws_no_verdict(host_root):
+    """Issue 38: the terminal says why a run is notchecked; its chart draws it grey, never
+    the red of a failure (a run is not judged slow from a burst into caches)."""
+    import io
+
+    from rich.console import Console
+
+    from sascheck.iotest.command import print_measurements
+    from sascheck.reports import throughput_svg
+
+    fast = measurement("/sas", ("WORK",), 10, 10)  # far below the target, but a burst
+    fast["write"]["runtime_ms"] = 300
+    result = measured_result(host_root, [fast])
+    out = io.StringIO()
+    print_measurements(result, Console(file=out, width=300))
+    assert "sas_fs_throughput: notchecked: too short to judge: write 0.3 s" in out.getvalue()
+    targets = {"io_mb_per_core_work": 150, "io_mb_per_core_data": 100, "iotest_min_seconds": 30}
+    chart = throughput_svg.render([fast], targets)
+    assert throughput_svg.FAIL not in chart and throughput_svg.NOT_JUDGED in chart
+    assert "too short to judge" in chart
+    slow = measurement("/sas", ("WORK",), 10, 10)
+    assert throughput_svg.FAIL in throughput_svg.render([slow], targets)
+
+
+@pytest.mark.parametrize(("size_mib", "said"), [
+    (64, "(0.8 % of RAM: the page cache can hold it)"), (16 * 1024, "(2.0 x RAM)")])
+def test_the_plan_says_the_size_against_ram_in_words_that_mean_something(size_mib, said):
+    plan = Plan(Target("/sas", "/sas", "xfs", "/dev/sdb", ("WORK",)), jobs=1,
+                block_bytes=256 * 1024, block_source="", size_bytes=size_mib * MIB,
+                size_source="--size", runtime_s=None, direct=False, free_bytes=1 << 40,
+                ram_bytes=8 * 1024 * MIB)
+    assert said in plan.describe() and "0.0 x RAM" not in plan.describe()

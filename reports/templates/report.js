@@ -227,7 +227,7 @@
   }
   function hostSection(i) {
     if (details === null) { details = JSON.parse(document.getElementById("fleet-details").textContent); }
-    var host = index.hosts[i], data = details.hosts[i], anchor = "h" + i;
+    var host = index.hosts[i], data = details.hosts[host.d], anchor = "h" + i;
     var section = el("section", null, "host");
     section.id = anchor;
     var heading = add(section, el("h2", host.n + " "));

@@ -28,7 +28,7 @@ def concurrent_sums(measurements: list[dict[str, Any]]) -> dict[str, float] | No
     return {rw: sum(m[rw]["mb_s"] for m in together) for rw in ("write", "read")}
 
 
-def _too_short(measured: Mapping[str, Any], minimum: int) -> str:
+def too_short(measured: Mapping[str, Any], minimum: int) -> str:
     """Why a measurement says nothing about the storage, or "": a phase shorter than
     ``minimum`` seconds measures caches (the array's, the device's, the page cache)."""
     short = [f"{rw} {measured[rw]['runtime_ms'] / 1000:.1f} s" for rw in ("write", "read")
@@ -62,7 +62,7 @@ def throughput(params: Mapping[str, Any], facts: Facts, values: Mapping[str, Any
         per_core = {rw: measured[rw]["mb_s"] / cores for rw in ("write", "read")}
         low = [rw for rw, rate in per_core.items() if rate < target]
         roles = "/".join(measured["roles"]) or "not a SAS directory"
-        short = _too_short(measured, int(values["iotest_min_seconds"]))
+        short = too_short(measured, int(values["iotest_min_seconds"]))
         verdict = Verdict.NOTCHECKED if short else Verdict.FAIL if low else Verdict.PASS
         evidence.append(Evidence(
             f"{measured['mountpoint']} ({roles})", _method(measured),

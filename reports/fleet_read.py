@@ -1,0 +1,204 @@
+"""Reading a fleet's results files on every core, holding a few bytes per host.
+
+A fleet report reads each file twice, in worker processes: first for what decides which
+files are one host (its names, engine, scan time: a ``Header``), then, one host at a time,
+for everything its row and section show. Between the two passes the controller holds only
+the headers, so 20,000 hosts cost little more than 10,000. ``read_slim`` serves what needs
+every host's verdicts at once (diff, --baseline, --csv, --failing, JUnit): each host
+without its evidence, storage or rule texts.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from ..rules import Catalogue
+from .failure import unreadable_file
+from .fleet import host_row, host_section, rule_info
+from .merging import claim_problems, claimants_of, merge_engines, merge_measured, pairs_of
+from .model import HostView, ReportInputError, load, with_catalogue
+
+# Below this many files the work is done here: forking workers costs more than it saves.
+PARALLEL_FROM = 64
+CHUNK = 16
+
+_catalogue: Catalogue | None = None  # the workers' (inherited at fork)
+_infos_sent: set[str] = set()  # rule ids whose texts this process already sent
+
+Item = TypeVar("Item")
+Outcome = TypeVar("Outcome")
+
+
+@dataclass(slots=True)
+class Header:
+    """What decides which files are one host (model.merge_measured, merge_engines and
+    flag_claimed_names read nothing else)."""
+    path: str
+    source: str
+    name: str
+    inventory: str = ""
+    claimed: str = ""
+    scanned_at: str = ""
+    measured: bool = False
+    unreadable: str = ""  # why the file cannot be read
+
+    @property
+    def key(self) -> str:
+        return ("inventory:" + self.inventory if self.inventory
+                else "name:" + self.name.strip().lower())
+
+
+@dataclass(slots=True)
+class Unit:
+    """The files that make one row of the page, and what the fleet as a whole says of it."""
+    files: list[str]
+    problems: list[str] = field(default_factory=list)
+
+
+def workers() -> int:
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+               else os.cpu_count() or 1)
+
+
+def parallel_map(work: Callable[[Item], Outcome], items: Sequence[Item],
+                 catalogue: Catalogue) -> Iterator[Outcome]:
+    """``work`` over ``items`` in order, on every core where there are enough of them."""
+    global _catalogue
+    _catalogue = catalogue
+    _infos_sent.clear()
+    processes = workers()
+    if len(items) < PARALLEL_FROM or processes == 1:
+        yield from map(work, items)
+        return
+    context = multiprocessing.get_context("fork")  # workers share the loaded rules
+    with context.Pool(processes) as pool:
+        yield from pool.imap(work, items, chunksize=CHUNK)
+
+
+def _catalogue_here() -> Catalogue:
+    assert _catalogue is not None, "parallel_map sets the catalogue first"
+    return _catalogue
+
+
+def load_or_error_row(path: str, catalogue: Catalogue) -> HostView:
+    try:
+        return load(path, catalogue)
+    except ReportInputError as exc:
+        return unreadable_file(path, str(exc), catalogue)
+
+
+def read_header(path: str) -> Header:
+    try:
+        host = load(path, _catalogue_here())
+    except ReportInputError as exc:
+        return Header(path, "sascheck", Path(path).name, unreadable=str(exc))
+    return Header(path, host.source, host.name, host.inventory, host.claimed,
+                  host.scanned_at, bool(host.measurements))
+
+
+def plan_units(headers: list[Header]) -> list[Unit]:
+    """Which files make one host, decided as model.merge_measured and merge_engines decide
+    it, and the fleet's word on each host's claimed name (model.flag_claimed_names)."""
+    units: list[list[Header]] = []
+    by_key: dict[str, list[Header]] = {}
+    for header in headers:
+        if header.source == "sascheck" and not header.unreadable:
+            by_key.setdefault(header.key, []).append(header)
+    grouped: set[int] = set()
+    unit_of: dict[int, list[Header]] = {}
+    for group in by_key.values():
+        if len(group) >= 2 and any(header.measured for header in group):
+            units.append(list(group))
+            newest = max(group, key=lambda header: header.scanned_at)
+            unit_of[id(newest)] = units[-1]
+            grouped.update(id(header) for header in group)
+    for header in headers:
+        if id(header) not in grouped:
+            units.append([header])
+            unit_of[id(header)] = units[-1]
+    ours = [header for header in headers if header.source == "sascheck"
+            and not header.unreadable and id(header) in unit_of]
+    theirs = [header for header in headers if header.source == "oscap"]
+    for kept, other in pairs_of(ours, theirs):
+        unit_of[id(kept)].extend(unit_of[id(other)])
+        unit_of[id(other)].clear()
+    place = {id(header): index for index, header in enumerate(headers)}
+    # In the order of the files (the page's ties between equal rows keep it)
+    units = sorted((unit for unit in units if unit),
+                   key=lambda unit: min(place[id(header)] for header in unit))
+    shown = [max(unit, key=lambda header: (header.source == "sascheck", header.scanned_at))
+             for unit in units]
+    claimants = claimants_of(shown)
+    return [Unit([header.path for header in unit], claim_problems(host, claimants))
+            for unit, host in zip(units, shown)]
+
+
+def hosts_of(unit: Unit, catalogue: Catalogue) -> list[HostView]:
+    """The unit's files read in full and merged: one host (several only where a file
+    changed between the two readings)."""
+    hosts = merge_engines(merge_measured([load_or_error_row(path, catalogue)
+                                          for path in unit.files]))
+    for host in hosts:
+        host.problems.extend(unit.problems)
+    return hosts
+
+
+def _slim(path: str) -> HostView:
+    """A host without what only its own section shows; rule texts are the catalogue's again
+    on the controller (pickled per host, they would be copied per host)."""
+    host = load_or_error_row(path, _catalogue_here())
+    host.storage = []
+    for rule in host.rules:
+        rule.evidence, rule.rationale, rule.description, rule.references = [], "", "", []
+    return host
+
+
+def read_slim(paths: Sequence[str], catalogue: Catalogue,
+              unreadable: list[str] | None = None) -> list[HostView]:
+    """Every host of ``paths``, merged as the page merges them, slim."""
+    hosts = []
+    for host in parallel_map(_slim, paths, catalogue):
+        if host.unreachable.startswith("results file unreadable") and unreadable is not None:
+            unreadable.append(host.path)
+        for rule in host.rules:
+            with_catalogue(rule, catalogue)
+        hosts.append(host)
+    merged = merge_engines(merge_measured(hosts))
+    claimants = claimants_of(merged)
+    for host in merged:
+        host.problems.extend(claim_problems(host, claimants))
+    return merged
+
+
+def units_of(paths: Sequence[str], catalogue: Catalogue,
+             unreadable: list[str]) -> list[Unit]:
+    headers = list(parallel_map(read_header, paths, catalogue))
+    unreadable.extend(header.path for header in headers if header.unreadable)
+    return plan_units(headers)
+
+
+Built = tuple[dict[str, Any], dict[str, Any], dict[str, tuple[str, str, str, list[str]]]]
+
+
+def _build(unit: Unit) -> list[Built]:
+    """Each host of the unit as the page takes it: its row, its section, and the texts of
+    rules this process has not sent before (each worker's items come in order, so the
+    controller has a rule's texts by the first row that needs them)."""
+    built = []
+    for host in hosts_of(unit, _catalogue_here()):
+        infos = {rule.id: rule_info(rule) for rule in host.rules
+                 if rule.id not in _infos_sent}
+        _infos_sent.update(infos)
+        built.append((host_row(host), host_section(host), infos))
+    return built
+
+
+def built_hosts(units: Sequence[Unit], catalogue: Catalogue) -> Iterator[Built]:
+    """Every host of ``units`` built for the fleet page, in order."""
+    for built in parallel_map(_build, units, catalogue):
+        yield from built

@@ -1,0 +1,158 @@
+"""The fleet page read on every core, holding a few bytes per host (issue 39): the same page
+as one process reading every host at once, whatever merges, claims and bad files the fleet
+holds (reports/fleet_read.py against model.merge_measured, merge_engines and
+flag_claimed_names with html.render_fleet)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sascheck.cli import main
+from sascheck.cli_reports import _load_results
+from sascheck.remediations.generate import rule_snippets
+from sascheck.reports import fleet_read
+from sascheck.reports.html import render_fleet
+
+from .browser import fleet_index
+from .example_roots import EXAMPLE_VALUES, EXAMPLES
+from .test_fleet_bad_files import BAD
+from .test_reports import _scan_json
+
+ARF = """<?xml version="1.0" encoding="UTF-8"?>
+<arf:asset-report-collection xmlns:arf="http://scap.nist.gov/schema/asset-reporting-format/1.1">
+ <arf:reports><arf:report id="xccdf1"><arf:content>
+  <TestResult xmlns="http://checklists.nist.gov/xccdf/1.2" id="xccdf_org.open-scap_testresult_x"
+      start-time="2026-11-21T10:00:00">
+   <profile idref="xccdf_org.sascheck.content_profile_default_tailored"/>
+   <target>{host}</target>
+{results}
+  </TestResult></arf:content></arf:report></arf:reports>
+</arf:asset-report-collection>
+"""
+HOSTS = 90  # past fleet_read.PARALLEL_FROM: read by a pool of workers
+
+
+def _details(page: str) -> dict[str, Any]:
+    found = re.search(r'<script type="application/json" id="fleet-details">(.*?)</script>',
+                      page, re.S)
+    assert found
+    return json.loads(found.group(1))  # type: ignore[no-any-return]
+
+
+def _rows_and_sections(page: str) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """Each row of the matrix with its section, pooled numbers resolved."""
+    index, details = fleet_index(page), _details(page)
+    shown = []
+    for position, row in enumerate(index["hosts"]):
+        section = dict(details["hosts"][row.pop("d", position)])
+        section["rules"] = [[rule, details["results"][n]] for rule, n in section["rules"]]
+        section["storage"] = [[label, details["images"][n]] for label, n in section["storage"]]
+        if section["chart"] is not None:
+            section["chart"] = details["images"][section["chart"]]
+        shown.append((row, section))
+    return shown
+
+
+@pytest.fixture(scope="module")
+def fleet(tmp_path_factory) -> Path:
+    base = tmp_path_factory.mktemp("fleet")
+    samples = []
+    for name in ("rhel8-tuned-sas", "rhel6-defaults"):
+        EXAMPLES[name](base / name)
+        samples.append(json.loads(_scan_json(base / name, EXAMPLE_VALUES[name],
+                                             base / f"{name}.json").read_text()))
+    results = base / "results"
+    results.mkdir()
+    (results / ".sascheck-fleet").write_text("")  # the fleet playbook's: files by inventory name
+    for index in range(HOSTS):
+        data = json.loads(json.dumps(samples[index % 2]))
+        data["host"]["hostname"] = f"sas{index:03d}"
+        (results / f"sas{index:03d}.json").write_text(json.dumps(data))
+    # Inventory host zz-clone calling itself sas003 (both kept, both flagged) and oscap's
+    # ARF of sas001 (one host, both engines).
+    clone = json.loads((results / "sas002.json").read_text())
+    clone["host"]["hostname"] = "sas003"
+    (results / "zz-clone.json").write_text(json.dumps(clone))
+    rows = "\n".join(f'   <rule-result idref="xccdf_org.sascheck.content_rule_{r["id"]}">'
+                     f'<result>{r["result"]}</result></rule-result>' for r in samples[1]["rules"])
+    (results / "sas001.arf.xml").write_text(ARF.format(host="sas001", results=rows))
+    for file, text in BAD.values():
+        (results / file).write_text(text)
+    return results
+
+
+def test_the_page_read_on_every_core_is_the_page_read_at_once(fleet, tmp_path, capsys,
+                                                              monkeypatch, catalogue):
+    streamed = tmp_path / "streamed.html"
+    assert main(["report", "--fleet", str(fleet), "-o", str(streamed)]) == 3
+    monkeypatch.setattr(fleet_read, "PARALLEL_FROM", 1 << 30)  # every file in this process
+    serial = tmp_path / "serial.html"
+    assert main(["report", "--fleet", str(fleet), "-o", str(serial)]) == 3
+    said = capsys.readouterr().err
+    for file, _ in BAD.values():
+        assert said.count(f"unreadable results (an error row on the page): {fleet / file}") == 2
+    # The reference: every host held at once, merged and flagged by model's own functions.
+    good = [str(p) for p in sorted(fleet.iterdir()) if p.name[0] != "." and p.name not in
+            {file for file, _ in BAD.values()}]
+    at_once = "".join(render_fleet(_load_results(catalogue, good), rule_snippets(catalogue)))
+    ours, theirs = _rows_and_sections(streamed.read_text()), _rows_and_sections(at_once)
+    assert _rows_and_sections(serial.read_text()) == ours
+    bad_rows = [row for row, _ in ours if row["n"] in {file for file, _ in BAD.values()}]
+    assert len(bad_rows) == len(BAD) and all("x" in row for row in bad_rows)
+    assert [pair for pair in ours if pair[0]["n"] not in
+            {file for file, _ in BAD.values()}] == theirs
+    names = [row["n"] for row, _ in ours]
+    assert len(names) == HOSTS + 1 + len(BAD)  # the clone is a row; the ARF is not
+    merged = dict((row["n"], section) for row, section in ours if row["n"] == "sas001")
+    assert any("the engines agree on" in text for _, text in merged["sas001"]["problems"])
+    flagged = [section for row, section in ours if row["n"] in ("sas003", "zz-clone")]
+    assert len(flagged) == 2 and all(
+        any("also call themselves 'sas003'" in text for _, text in section["problems"])
+        for section in flagged)
+
+
+def test_diff_of_two_fleet_directories_reads_them_slim(fleet, tmp_path, capsys):
+    """`diff` of two fleets (issue 39: drift at scale): each side read on every core without
+    evidence; a worse verdict is found, and the bad files make the exit status 2's peers."""
+    newer = tmp_path / "newer"
+    newer.mkdir()
+    for path in fleet.iterdir():
+        text = path.read_text()
+        if path.name == "sas010.json":
+            data = json.loads(text)
+            for rule in data["rules"]:
+                if rule["id"] == "thp_disabled":
+                    rule["result"] = "fail"
+            text = json.dumps(data)
+        (newer / path.name).write_text(text)
+    out = tmp_path / "diff.json"
+    assert main(["diff", str(fleet), str(newer), "--json", str(out), "--quiet"]) == 2
+    changes = json.loads(out.read_text())["changes"]
+    worse = [c for c in changes if c["worse"]]
+    assert [(c["host"], c["rule"]) for c in worse] == [("sas010", "thp_disabled")]
+
+
+def test_the_fleets_prometheus_metrics_count_each_rule_once_per_scanned_host(fleet, tmp_path):
+    """`report --prometheus` (issue 39): read with prometheus_client's own parser; a host
+    not scanned (each bad file) counts apart and adds to no rule's results."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    metrics = tmp_path / "fleet.prom"
+    assert main(["report", str(fleet), "--prometheus", str(metrics)]) == 3
+    families = {family.name: family.samples
+                for family in text_string_to_metric_families(metrics.read_text())}
+    hosts = {sample.labels["state"]: sample.value for sample in families["sascheck_fleet_hosts"]}
+    assert hosts == {"scanned": HOSTS + 1, "not_scanned": len(BAD)}
+    per_rule: dict[str, float] = {}
+    for sample in families["sascheck_fleet_rule_hosts"]:
+        per_rule[sample.labels["rule"]] = per_rule.get(sample.labels["rule"], 0) + sample.value
+    assert per_rule and set(per_rule.values()) == {HOSTS + 1}
+    scores = {sample.labels["host"]: sample.value
+              for sample in families["sascheck_fleet_host_score_ratio"]}
+    assert len(scores) == HOSTS + 1 and "zz-clone" in scores
+    assert all(0 <= value <= 1 for value in scores.values())
