@@ -10,6 +10,23 @@ from . import __version__
 from .cli_common import EXIT_USAGE
 
 ROLE_CHOICES = ("auto", "bare_metal", "kvm_guest", "kvm_host", "container")
+EPILOG = """examples:
+  sascheck scan --html report.html          scan this host, write the HTML report
+  sascheck scan --root /mnt/image --set sas_work_dirs=/saswork
+  sascheck fix --format bash -o fix.sh      the fixes for what failed here
+  sascheck report --fleet results/ -o fleet.html
+
+exit status:
+  0  every judged rule passed (scan), or the output was written
+  1  usage error: a bad option, value, rule or file (one line says which)
+  2  findings: a rule failed (scan), or got worse (diff)
+  3  a fleet report or diff was written, but some results files were unreadable
+  (a fix script sascheck wrote exits 4 when it refuses a host it was not written
+  for; --any-host overrides)
+
+site values (--set NAME=VALUE): `sascheck rules --values` lists them all with
+their defaults; `sascheck explain RULE` names those a rule reads.
+"""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -22,7 +39,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="sascheck",
         description="Check a RHEL host's tuning for SAS: THP, I/O scheduler, read-ahead, "
-                    "barriers, noatime, file systems, tuned, CPU governor.")
+                    "barriers, noatime, file systems, tuned, CPU governor.",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"sascheck {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -171,6 +189,8 @@ def build_parser() -> argparse.ArgumentParser:
     rules = commands.add_parser("rules", help="list the rule catalogue")
     rules.add_argument("--format", choices=("table", "markdown"), default="table",
                        help="markdown prints the catalogue as the README shows it")
+    rules.add_argument("--values", action="store_true",
+                       help="list the site values --set takes instead: name, type, default")
     explain = commands.add_parser("explain", help="show one rule with rationale and sources")
     explain.add_argument("rule_id", metavar="ID")
     return parser

@@ -150,3 +150,22 @@ def test_tailor_names_the_profile_and_its_next_command_runs(tmp_path, capsys):
                          env={**os.environ, "OSCAP_PROBE_ROOT": str(tmp_path / "host")})
     assert ran.returncode in (0, 2), ran.stderr
     assert (tmp_path / "arf.xml").stat().st_size > 0
+
+
+def test_rules_values_lists_every_site_value_with_its_default(capsys, catalogue):
+    assert main(["rules", "--values"]) == 0
+    listing = capsys.readouterr().out
+    for name, variable in catalogue.variables.items():
+        assert re.search(rf"^{name}  {variable.type}  default: ", listing, re.M), name
+    assert "read_ahead_min_kb  integer  default: 2048" in listing
+
+
+def test_help_ends_with_examples_exit_codes_and_where_the_site_values_are(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    text = capsys.readouterr().out
+    assert "examples:" in text and "exit status:" in text
+    assert "sascheck rules --values" in text
+    for code in ("0", "1", "2", "3"):
+        assert re.search(rf"^  {code}  ", text, re.M), code
+    assert "exits 4" in text  # a written fix script's refusal
