@@ -87,6 +87,9 @@ def host_row(host: HostView) -> dict[str, Any]:
     failed = host.failed_by_severity()
     slowest = host.slowest_per_core()
     return {"n": host.name, "s": host.source, "sc": host.score,
+            # what an administrator sorts a fleet by, cut to what a column shows
+            "o": host.os[:80], "k": host.kernel[:80], "t": host.tuned_version[:40],
+            "ro": host.role[:40],
             "f": [failed["high"], failed["medium"], failed["low"]],
             "r": {rule.id: rule.result for rule in host.rules},
             "m": round(slowest, 1) if slowest is not None else None,
@@ -129,9 +132,11 @@ class FleetWriter:
     page's index and details, the details read back from there as they are written out."""
 
     def __init__(self, snippets: Mapping[str, Mapping[str, str]],
-                 regressed: Mapping[str, set[str]]) -> None:
+                 regressed: Mapping[str, set[str]],
+                 groups: Mapping[str, list[str]] | None = None) -> None:
         self._snippets = snippets
         self._regressed = regressed
+        self._groups = groups or {}
         self._rule_texts: dict[str, dict[str, Any]] = {}
         self.columns: dict[str, tuple[str, str]] = {}  # rule id -> (title, severity)
         # Unnamed scratch files (gone with the process, whatever happens to it), held
@@ -167,6 +172,7 @@ class FleetWriter:
             section["chart"] = self._images.add(section["chart"])
         row["d"] = len(self._rows)  # the section's place in details.hosts
         row["w"] = sorted(self._regressed.get(row["n"], ()))
+        row["g"] = ", ".join(self._groups.get(row["n"], ()))[:200]
         self._files["hosts"].write(("," if self._rows else "")
                                    + _ENCODER.encode(section).translate(_SCRIPT_SAFE))
         self._rows.append(row)
@@ -201,6 +207,7 @@ class FleetWriter:
             "from_oscap": sum(1 for row in rows if row["s"] == "oscap"),
             "regressed_hosts": sum(1 for row in rows if row["w"]),
             "measured": any(row["m"] is not None for row in rows),
+            "grouped": any(row["g"] for row in rows),
             "index_json": script_json({"rules": rules, "hosts": rows}),
             "details_json": self._details(),
         }

@@ -10,6 +10,7 @@ without its evidence, storage or rule texts.
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import os
 from collections.abc import Callable, Iterator, Sequence
@@ -21,7 +22,7 @@ from ..rules import Catalogue
 from .failure import unreadable_file
 from .fleet import host_row, host_section, rule_info
 from .merging import claim_problems, claimants_of, merge_engines, merge_measured, pairs_of
-from .model import HostView, ReportInputError, load, with_catalogue
+from .model import FLEET_MARKER, HostView, ReportInputError, load, with_catalogue
 
 # Below this many files the work is done here: forking workers costs more than it saves.
 PARALLEL_FROM = 64
@@ -202,3 +203,29 @@ def built_hosts(units: Sequence[Unit], catalogue: Catalogue) -> Iterator[Built]:
     """Every host of ``units`` built for the fleet page, in order."""
     for built in parallel_map(_build, units, catalogue):
         yield from built
+
+
+GROUPS_FILE = ".sascheck-groups"  # the fleet playbook's: inventory name -> its groups
+GROUPS_LIMIT = 16 << 20
+
+
+def inventory_groups(paths: Sequence[str]) -> dict[str, list[str]]:
+    """The inventory groups of each host, from the file the fleet playbook writes beside
+    the results (fleet directories only). The file is as untrusted as the results: anything
+    but a mapping of names to lists of names is left out."""
+    groups: dict[str, list[str]] = {}
+    for directory in sorted({os.path.dirname(path) or "." for path in paths}):
+        if not os.path.isfile(os.path.join(directory, FLEET_MARKER)):
+            continue
+        try:
+            with open(os.path.join(directory, GROUPS_FILE), "rb") as handle:
+                data = json.loads(handle.read(GROUPS_LIMIT + 1)[:GROUPS_LIMIT])
+        except (OSError, ValueError):
+            continue
+        if not isinstance(data, dict):
+            continue
+        for name, names in data.items():
+            if isinstance(name, str) and isinstance(names, list):
+                groups[name[:256]] = [str(group)[:128] for group in names[:64]
+                                      if isinstance(group, str)]
+    return groups

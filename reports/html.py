@@ -79,9 +79,11 @@ def render_fleet(hosts: Iterable[HostView], snippets: Snippets,
 
 
 def render_fleet_built(built: Iterable[Built], snippets: Snippets,
-                       regressed: Mapping[str, set[str]] | None = None) -> Iterator[str]:
-    """The same from hosts already built, one at a time, by reports/fleet_read.py."""
-    writer = FleetWriter(snippets, regressed or {})
+                       regressed: Mapping[str, set[str]] | None = None,
+                       groups: Mapping[str, list[str]] | None = None) -> Iterator[str]:
+    """The same from hosts already built, one at a time, by reports/fleet_read.py; with the
+    inventory groups of each host where the fleet playbook recorded them."""
+    writer = FleetWriter(snippets, regressed or {}, groups)
     for row, section, infos in built:
         writer.add_built(row, section, infos)
     return _fleet_page(writer, regressed is not None)

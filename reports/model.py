@@ -83,6 +83,7 @@ class HostView:
     # ``claimed`` is the name the host gave itself, which a hostile host chooses.
     inventory: str = ""
     claimed: str = ""
+    tuned_version: str = ""  # the installed tuned's release, where the scan knew it
 
     @property
     def key(self) -> str:
@@ -185,6 +186,8 @@ def from_json(data: dict[str, Any], path: str, catalogue: Catalogue) -> HostView
             path=path, inventory=inventory, claimed=host.get("hostname", ""),
             profile=data.get("profile", ""), kernel=host.get("kernel", ""),
             os=host.get("os", ""), root=host.get("root", ""), role=role.get("name", ""),
+            tuned_version=host.get("tuned_version") or ("0.2 (ktune)" if host.get(
+                "tuned_legacy") else ""),
             role_forced=role.get("source") == "--role",
             role_reasons=list(role.get("reasons", [])), cpus=host.get("cpus"),
             memory_kib=host.get("memory_kib"), scanned_at=data.get("scanned_at", ""),
@@ -277,12 +280,18 @@ def from_arf(path: str, catalogue: Catalogue) -> HostView:
     return view
 
 
+# OVAL's word for each tested item (oval-results-5 TestedItemType): whether the item
+# satisfied the test's state. The rule's verdict is what judges: a test may count items
+# that match a state of what must not be.
+ITEM_RESULTS = {"true": "satisfied", "false": "not satisfied"}
+
+
 def _arf_evidence(item: OvalItem) -> dict[str, str]:
-    """One item oscap's OVAL compared: what it is of, what was found, and whether it met the
-    test's state (OVAL's own words: the rule's result is what judges)."""
-    return {"subject": item.subject, "actual": item.value, "result": "informational",
-            "note": f"{item.test}: {item.result}" if item.test else item.result,
-            "source": "oscap OVAL item"}
+    """One item oscap's OVAL compared: what it is of, what was found, and whether it
+    satisfied its test's state, as OVAL decided."""
+    return {"subject": item.subject, "actual": item.value,
+            "result": ITEM_RESULTS.get(item.result, item.result or "not evaluated"),
+            "note": item.test, "source": "oscap OVAL item"}
 
 
 def load(path: str, catalogue: Catalogue) -> HostView:

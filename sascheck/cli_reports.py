@@ -108,7 +108,7 @@ def report_command(args: argparse.Namespace) -> int:
         del hosts
     if args.output:
         from .remediations.generate import rule_snippets
-        from .reports.fleet_read import built_hosts, units_of
+        from .reports.fleet_read import built_hosts, inventory_groups, units_of
         from .reports.html import render_fleet_built
 
         page_unreadable: list[str] = []
@@ -124,7 +124,8 @@ def report_command(args: argparse.Namespace) -> int:
             return _said_unreadable(unreadable) or EXIT_OK
         with user_errors():
             write_output(args.output, render_fleet_built(
-                built_hosts(units, catalogue), rule_snippets(catalogue), regressed))
+                built_hosts(units, catalogue), rule_snippets(catalogue), regressed,
+                inventory_groups(paths)))
         _said_written(args.output, "fleet report", len(units))
     return _said_unreadable(unreadable) or EXIT_OK
 

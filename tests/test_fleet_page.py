@@ -183,3 +183,60 @@ def test_hostile_host_text_is_shown_not_run(tmp_path, samples):
         assert page.evaluate("typeof window.__pwned") == "undefined"
     assert log.dialogs == [] and log.console_errors == []
     assert [url for url in log.requests if not url.startswith("file://")] == []
+
+
+@needs_browser
+def test_a_rules_failing_hosts_and_the_fact_columns_on_1000_hosts(tmp_path, samples, capsys):
+    """Issue 38: on a fleet of 1,000 scanned hosts and one the fleet scan could not reach,
+    each rule's failing hosts are one click away (the matrix filtered, their count, their
+    names as `report --failing` prints them); the matrix sorts by OS, kernel, tuned version,
+    role and inventory group; the host not scanned counts in no rule's column."""
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / ".sascheck-fleet").write_text("")  # the fleet playbook's: names by inventory
+    kernels = ["4.18.0-513.5.1.el8_9.x86_64", "5.14.0-427.13.1.el9_4.x86_64",
+               "3.10.0-1160.el7.x86_64"]
+    groups = {}
+    for index in range(1000):
+        data = copy.deepcopy(samples[index % len(samples)])
+        name = f"sas{index:05d}"
+        data["host"].update(hostname=name, kernel=kernels[index % 3],
+                            tuned_version=f"2.{20 + index % 7}.0")
+        (results / f"{name}.json").write_text(json.dumps(data))
+        groups[name] = ["sas_grid", f"site{index % 4}"]
+    (results / "sasgone.failed.json").write_text(json.dumps({
+        "schema": "sascheck-failure/1", "stage": "collect",
+        "host": {"hostname": "sasgone", "inventory_name": "sasgone"}, "source": "",
+        "profile": "default", "reason": "UNREACHABLE: ssh timed out",
+        "recorded_at": "2026-11-26T07:00:00+00:00"}))
+    (results / ".sascheck-groups").write_text(json.dumps(groups))
+    page_path = tmp_path / "fleet.html"
+    assert main(["report", "--fleet", str(results), "-o", str(page_path)]) == 0
+    index = fleet_index(page_path.read_text())
+    column = {rule["id"]: c for c, rule in enumerate(index["rules"])}
+    failing = {rule: sorted(h["n"] for h in index["hosts"] if h["r"][c] == "f")
+               for rule, c in column.items()}
+    rule = next(r for r, names in sorted(failing.items()) if 0 < len(names) < 1000)
+    assert main(["report", "--failing", rule, str(results)]) == 0
+    assert capsys.readouterr().out.split() == failing[rule]
+    with open_page(page_path) as (page, log):
+        counts = page.locator("table.counts tr").nth(1 + column[rule])
+        cells = counts.locator("td").all_text_contents()
+        assert sum(int(cell) for cell in cells[2:6]) == 1000  # sasgone counts nowhere
+        counts.locator("button.rule-hosts").click()
+        assert page.locator("#rule-view-title").text_content() == (
+            f"{len(failing[rule])} hosts fail {rule}")
+        assert page.locator("#hosts-matching").text_content() == str(len(failing[rule]))
+        assert page.locator("#rule-view-names").text_content().split("\n") == failing[rule]
+        assert set(_rows(page)) <= set(failing[rule]) and "sasgone" not in _rows(page)
+        page.locator("#rule-view-clear").click()
+        assert page.locator("#rule-view").is_hidden()
+        assert page.locator("#hosts-matching").text_content() == "1001"
+        page.locator("th.fact button[data-sort=k]").click()
+        shown = page.locator("#matrix-rows tr td:nth-child(4)").all_text_contents()
+        assert shown[0] == kernels[2] and shown[-1] == kernels[2]  # 3.10 first (200 rows)
+        page.select_option("#host-sort", "g")
+        assert page.locator("#matrix-rows tr td:nth-child(7)").first.text_content() == (
+            "sas_grid, site0")
+        screenshot(page, "fleet-rule-view.png")
+    assert log.console_errors == []

@@ -109,6 +109,10 @@ def test_agentless_playbook_needs_nothing_but_sh_on_the_hosts(tmp_path):
     assert {"p", "f"} <= set(hosts_on_page["host1"]["r"])
     page = (tmp_path / "fleet.html").read_text()
     assert "calls itself 'sasprod01'; it is reported under its inventory name 'host1'" in page
+    # The inventory's groups, recorded by the play for the page's group column (issue 38).
+    groups = json.loads((results / ".sascheck-groups").read_text())
+    assert groups == {host: ["sas"] for host in ("host0", "host1", "host2", "host3")}
+    assert {row["g"] for row in hosts_on_page.values()} == {"sas"}
 
 
 def test_a_hostile_inventory_name_makes_no_path_outside_the_results(tmp_path):
@@ -148,7 +152,8 @@ def test_playbook_still_runs_sascheck_and_oscap_where_hosts_have_them(tmp_path):
     completed = _run_playbook(tmp_path, hosts)
     assert completed.returncode == 0, completed.stdout[-3000:] + completed.stderr[-2000:]
     fetched = sorted(p.name for p in (tmp_path / "results").iterdir())
-    assert fetched == [".sascheck-fleet", "host0.arf.xml", "host1.json", "host2.json"]
+    assert fetched == [".sascheck-fleet", ".sascheck-groups", "host0.arf.xml", "host1.json",
+                       "host2.json"]
     hosts_on_page = fleet_index((tmp_path / "fleet.html").read_text())["hosts"]
     assert sorted(host["n"] for host in hosts_on_page) == ["host0", "host1", "host2"]
     # Nothing was left on the hosts: the results were written in a private directory.

@@ -142,3 +142,29 @@ def test_the_services_command_line_scans_and_writes_its_three_files(tmp_path):
     assert "sascheck_rule_result" in _metrics(tmp_path / "metrics/sascheck.prom")
     results = json.loads((tmp_path / "sascheck-report.json").read_text())
     assert results["values"]["sas_data_dirs"] == ["/srv/site-data"]
+
+
+def test_each_run_keeps_the_previous_ones_results_for_diff(tmp_path):
+    """Issue 37: the service's ExecStartPre, as systemd runs it ($$ is a literal $; the
+    line is one `/bin/sh -c` command), moves the last run's results to previous/ before the
+    scan overwrites them, so that `sascheck diff previous/... now` has two runs to compare."""
+    import shlex
+
+    unit = (UNITS / "sascheck.service").read_text()
+    [line] = [line for line in unit.splitlines() if line.startswith("ExecStartPre=")]
+    argv = shlex.split(line.split("=", 1)[1].replace("$$", "$"))
+    assert argv[:2] == ["/bin/sh", "-c"]
+    command = argv[2].replace("/var/lib/sascheck", str(tmp_path))
+    (tmp_path / "previous").mkdir()  # StateDirectory= makes it
+    root = sas_host(tmp_path / "root")
+    report = tmp_path / "sascheck-report.json"
+    subprocess.run(["/bin/sh", "-c", command], check=True)  # the first run: nothing to keep
+    assert main(["scan", "--root", str(root), "--quiet", "--json", str(report),
+                 *[f"--set={s}" for s in BASELINE_SETS]]) in (0, 2)
+    (root / "sys/kernel/mm/transparent_hugepage/enabled").write_text("[always] madvise never\n")
+    subprocess.run(["/bin/sh", "-c", command], check=True)
+    assert not report.exists() and (tmp_path / "previous/sascheck-report.json").exists()
+    assert main(["scan", "--root", str(root), "--quiet", "--json", str(report),
+                 *[f"--set={s}" for s in BASELINE_SETS]]) == 2
+    assert main(["diff", str(tmp_path / "previous/sascheck-report.json"), str(report),
+                 "--quiet"]) == 2  # THP got worse since the previous run

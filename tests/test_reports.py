@@ -202,6 +202,12 @@ def test_arf_host_page_shows_what_oscap_saw(tmp_path):
         assert "/sys/block/sdb/queue/scheduler" in scheduler
         assert '<img src=x onerror="window.__pwned=1">[cfq]' in scheduler
         assert page.evaluate("typeof window.__pwned") == "undefined"
+        # Each item says whether it satisfied its test's state, as OVAL decided (issue 38):
+        # the failing scheduler's [cfq] item did not; none reads "informational".
+        rows = page.locator("article#host-io_scheduler tr").all_inner_texts()
+        assert any("[cfq]" in row and "not satisfied" in row for row in rows), rows
+        assert not any("informational" in text
+                       for text in page.locator("article.rule").all_inner_texts())
     assert log.console_errors == [] and log.dialogs == []
 
 

@@ -56,7 +56,12 @@
   var onlyFailing = document.getElementById("only-failing");
   var onlyRegressed = document.getElementById("only-regressed");
   var sort = document.getElementById("host-sort");
+  var ruleFilter = document.getElementById("rule-filter");
   var measured = body.dataset.measured === "1";
+  var grouped = body.dataset.grouped === "1";
+  var FACTS = ["o", "k", "t", "ro"].concat(grouped ? ["g"] : []);
+  var column = {};
+  index.rules.forEach(function (rule, c) { column[rule.id] = c; });
   var names = index.hosts.map(function (host) { return host.n.toLowerCase(); });
   var view = [], limit = PAGE;
 
@@ -79,18 +84,32 @@
       return sign * (x - y);
     };
   }
+  function byText(key) {  // a fact column: hosts without it last, then worst first
+    return function (a, b) {
+      var x = index.hosts[a][key] || "", y = index.hosts[b][key] || "";
+      if (x === y) { return a - b; }
+      if (!x) { return 1; }
+      if (!y) { return -1; }
+      return x.localeCompare(y, undefined, {numeric: true});
+    };
+  }
   function select() {
     var query = search.value.trim().toLowerCase();
+    var failing = ruleFilter.value in column ? column[ruleFilter.value] : -1;
     view = [];
     for (var i = 0; i < index.hosts.length; i++) {
       var host = index.hosts[i];
       if (query && names[i].indexOf(query) < 0) { continue; }
       if (onlyFailing.checked && !/[fe]/.test(host.r)) { continue; }
       if (onlyRegressed && onlyRegressed.checked && !host.w.length) { continue; }
+      if (failing >= 0 && host.r.charAt(failing) !== "f") { continue; }
       view.push(i);
     }
+    ruleView(failing);
     if (sort.value === "name") {
       view.sort(function (a, b) { return names[a] < names[b] ? -1 : names[a] > names[b] ? 1 : a - b; });
+    } else if (FACTS.indexOf(sort.value) >= 0) {
+      view.sort(byText(sort.value));
     } else if (sort.value === "score-asc") {
       view.sort(byScore(1));
     } else if (sort.value === "score-desc") {
@@ -108,6 +127,7 @@
     name.appendChild(document.createTextNode(" "));
     add(name, el("span", host.s, "muted"));
     add(tr, el("td", host.sc === null ? "-" : host.sc));
+    FACTS.forEach(function (key) { add(tr, el("td", host[key] || "-", "fact")); });
     if (measured) { add(tr, el("td", host.m === null ? "-" : host.m.toFixed(1), "mbcore")); }
     for (var c = 0; c < index.rules.length; c++) {
       var result = RESULTS[host.r.charAt(c)] || "unknown";
@@ -117,6 +137,31 @@
     }
     return tr;
   }
+  // A rule's view: the hosts failing it (the matrix filtered), how many, and their names
+  // one a line, as `sascheck report --failing RULE` prints them for --limit @FILE.
+  var ruleBox = document.getElementById("rule-view");
+  function ruleView(failing) {
+    ruleBox.hidden = failing < 0;
+    if (failing < 0) { return; }
+    var id = index.rules[failing].id;
+    var hosts = index.hosts.filter(function (host) { return host.r.charAt(failing) === "f"; });
+    document.getElementById("rule-view-title").textContent =
+      hosts.length + (hosts.length === 1 ? " host fails " : " hosts fail ") + id;
+    document.getElementById("rule-view-names").textContent =
+      hosts.map(function (host) { return host.n; }).sort().join("\n");
+  }
+  function showRule(id) {
+    ruleFilter.value = id;
+    select();
+    document.getElementById("rule-view").scrollIntoView();
+  }
+  Array.prototype.forEach.call(document.querySelectorAll("button.rule-hosts"), function (button) {
+    button.addEventListener("click", function () { showRule(button.dataset.rule); });
+  });
+  document.getElementById("rule-view-clear").addEventListener("click", function () { showRule(""); });
+  Array.prototype.forEach.call(document.querySelectorAll("th.fact button"), function (button) {
+    button.addEventListener("click", function () { sort.value = button.dataset.sort; select(); });
+  });
   function draw() {
     var rows = document.createDocumentFragment();
     view.slice(0, limit).forEach(function (i) { rows.appendChild(row(i)); });
@@ -288,6 +333,7 @@
   onlyFailing.addEventListener("change", select);
   if (onlyRegressed) { onlyRegressed.addEventListener("change", select); }
   sort.addEventListener("change", select);
+  ruleFilter.addEventListener("change", select);
   more.addEventListener("click", function () { limit += PAGE; draw(); });
   window.addEventListener("hashchange", openFromAddress);
   select();
