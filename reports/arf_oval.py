@@ -38,6 +38,12 @@ VALUE_ENTITIES = ("text", "subexpression", "value_of", "value", "mount_options",
 # patterns keep only a prefix such as "2.").
 RELEASE = re.compile(r"^[0-9]+\.[0-9]+\.[0-9]+\S*$")
 SYSTEM_INFO = ("os_name", "os_version", "architecture", "primary_host_name")
+# Mount options oscap's partition probe adds from statvfs(3)'s f_flag read as mount(2)'s
+# MS_* flags (partition_probe.c, "Check for remount, bind and move"): f_flag holds ST_*
+# flags, and MS_BIND is ST_RELATIME's bit, so every relatime mount reads as "bind"; under
+# OSCAP_PROBE_ROOT the flags are even those of the scanning machine's directory. None is
+# in the host's mount table: the page shows the host's own options only.
+STATVFS_GUESSES = frozenset({"bind", "remount", "move"})
 
 
 @dataclass(frozen=True)
@@ -143,6 +149,8 @@ class OvalReader:
     def _describe(pairs: list[tuple[str, str]], kind: str) -> tuple[str, str]:
         found: dict[str, list[str]] = {}
         for name, text in pairs:  # an entity may repeat (a partition's mount_options)
+            if name == "mount_options" and text in STATVFS_GUESSES:
+                continue
             found.setdefault(name, []).append(text)
         entities = {name: _cut(",".join(texts)) for name, texts in found.items()}
         subject = next((entities[name] for name in SUBJECT_ENTITIES if entities.get(name)), "")

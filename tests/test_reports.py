@@ -208,6 +208,12 @@ def test_arf_host_page_shows_what_oscap_saw(tmp_path):
         assert any("[cfq]" in row and "not satisfied" in row for row in rows), rows
         assert not any("informational" in text
                        for text in page.locator("article.rule").all_inner_texts())
+        # oscap's partition probe adds "bind" from statvfs's ST_RELATIME bit (MS_BIND's
+        # value; openscap partition_probe.c): the host has no such option, the page says none.
+        assert ">bind<" in text
+        options = page.locator("article#host-sas_fs_type").inner_text()
+        assert "noatime" in options or "relatime" in options
+        assert "bind" not in re.split(r"[\s,]+", options)
     assert log.console_errors == [] and log.dialogs == []
 
 
