@@ -106,3 +106,47 @@ def read_arf(path: str) -> ArfHost:
     host.items = {rule: found for rule, definition in checks.items()
                   if (found := oval.items_of(definition))}
     return host
+
+
+@dataclass
+class ArfHeader:
+    target: str = ""
+    start_time: str = ""
+    facts: dict[str, str] = field(default_factory=dict)
+
+
+def read_arf_header(path: str) -> ArfHeader:
+    """Only what names the host and dates the scan (the TestResult's start time, target and
+    target facts), for deciding which files are one host; read_arf reads the rest. Stops at
+    the TestResult's end, and drops each data stream copy and request as it ends."""
+    try:
+        if os.stat(path).st_size > MAX_ARF_BYTES:
+            raise ArfError(f"{path}: larger than {MAX_ARF_BYTES >> 20} MiB; not an ARF "
+                           "report of the sascheck data stream")
+    except OSError as exc:
+        raise ArfError(f"{path}: {exc.strerror}") from exc
+    header = ArfHeader()
+    dropped = (f"{NS_ARF}report-request", f"{NS_ARF}asset", f"{NS_ARF}report")
+    try:
+        for event, element in etree.iterparse(
+                path, events=("start", "end"), resolve_entities=False, no_network=True,
+                huge_tree=True, tag=(f"{NS_XCCDF}TestResult", f"{NS_XCCDF}target",
+                                     f"{NS_XCCDF}fact", *dropped)):
+            tag = element.tag
+            if event == "start":
+                if tag == f"{NS_XCCDF}TestResult":
+                    header.start_time = element.get("start-time", "")
+                continue
+            if tag == f"{NS_XCCDF}TestResult":
+                break
+            if tag == f"{NS_XCCDF}target":
+                header.target = (element.text or "").strip()
+            elif tag == f"{NS_XCCDF}fact":
+                name = element.get("name", "")
+                if name.startswith(FACT_PREFIX):
+                    header.facts[name[len(FACT_PREFIX):]] = (element.text or "").strip()
+            elif tag in dropped:
+                element.clear()
+    except (OSError, etree.XMLSyntaxError) as exc:
+        raise ArfError(f"{path}: {exc}") from exc
+    return header

@@ -20,6 +20,7 @@ from .model import (
 )
 
 STAGES = ("collect", "scan")
+UNREADABLE = "results file unreadable"
 MAX_REASON = 4000
 
 
@@ -44,7 +45,7 @@ def unreadable_file(path: str, reason: str, catalogue: Catalogue) -> HostView:
     wrong schema, over the size caps, an ARF that is not one): one error row naming the file
     and why, so that the fleet's other hosts are reported as usual."""
     name = Path(path).name
-    problem = f"results file unreadable: {reason[:MAX_REASON]}"
+    problem = f"{UNREADABLE}: {reason[:MAX_REASON]}"
     view = HostView(name=name, source="sascheck", path=path, problems=[problem],
                     unreachable=problem)
     view.rules = [with_catalogue(RuleView(id=rule.id, title="", severity="", result="error",

@@ -17,6 +17,7 @@ import hashlib
 import json
 import tempfile
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import IO, Any
 
 from markupsafe import Markup
@@ -39,14 +40,44 @@ class _SpooledPool:
         self._handle = handle
         self._numbers: dict[bytes, int] = {}
 
-    def add(self, value: Any) -> int:
-        text = _ENCODER.encode(value)
-        key = hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
+    def add(self, pooled: Pooled) -> int:
+        text, key = pooled
         number = self._numbers.get(key)
         if number is None:
             number = self._numbers[key] = len(self._numbers)
-            self._handle.write(("," if number else "") + text.translate(_SCRIPT_SAFE))
+            self._handle.write(("," if number else "") + text)
         return number
+
+
+# A value for a pool, encoded where it was built (a worker): its JSON text, script-safe,
+# and the digest that tells it apart.
+Pooled = tuple[str, bytes]
+
+
+def pooled(value: Any) -> Pooled:
+    text = _ENCODER.encode(value).translate(_SCRIPT_SAFE)
+    return text, hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()[:16]
+
+
+@dataclass(frozen=True)
+class EncodedSection:
+    """A host's section as JSON text, but for the numbers of its pooled values: the head
+    (every other field, an object left open), then rule results, diagrams and the chart."""
+    head: str
+    rules: list[tuple[str, Pooled]]
+    storage: list[tuple[str, Pooled]]
+    chart: Pooled | None
+
+
+def encode_section(section: dict[str, Any]) -> EncodedSection:
+    rest = {key: value for key, value in section.items()
+            if key not in ("rules", "storage", "chart")}
+    return EncodedSection(
+        _ENCODER.encode(rest)[:-1].translate(_SCRIPT_SAFE),
+        [(rule_id, pooled(value)) for rule_id, value in section["rules"]],
+        [(_ENCODER.encode(label).translate(_SCRIPT_SAFE), pooled(uri))
+         for label, uri in section["storage"]],
+        pooled(section["chart"]) if section["chart"] is not None else None)
 
 
 _SCRIPT_SAFE = {ord(c): f"\\u{ord(c):04x}" for c in "<>&\u2028\u2029"}
@@ -148,13 +179,14 @@ class FleetWriter:
         self._results = _SpooledPool(self._files["results"])
         self._images = _SpooledPool(self._files["images"])
         self._rows: list[dict[str, Any]] = []
+        self._seen: dict[str, int] = {}  # rule id -> its letter's place in a row's codes
 
     def add(self, host: HostView) -> None:
-        self.add_built(host_row(host), host_section(host),
+        self.add_built(host_row(host), encode_section(host_section(host)),
                        {rule.id: rule_info(rule) for rule in host.rules
                         if rule.id not in self.columns})
 
-    def add_built(self, row: dict[str, Any], section: dict[str, Any],
+    def add_built(self, row: dict[str, Any], section: EncodedSection,
                   infos: Mapping[str, tuple[str, str, str, list[str]]]) -> None:
         for rule_id in row["r"]:
             if rule_id not in self.columns and rule_id in infos:
@@ -164,17 +196,25 @@ class FleetWriter:
                 self._rule_texts[rule_id] = {
                     "rationale": rationale, "refs": refs, "bash": snippet.get("bash", ""),
                     "ansible": snippet.get("ansible", ""), "manual": snippet.get("manual", "")}
-        section["rules"] = [[rule_id, self._results.add(value)]
-                            for rule_id, value in section["rules"]]
-        section["storage"] = [[label, self._images.add(uri)]
-                              for label, uri in section["storage"]]
-        if section["chart"] is not None:
-            section["chart"] = self._images.add(section["chart"])
+        rules = ",".join(f"[{_ENCODER.encode(rule_id).translate(_SCRIPT_SAFE)},"
+                         f"{self._results.add(value)}]" for rule_id, value in section.rules)
+        storage = ",".join(f"[{label},{self._images.add(uri)}]"
+                           for label, uri in section.storage)
+        chart = "null" if section.chart is None else str(self._images.add(section.chart))
+        self._files["hosts"].write(("," if self._rows else "") + section.head
+                                   + f',"rules":[{rules}],"storage":[{storage}],'
+                                   f'"chart":{chart}}}')
+        # The row, compact: verdicts as one letter per rule in the order rules were first
+        # seen (page() puts them in column order), the rest short.
+        for rule_id in row["r"]:
+            self._seen.setdefault(rule_id, len(self._seen))
+        codes = ["-"] * len(self._seen)
+        for rule_id, result in row["r"].items():
+            codes[self._seen[rule_id]] = RESULT_CODES.get(result, "u")
+        row["r"] = "".join(codes)
         row["d"] = len(self._rows)  # the section's place in details.hosts
         row["w"] = sorted(self._regressed.get(row["n"], ()))
         row["g"] = ", ".join(self._groups.get(row["n"], ()))[:200]
-        self._files["hosts"].write(("," if self._rows else "")
-                                   + _ENCODER.encode(section).translate(_SCRIPT_SAFE))
         self._rows.append(row)
 
     def page(self) -> dict[str, Any]:
@@ -186,16 +226,18 @@ class FleetWriter:
         counts = {rule_id: {"fail": 0, "error": 0, "pass": 0, "other": 0} for rule_id in ids}
         self._rows.sort(key=lambda row: ([-n for n in row["f"]], row["sc"] is None,
                                          row["sc"] or 0, row["n"]))
+        # each column's letter in the rows' codes (first seen order)
+        places = [self._seen[rule_id] for rule_id in ids]
+        counted = {"f": "fail", "e": "error", "p": "pass"}
         for row in self._rows:
-            codes = ["-"] * len(ids)
-            for rule_id, result in row["r"].items():
-                if rule_id not in column_of:
-                    continue
-                codes[column_of[rule_id]] = RESULT_CODES.get(result, "u")
-                if "x" not in row:  # a host not scanned adds nothing to a rule's counts
-                    counts[rule_id][result if result in ("fail", "error", "pass")
-                                    else "other"] += 1
-            row["r"] = "".join(codes)
+            letters = row["r"]
+            codes = "".join(letters[place] if place < len(letters) else "-"
+                            for place in places)
+            if "x" not in row:  # a host not scanned adds nothing to a rule's counts
+                for rule_id, code in zip(ids, codes):
+                    if code != "-":
+                        counts[rule_id][counted.get(code, "other")] += 1
+            row["r"] = codes
             row["w"] = [column_of[r] for r in row["w"] if r in column_of]
         rows = self._rows
         rules = [{"id": rule_id, "title": self.columns[rule_id][0],

@@ -13,16 +13,28 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
 from ..rules import Catalogue
-from .failure import unreadable_file
-from .fleet import host_row, host_section, rule_info
+from .arf import ArfError, read_arf_header
+from .failure import UNREADABLE, unreadable_file
+from .fleet import EncodedSection, encode_section, host_row, host_section, rule_info
 from .merging import claim_problems, claimants_of, merge_engines, merge_measured, pairs_of
-from .model import FLEET_MARKER, HostView, ReportInputError, load, with_catalogue
+from .model import (
+    FAILURE_SCHEMA,
+    FLEET_MARKER,
+    HostView,
+    ReportInputError,
+    arf_host_name,
+    fleet_inventory_name,
+    load,
+    read_json_or_arf,
+    with_catalogue,
+)
 
 # Below this many files the work is done here: forking workers costs more than it saves.
 PARALLEL_FROM = 64
@@ -77,8 +89,18 @@ def parallel_map(work: Callable[[Item], Outcome], items: Sequence[Item],
         yield from map(work, items)
         return
     context = multiprocessing.get_context("fork")  # workers share the loaded rules
+    # imap reads its input ahead in a thread of its own and queues every result: let it
+    # hold at most WINDOW items in flight, so that outcomes wait in the workers, not here.
+    gate = threading.Semaphore(CHUNK * processes * 4)
+
+    def fed() -> Iterator[Item]:
+        for item in items:
+            gate.acquire()
+            yield item
     with context.Pool(processes) as pool:
-        yield from pool.imap(work, items, chunksize=CHUNK)
+        for outcome in pool.imap(work, fed(), chunksize=CHUNK):
+            gate.release()
+            yield outcome
 
 
 def _catalogue_here() -> Catalogue:
@@ -94,12 +116,32 @@ def load_or_error_row(path: str, catalogue: Catalogue) -> HostView:
 
 
 def read_header(path: str) -> Header:
+    """What decides which files are one host, read cheaply: a JSON file decoded but not
+    validated, an ARF's TestResult only. A file whose full reading fails later is an error
+    row then (hosts_of); here only what cannot even be decoded is."""
     try:
-        host = load(path, _catalogue_here())
-    except ReportInputError as exc:
+        data = read_json_or_arf(path)
+        if data is None:
+            arf = read_arf_header(path)
+            claimed = arf_host_name(arf.facts, arf.target, path)
+            inventory = fleet_inventory_name(path)
+            return Header(path, "oscap", inventory or claimed, inventory, claimed,
+                          arf.start_time)
+    except (ReportInputError, ArfError) as exc:
         return Header(path, "sascheck", Path(path).name, unreadable=str(exc))
-    return Header(path, host.source, host.name, host.inventory, host.claimed,
-                  host.scanned_at, bool(host.measurements))
+    if not isinstance(data, dict):
+        return Header(path, "sascheck", Path(path).name)  # an error row, from hosts_of
+
+    def text(mapping: Any, key: str) -> str:
+        value = mapping.get(key, "") if isinstance(mapping, dict) else ""
+        return value if isinstance(value, str) else ""
+    host = data.get("host")
+    inventory = text(host, "inventory_name") or fleet_inventory_name(path)
+    claimed = text(host, "hostname")
+    stem = Path(path).stem if data.get("schema") != FAILURE_SCHEMA else Path(path).name.split(".")[0]
+    return Header(path, "sascheck", inventory or claimed or stem, inventory, claimed,
+                  text(data, "scanned_at") or text(data, "recorded_at"),
+                  bool(data.get("measurements")))
 
 
 def plan_units(headers: list[Header]) -> list[Unit]:
@@ -164,7 +206,7 @@ def read_slim(paths: Sequence[str], catalogue: Catalogue,
     """Every host of ``paths``, merged as the page merges them, slim."""
     hosts = []
     for host in parallel_map(_slim, paths, catalogue):
-        if host.unreachable.startswith("results file unreadable") and unreadable is not None:
+        if host.unreachable.startswith(UNREADABLE) and unreadable is not None:
             unreadable.append(host.path)
         for rule in host.rules:
             with_catalogue(rule, catalogue)
@@ -183,26 +225,33 @@ def units_of(paths: Sequence[str], catalogue: Catalogue,
     return plan_units(headers)
 
 
-Built = tuple[dict[str, Any], dict[str, Any], dict[str, tuple[str, str, str, list[str]]]]
+Built = tuple[dict[str, Any], EncodedSection, dict[str, tuple[str, str, str, list[str]]], str]
 
 
 def _build(unit: Unit) -> list[Built]:
-    """Each host of the unit as the page takes it: its row, its section, and the texts of
-    rules this process has not sent before (each worker's items come in order, so the
-    controller has a rule's texts by the first row that needs them)."""
+    """Each host of the unit as the page takes it: its row, its section encoded here (the
+    workers, not the controller, turn it into JSON and digests), the texts of rules this
+    process has not sent before (each worker's items come in order, so the controller has a
+    rule's texts by the first row that needs them), and the path of a file found unreadable."""
     built = []
     for host in hosts_of(unit, _catalogue_here()):
         infos = {rule.id: rule_info(rule) for rule in host.rules
                  if rule.id not in _infos_sent}
         _infos_sent.update(infos)
-        built.append((host_row(host), host_section(host), infos))
+        unreadable = host.path if host.unreachable.startswith(UNREADABLE) else ""
+        built.append((host_row(host), encode_section(host_section(host)), infos, unreadable))
     return built
 
 
-def built_hosts(units: Sequence[Unit], catalogue: Catalogue) -> Iterator[Built]:
-    """Every host of ``units`` built for the fleet page, in order."""
+def built_hosts(units: Sequence[Unit], catalogue: Catalogue,
+                unreadable: list[str]) -> Iterator[Built]:
+    """Every host of ``units`` built for the fleet page, in order; the paths of files that
+    turn out unreadable are added to ``unreadable``."""
     for built in parallel_map(_build, units, catalogue):
-        yield from built
+        for host in built:
+            if host[3]:
+                unreadable.append(host[3])
+            yield host
 
 
 GROUPS_FILE = ".sascheck-groups"  # the fleet playbook's: inventory name -> its groups

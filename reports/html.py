@@ -84,7 +84,7 @@ def render_fleet_built(built: Iterable[Built], snippets: Snippets,
     """The same from hosts already built, one at a time, by reports/fleet_read.py; with the
     inventory groups of each host where the fleet playbook recorded them."""
     writer = FleetWriter(snippets, regressed or {}, groups)
-    for row, section, infos in built:
+    for row, section, infos, _ in built:
         writer.add_built(row, section, infos)
     return _fleet_page(writer, regressed is not None)
 

@@ -242,6 +242,12 @@ def fleet_inventory_name(path: str) -> str:
     return ""
 
 
+def arf_host_name(facts: dict[str, str], target: str, path: str) -> str:
+    """The name an ARF gives its host: oscap's target facts, its target, else the file's."""
+    return (facts.get("asset:identifier:host_name") or facts.get("asset:identifier:fqdn")
+            or target or Path(path).stem)
+
+
 def from_arf(path: str, catalogue: Catalogue) -> HostView:
     try:
         arf = read_arf(path)
@@ -249,8 +255,7 @@ def from_arf(path: str, catalogue: Catalogue) -> HostView:
         raise ReportInputError(str(exc)) from exc
     profile = arf.profile[:-len(TAILORED_SUFFIX)] if arf.profile.endswith(
         TAILORED_SUFFIX) else arf.profile
-    name = (arf.facts.get("asset:identifier:host_name") or arf.facts.get("asset:identifier:fqdn")
-            or arf.target or Path(path).stem)
+    name = arf_host_name(arf.facts, arf.target, path)
     system = arf.system
     known = {key: value for key, value in system.items()
              if value and value.lower() != "unknown"}  # oscap's word for what it lacks
@@ -294,14 +299,14 @@ def _arf_evidence(item: OvalItem) -> dict[str, str]:
             "note": item.test, "source": "oscap OVAL item"}
 
 
-def load(path: str, catalogue: Catalogue) -> HostView:
-    """Read sascheck JSON or oscap ARF, by content (JSON may come from a pipe)."""
+def read_json_or_arf(path: str) -> Any:
+    """A results file's decoded JSON, or None where it is an ARF (told by content: JSON
+    may come from a pipe)."""
     try:
         with open(path, "rb") as handle:
             head = handle.read(512)
             if head.lstrip().startswith(b"<"):
-                handle.close()
-                return from_arf(path, catalogue)
+                return None
             if not head.lstrip().startswith(b"{"):
                 raise ReportInputError(f"{path}: neither sascheck JSON nor oscap ARF")
             raw = head + handle.read(MAX_RESULT_BYTES + 1 - len(head))
@@ -311,9 +316,16 @@ def load(path: str, catalogue: Catalogue) -> HostView:
         raise ReportInputError(f"{path}: larger than {MAX_RESULT_BYTES >> 20} MiB; "
                                "not a sascheck result")
     try:
-        data = decode_json(raw, path)
+        return decode_json(raw, path)
     except ResultFileError as exc:
         raise ReportInputError(str(exc)) from exc
+
+
+def load(path: str, catalogue: Catalogue) -> HostView:
+    """Read sascheck JSON or oscap ARF."""
+    data = read_json_or_arf(path)
+    if data is None:
+        return from_arf(path, catalogue)
     if isinstance(data, dict) and data.get("schema") == FAILURE_SCHEMA:
         from .failure import from_failure  # a host the fleet scan could not scan
         return from_failure(data, path, catalogue)

@@ -113,19 +113,23 @@ def report_command(args: argparse.Namespace) -> int:
 
         page_unreadable: list[str] = []
         units = units_of(paths, catalogue, page_unreadable)
-        unreadable = sorted(set(unreadable) | set(page_unreadable))
         if len(units) == 1 and not args.fleet and regressed is None:
             # files of one host (its scan and iotest, both engines): that host's page
+            from .reports.failure import UNREADABLE
             from .reports.fleet_read import hosts_of
+
+            hosts = hosts_of(units[0], catalogue)
+            unreadable = sorted(set(unreadable) | set(page_unreadable) | {
+                host.path for host in hosts if host.unreachable.startswith(UNREADABLE)})
             with user_errors():
-                write_output(args.output, html_page(hosts_of(units[0], catalogue),
-                                                    catalogue, False))
+                write_output(args.output, html_page(hosts, catalogue, False))
             _said_written(args.output, "host report", 1)
             return _said_unreadable(unreadable) or EXIT_OK
         with user_errors():
             write_output(args.output, render_fleet_built(
-                built_hosts(units, catalogue), rule_snippets(catalogue), regressed,
-                inventory_groups(paths)))
+                built_hosts(units, catalogue, page_unreadable), rule_snippets(catalogue),
+                regressed, inventory_groups(paths)))
+        unreadable = sorted(set(unreadable) | set(page_unreadable))
         _said_written(args.output, "fleet report", len(units))
     return _said_unreadable(unreadable) or EXIT_OK
 

@@ -251,11 +251,14 @@ def test_fleet_benchmark_script_runs(tmp_path):
     # (it runs itself again under .venv's python).
     path = os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep)
                            if Path(sys.prefix) not in Path(p).parents)
-    completed = subprocess.run([str(script), "12", str(tmp_path)], capture_output=True,
+    # Two sizes in one run, as the issue's 10,000 and 20,000 are measured (issue 39).
+    completed = subprocess.run([str(script), "12", "24", str(tmp_path)], capture_output=True,
                                text=True, timeout=300, env={**os.environ, "PATH": path})
     assert completed.returncode == 0, completed.stderr
-    assert "hosts: 12 (6 JSON, 6 ARF)" in completed.stdout
-    assert len(fleet_index((tmp_path / "fleet.html").read_text())["hosts"]) == 12
+    for hosts in (12, 24):
+        assert f"hosts: {hosts} ({hosts // 2} JSON, {hosts // 2} ARF)" in completed.stdout
+        assert len(fleet_index((tmp_path / f"fleet-{hosts}.html").read_text())["hosts"]) == hosts
+    assert completed.stdout.count("MB for the process tree (largest process") == 2
 
 
 
