@@ -33,7 +33,6 @@ from .model import (
     fleet_inventory_name,
     load,
     read_json_or_arf,
-    with_catalogue,
 )
 
 # Below this many files the work is done here: forking workers costs more than it saves.
@@ -192,24 +191,45 @@ def hosts_of(unit: Unit, catalogue: Catalogue) -> list[HostView]:
 
 
 def _slim(path: str) -> HostView:
-    """A host without what only its own section shows; rule texts are the catalogue's again
-    on the controller (pickled per host, they would be copied per host)."""
+    """A host without what only its own section shows (evidence, storage, SAS directories,
+    rule texts: the catalogue's again on the controller, as pickled per host they would be
+    copied per host)."""
     host = load_or_error_row(path, _catalogue_here())
-    host.storage = []
+    host.storage, host.sas_dirs, host.role_reasons, host.discovery_notes = [], [], [], []
     for rule in host.rules:
         rule.evidence, rule.rationale, rule.description, rule.references = [], "", "", []
+        rule.impact = None
     return host
+
+
+class _Shared(dict[Any, Any]):
+    """One copy of each equal text or value across hosts (titles, verdicts, expected values,
+    site values): thousands of hosts' results say much the same."""
+
+    def one(self, value: Any) -> Any:
+        if isinstance(value, list):
+            value = tuple(self.one(item) for item in value)
+        try:
+            return self.setdefault(value, value)
+        except TypeError:  # a mapping: left as it is
+            return value
 
 
 def read_slim(paths: Sequence[str], catalogue: Catalogue,
               unreadable: list[str] | None = None) -> list[HostView]:
     """Every host of ``paths``, merged as the page merges them, slim."""
     hosts = []
+    shared = _Shared()
     for host in parallel_map(_slim, paths, catalogue):
         if host.unreachable.startswith(UNREADABLE) and unreadable is not None:
             unreadable.append(host.path)
-        for rule in host.rules:
-            with_catalogue(rule, catalogue)
+        for rule in host.rules:  # titles and severities were filled in by the worker
+            for name in ("id", "title", "severity", "result", "expected", "actual", "message"):
+                setattr(rule, name, shared.one(getattr(rule, name)))
+        host.values = {shared.one(name): shared.one(value)
+                       for name, value in host.values.items()}
+        host.profile, host.os, host.kernel = (shared.one(host.profile), shared.one(host.os),
+                                              shared.one(host.kernel))
         hosts.append(host)
     merged = merge_engines(merge_measured(hosts))
     claimants = claimants_of(merged)

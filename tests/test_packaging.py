@@ -116,7 +116,7 @@ def test_readme_catalogue_is_generated_from_the_rules():
     from sascheck.reports.catalogue import markdown_catalogue
     from sascheck.rules import load_catalogue
 
-    readme = (PROJECT / "README.md").read_text()
+    readme = (PROJECT / "docs/catalogue.md").read_text()
     section = readme.split("<!-- catalogue:start -->\n", 1)[1].split("<!-- catalogue:end -->")[0]
     assert section == markdown_catalogue(load_catalogue()), "run scripts/update-readme"
 
