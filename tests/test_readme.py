@@ -50,3 +50,41 @@ def test_every_example_command_runs_as_written(tmp_path):
     assert (tmp_path / "fix.sh").read_text().startswith("#!")
     assert (tmp_path / "failing.txt").read_text().split()  # rhel6-defaults fails THP
     assert "Also scanned by oscap" in (tmp_path / "host.html").read_text()
+
+
+def _same_shape(example: object, real: object, where: str) -> None:
+    """Every key the example shows (but "...") is where a real result has it, with a value
+    of the same JSON type; lists are matched by each item's id where it has one."""
+    if isinstance(example, dict):
+        assert isinstance(real, dict), where
+        for key, value in example.items():
+            if key == "...":
+                continue
+            assert key in real, f"{where}.{key} is not in a real result"
+            if value != "...":
+                _same_shape(value, real[key], f"{where}.{key}")
+    elif isinstance(example, list):
+        assert isinstance(real, list) and real, where
+        for item in example:
+            match = real[0]
+            if isinstance(item, dict) and "id" in item:
+                match = next(r for r in real if r.get("id") == item["id"])
+            elif isinstance(item, dict) and "rules" in item:
+                match = next(r for r in real if r.get("rules") == item["rules"])
+            _same_shape(item, match, f"{where}[]")
+    else:
+        assert type(example) is type(real) or example == "...", f"{where}: {example!r}"
+
+
+def test_the_documented_json_is_what_a_scan_writes(tmp_path):
+    import json
+
+    text = (PROJECT / "docs/commands.md").read_text()
+    example = json.loads(text.split("```json\n", 1)[1].split("```", 1)[0])
+    output = tmp_path / "host.json"
+    subprocess.run([str(SASCHECK), "scan", "--root", str(PROJECT / "examples/roots/rhel6-defaults"),
+                    "--json", str(output), "--quiet"], check=False, timeout=120)
+    real = json.loads(output.read_text())
+    _same_shape(example, real, "result")
+    rule = next(r for r in real["rules"] if r["id"] == "read_ahead")
+    assert rule["evidence"][0]["actual"] == example["rules"][0]["evidence"][0]["actual"]
