@@ -17,7 +17,8 @@ def fix_command_parts(host: HostView) -> list[str] | None:
     """The one command that writes a rule's whole bash fix (its library included) for the
     host the report is of and runs it, in the pieces that go between the rule's id: on the
     host itself, or on the directory root scanned, with the SAS directories the scan was
-    given. Every host value is shell-quoted; rule ids (^[a-z][a-z0-9_]*$) need no quoting,
+    given; from a snapshot or sosreport, the command that writes it from the archive and
+    the host to run it on. Every host value is shell-quoted; rule ids (^[a-z][a-z0-9_]*$) need no quoting,
     so the joined command is what shlex.join would make of it.
 
     None where a value holds a control character: shlex.quote keeps Ctrl-U and a carriage
@@ -25,8 +26,13 @@ def fix_command_parts(host: HostView) -> list[str] | None:
     8) acts on them as they are pasted, running what follows. Such a host gets no command
     to copy (its generic rule fix, which carries no host value, is still shown)."""
     args = []
-    offline = bool(host.root) and host.root != "/"
-    if offline:
+    # A snapshot or sosreport is a copy of another host: the fix is written from it, and
+    # runs there (it refuses any other host), not on the copy.
+    archive = host.source_kind in ("snapshot", "sosreport") and bool(host.root)
+    offline = bool(host.root) and host.root != "/" and not archive
+    if archive:
+        args += [f"--{host.source_kind}", host.root]
+    elif offline:
         args += ["--root", host.root]
     # The scan's choices, so the fix judges as it did (without them it may find nothing).
     if host.profile and host.profile != "default":
@@ -37,12 +43,16 @@ def fix_command_parts(host: HostView) -> list[str] | None:
         value = host.values.get(name)
         if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
             args += ["--set", f"{name}={','.join(value)}"]
-    if any(_UNPASTEABLE.search(arg) for arg in args):
+    target = host.inventory or host.name
+    if any(_UNPASTEABLE.search(arg) for arg in [*args, target]):
         return None
+    written = ["sascheck fix --format bash --rule ",
+               "".join(f" {shlex.quote(arg)}" for arg in args) + " -o sascheck-fix-"]
+    if archive:  # a shell comment: pasted, it runs nothing
+        return [*written, ".sh  # then, as root on "
+                f"{shlex.quote(target)}: bash sascheck-fix-", ".sh"]
     run = f"SASCHECK_ROOT={shlex.quote(host.root)} bash" if offline else "bash"
-    return ["sascheck fix --format bash --rule ",
-            "".join(f" {shlex.quote(arg)}" for arg in args) + " -o sascheck-fix-",
-            f".sh && {run} sascheck-fix-", ".sh"]
+    return [*written, f".sh && {run} sascheck-fix-", ".sh"]
 
 
 def fix_command(host: HostView, rule_id: str) -> str | None:

@@ -4,7 +4,7 @@ A fleet report reads each file twice, in worker processes: first for what decide
 files are one host (its names, engine, scan time: a ``Header``), then, one host at a time,
 for everything its row and section show. Between the two passes the controller holds only
 the headers, so 20,000 hosts cost little more than 10,000. ``read_slim`` serves what needs
-every host's verdicts at once (diff, --baseline, --csv, --failing, JUnit): each host
+every host's verdicts at once (diff, --baseline, --csv, --failing, --prometheus, JUnit): each host
 without its evidence, storage or rule texts.
 """
 
@@ -136,11 +136,12 @@ def read_header(path: str) -> Header:
         return value if isinstance(value, str) else ""
     host = data.get("host")
     inventory = text(host, "inventory_name") or fleet_inventory_name(path)
-    claimed = text(host, "hostname")
-    stem = Path(path).stem if data.get("schema") != FAILURE_SCHEMA else Path(path).name.split(".")[0]
-    return Header(path, "sascheck", inventory or claimed or stem, inventory, claimed,
-                  text(data, "scanned_at") or text(data, "recorded_at"),
-                  bool(data.get("measurements")))
+    if data.get("schema") == FAILURE_SCHEMA:  # as failure.from_failure names the host
+        name = inventory or text(host, "hostname") or Path(path).name.split(".")[0]
+        return Header(path, "sascheck", name, inventory, "", text(data, "recorded_at"))
+    claimed = text(host, "hostname")  # as model.from_json names the host
+    return Header(path, "sascheck", inventory or claimed or Path(path).stem, inventory,
+                  claimed, text(data, "scanned_at"), bool(data.get("measurements")))
 
 
 def plan_units(headers: list[Header]) -> list[Unit]:
@@ -207,8 +208,8 @@ class _Shared(dict[Any, Any]):
     site values): thousands of hosts' results say much the same."""
 
     def one(self, value: Any) -> Any:
-        if isinstance(value, list):
-            value = tuple(self.one(item) for item in value)
+        if isinstance(value, list):  # stays a list (diff compares it with full reads')
+            return [self.one(item) for item in value]
         try:
             return self.setdefault(value, value)
         except TypeError:  # a mapping: left as it is

@@ -84,6 +84,9 @@ class HostView:
     inventory: str = ""
     claimed: str = ""
     tuned_version: str = ""  # the installed tuned's release, where the scan knew it
+    # what the scan read when not a live host or a directory root: "snapshot" or
+    # "sosreport", whose archive ``root`` then names
+    source_kind: str = ""
 
     @property
     def key(self) -> str:
@@ -188,6 +191,7 @@ def from_json(data: dict[str, Any], path: str, catalogue: Catalogue) -> HostView
             os=host.get("os", ""), root=host.get("root", ""), role=role.get("name", ""),
             tuned_version=host.get("tuned_version") or ("0.2 (ktune)" if host.get(
                 "tuned_legacy") else ""),
+            source_kind=_source_kind(data.get("source")),
             role_forced=role.get("source") == "--role",
             role_reasons=list(role.get("reasons", [])), cpus=host.get("cpus"),
             memory_kib=host.get("memory_kib"), scanned_at=data.get("scanned_at", ""),
@@ -207,6 +211,11 @@ def from_json(data: dict[str, Any], path: str, catalogue: Catalogue) -> HostView
     except (KeyError, TypeError, AttributeError) as exc:
         raise ReportInputError(f"{path}: malformed sascheck results ({exc})") from exc
     return view
+
+
+def _source_kind(source: Any) -> str:
+    kind = source.get("kind") if isinstance(source, dict) else None
+    return kind if kind in ("snapshot", "sosreport") else ""
 
 
 IO_TARGETS = ("io_mb_per_core_work", "io_mb_per_core_data", "iotest_min_seconds")

@@ -126,6 +126,15 @@ def scanned_image(result: Mapping[str, Any]) -> str:
     return "" if root in ("/", "") or "source" in result else root
 
 
+def scanned_archive(result: Mapping[str, Any]) -> tuple[str, str] | None:
+    """("snapshot" or "sosreport", its path) where the scan read one; else None."""
+    source = result.get("source")
+    if isinstance(source, dict) and source.get("kind") in ("snapshot", "sosreport") \
+            and isinstance(source.get("path"), str) and source["path"]:
+        return str(source["kind"]), source["path"]
+    return None
+
+
 def forced_role(result: Mapping[str, Any]) -> str:
     """The role the scan was told (--role), which a fix of it must act as; else ""."""
     role = result.get("role", {})

@@ -13,7 +13,7 @@ from rich.text import Text
 from ..rules.host_layout import SAS_ROLE_VALUES
 from ..scanner.fix_order import fix_ranks
 from .escaping import deep, for_terminal
-from .resultfile import forced_role, scanned_image
+from .resultfile import forced_role, scanned_archive, scanned_image
 
 SYMBOLS = {
     "pass": ("✔", "green"),
@@ -96,8 +96,11 @@ def fix_hint(result: dict[str, Any]) -> str:
     forced role, the directory root it read), shell-quoted."""
     args = ["sascheck", "fix", "--format", "bash"]
     image = scanned_image(result)
+    archive = scanned_archive(result)
     if image:
         args += ["--root", image]
+    elif archive:  # written from the copy, run on the host it is of
+        args += [f"--{archive[0]}", archive[1]]
     if result.get("profile") not in (None, "default"):
         args += ["--profile", result["profile"]]
     if role := forced_role(result):
@@ -110,7 +113,9 @@ def fix_hint(result: dict[str, Any]) -> str:
         args += ["--set", f"{name}={','.join(paths)}"]
     run = (f"SASCHECK_ROOT={shlex.quote(image)} bash sascheck-fix.sh" if image
            else "bash sascheck-fix.sh")
-    return f"{shlex.join([*args, '-o', 'sascheck-fix.sh'])}, then {run} --dry-run"
+    where = (f" on {for_terminal(str(result['host'].get('hostname', 'the host')))} as root"
+             if archive else "")
+    return f"{shlex.join([*args, '-o', 'sascheck-fix.sh'])}, then{where} {run} --dry-run"
 
 
 # Narrower terminals list each rule with its reason below it instead of a table.

@@ -113,3 +113,32 @@ def test_work_for_a_person_is_text_with_nothing_to_copy(tmp_path, report):
     assert "What to do (by hand; no command does it): A file system's type cannot change" \
         in " ".join(text.split())
     assert "'\"'\"'" not in text
+
+
+def test_a_snapshots_fix_is_written_from_the_archive_and_named_for_its_host(tmp_path):
+    """A snapshot is a copy of another host: its copy command writes the fix from the
+    archive (--snapshot, not --root, which would read the archive as a directory) and says
+    which host to run it on, running nothing here."""
+    from sascheck.reports.fix_command import fix_command
+    from sascheck.reports.model import load
+    from sascheck.rules import load_catalogue
+
+    root = sas_host(tmp_path / "img", **NO_THP_ON_CMDLINE)
+    archive = tmp_path / "host 1.tar.gz"
+    assert main(["collect", "--root", str(root), "-o", str(archive)]) == 0
+    results = tmp_path / "snap.json"
+    main(["scan", "--snapshot", str(archive), "--quiet", "--json", str(results),
+          *[f"--set={s}" for s in BASELINE_SETS]])
+    host = load(str(results), load_catalogue())
+    command = fix_command(host, "thp_disabled_at_boot")
+    assert command is not None
+    assert f"--snapshot '{archive}'" in command and "--root" not in command
+    assert command.endswith(f"  # then, as root on {host.name}: bash "
+                            "sascheck-fix-thp_disabled_at_boot.sh")
+    work = tmp_path / "run"
+    work.mkdir()
+    done = subprocess.run(["bash", "-c", command], cwd=work, capture_output=True, text=True,
+                          env={**os.environ, "PATH": f"{VENV_BIN}:{os.environ['PATH']}"},
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert (work / "sascheck-fix-thp_disabled_at_boot.sh").read_text().startswith("#!")

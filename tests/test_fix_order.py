@@ -85,3 +85,20 @@ def test_fix_order_is_the_order_of_the_terminal_and_the_page(tmp_path, capsys, m
     assert "impact" not in by_id["read_ahead"]  # the papers give no figure
     assert "measured: nothing (the papers give no figure)" in table
     assert f"next: sascheck fix --format bash --root {root}" in " ".join(table.split())
+
+
+def test_the_next_step_after_a_snapshot_scan_writes_the_fix_from_it_for_its_host(
+        tmp_path, capsys, monkeypatch):
+    """A snapshot is another host's copy: the terminal's next step writes the fix from the
+    archive (never a fix of the machine it was scanned on) and names the host to run it on."""
+    root = tmp_path / "root"
+    EXAMPLES["rhel6-defaults"](root)
+    archive = tmp_path / "sasprod01.tar.gz"
+    assert main(["collect", "--root", str(root), "-o", str(archive)]) == 0
+    monkeypatch.setenv("COLUMNS", "200")
+    capsys.readouterr()
+    main(["scan", "--snapshot", str(archive), "--set", "sas_data_dirs=/sasdata"])
+    said = " ".join(capsys.readouterr().out.split())
+    assert (f"next: sascheck fix --format bash --snapshot {archive} --set "
+            "sas_data_dirs=/sasdata -o sascheck-fix.sh, then on sasprod01 as root bash "
+            "sascheck-fix.sh --dry-run") in said
