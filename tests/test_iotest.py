@@ -153,9 +153,16 @@ def test_measures_what_fio_measures(lab, fstype):
     # The test files are gone; what was there stays.
     assert _listing(fs) == before
 
+    def ours_again() -> dict:
+        again = _iotest("--dir", str(fs.mountpoint), "--size", "96M", "--jobs", "2",
+                        "--method", "fio-direct", "--set", "iotest_min_seconds=0",
+                        "--json", str(result_file))
+        assert again.returncode in (0, 2), again.stderr
+        return json.loads(result_file.read_text())["measurements"][0]
+
     assert_agrees(measured, lambda scratch: (_bare_fio(scratch, "write", 96 << 20, 2),
                                              _bare_fio(scratch, "read", 96 << 20, 2)),
-                  fs.mountpoint)
+                  fs.mountpoint, ours_again)
 
 
 def disagreement(measured: dict, by_hand: Callable[[Path], tuple[float, float]],
@@ -177,8 +184,14 @@ def disagreement(measured: dict, by_hand: Callable[[Path], tuple[float, float]],
 
 
 def assert_agrees(measured: dict, by_hand: Callable[[Path], tuple[float, float]],
-                  under: Path) -> None:
+                  under: Path, ours_again: Callable[[], dict] | None = None) -> None:
+    """Ours agrees with bare fio. Our own run may be the one another process's I/O
+    disturbed (a burst into a cache halves or doubles one run): where ``ours_again`` is
+    given, one more run of ours against new runs by hand; a real difference fails both."""
     theirs = disagreement(measured, by_hand, under)
+    if theirs and ours_again is not None:
+        measured = ours_again()
+        theirs = disagreement(measured, by_hand, under)
     if theirs:
         pytest.fail(f"sascheck {measured['write']['mb_s']} / {measured['read']['mb_s']} MB/s, "
                     f"by hand {theirs}")
