@@ -11,115 +11,33 @@ import json
 import re
 import shlex
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import jinja2
-
 from .. import __version__
-from ..reports.escaping import for_terminal
 from ..reports.resultfile import forced_role, scanned_image
 from ..rules import Catalogue, Rule, parse_assignment, resolve_values
-from ..rules.errors import UserInputError
 from ..rules.host_layout import (
-    FIX_TUNED_PROFILE,
     SAS_ROLE_VALUES,
-    TUNED02_NOBARRIER_PROFILES,
-    TUNED02_THROUGHPUT_PROFILES,
-    TUNED_MODIFIERS_SINCE,
-    TUNED_PROFILES_SUBDIR,
-    TUNED_ROLE_PROFILES,
-    TUNED_STOCK_READAHEAD_KIB,
     UDEV_RULES_DIRS,
     shell_layout,
 )
 from . import udev
+from .profile_files import (
+    sysv_profile,
+    tuned_profile,
+    udev_rules,
+)
+from .rendering import (
+    TUNED_PROFILE_NAME,
+    FixError,
+    FixInput,
+    _sh,
+    bash_library,
+    environment,
+)
 
-TEMPLATES = Path(__file__).resolve().parent / "templates"
 FORMATS = ("bash", "ansible", "tuned", "udev")
-# The bash library, one file per concern, assembled in this order into every script
-# (top-level statements run in it: core sets up the run, revert dispatches last).
-BASH_LIBRARY = ("core", "files", "host", "mounts", "storage", "boot", "tuned", "revert")
-
-
-def bash_library() -> str:
-    return "\n".join((TEMPLATES / "bash" / "lib" / f"{part}.sh").read_text(encoding="utf-8")
-                     .rstrip("\n") for part in BASH_LIBRARY)
-
-
-TUNED_PROFILE_NAME = FIX_TUNED_PROFILE  # the profile the fixes write (bash: the same)
-
-
-class FixError(UserInputError):
-    """Nothing to generate, or an unusable input."""
-
-
-def _sh(value: object) -> str:
-    return shlex.quote(str(value))
-
-
-def _comment(value: object) -> str:
-    """Text for a comment line (bash, YAML, udev, tuned): one line, nothing that any of
-    them reads as a line break (str.split knows NEL and U+2028 too), controls made visible."""
-    return for_terminal(" ".join(str(value).split()))
-
-
-def _yaml(value: object) -> str:
-    """A YAML scalar Ansible will not template: !unsafe with a JSON string."""
-    return "!unsafe " + json.dumps(str(value))
-
-
-def _yaml_list(values: Iterable[object]) -> str:
-    return "[" + ", ".join(_yaml(value) for value in values) + "]"
-
-
-def environment() -> jinja2.Environment:
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)),
-                             undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
-                             trim_blocks=True, lstrip_blocks=True, autoescape=False)
-    env.filters["sh"] = _sh
-    env.filters["comment"] = _comment
-    env.filters["yaml"] = _yaml
-    env.filters["yaml_list"] = _yaml_list
-    env.filters["json"] = json.dumps
-    return env
-
-
-@dataclass(frozen=True)
-class FixInput:
-    """What a remediation needs from a scan: the host, its role, values, failing rules."""
-    host: str
-    role: str
-    profile: str
-    kernel: str
-    values: Mapping[str, Any]
-    rule_ids: tuple[str, ...]
-    storage: tuple[Mapping[str, Any], ...] = ()
-    forced_role: str = ""  # --role given to sascheck fix
-    # The tuned profiles the host has (results' host.tuned_profiles); None: not recorded.
-    tuned_profiles: tuple[str, ...] | None = None
-    tuned_new_layout: bool = False  # tuned >= 2.23: profiles under .../tuned/profiles
-    tuned_legacy: bool = False  # tuned 0.2 (RHEL 5/6): loads no tuned 2 profile
-    tuned_version: tuple[int, ...] | None = None  # (major, minor, patch); None: not known
-    # The active profile when it is the site's own: sas-performance includes it (tuned 2),
-    # or it stays active (tuned 0.2, which has no include).
-    tuned_site_profile: str = ""
-    # Who the fix is for, checked by the bash fix (and the playbook's planner) before it
-    # changes anything: the scanned host's name and machine-id, and the directory root it
-    # was scanned at ("" for a live host, a snapshot or a sosreport). Empty: not checked.
-    target_hostname: str = ""
-    target_machine_id: str = ""
-    target_root: str = ""
-
-    @property
-    def tuned_user_dir(self) -> str:
-        return f"/etc/tuned/{TUNED_PROFILES_SUBDIR}" if self.tuned_new_layout else "/etc/tuned"
-
-    @property
-    def sas_dirs(self) -> list[str]:
-        return [*self.values["sas_data_dirs"], *self.values["sas_work_dirs"],
-                *self.values["sas_utilloc_dirs"]]
 
 
 def select_rules(result: Mapping[str, Any], catalogue: Catalogue, everything: bool,
@@ -133,66 +51,6 @@ def select_rules(result: Mapping[str, Any], catalogue: Catalogue, everything: bo
     if unknown:
         raise FixError(f"unknown rule(s): {', '.join(sorted(unknown))}")
     return tuple(r for r in chosen if not wanted or r in wanted)
-
-
-def tuned_include_candidates(role: str, allowed: Iterable[object], site: str = "") -> list[str]:
-    """The profiles sas-performance may include, best first: the site's own active profile,
-    so its tuning stays (a fix never replaces what it cannot judge), then tuned's own for
-    the role (a guest, a KVM host), then the site's allowed ones."""
-    return list(dict.fromkeys([*([site] if site else []),
-                               *([TUNED_ROLE_PROFILES[role]] if role in TUNED_ROLE_PROFILES
-                                 else []), *(str(name) for name in allowed)]))
-
-
-def included_profile(fix: FixInput) -> str:
-    """The profile sas-performance includes: the first candidate the host has. A scan records
-    the host's profiles; a results file from before that is assumed to have
-    throughput-performance, which every tuned 2 package ships (tuned.spec: the other
-    candidates may live in subpackages such as tuned-profiles-compat)."""
-    candidates = tuned_include_candidates(fix.role, fix.values["allowed_tuned_profiles"],
-                                          fix.tuned_site_profile)
-    if fix.tuned_site_profile:  # the scan found it active, loaded from /etc/tuned
-        return fix.tuned_site_profile
-    if fix.tuned_profiles is None:
-        return next((name for name in candidates if name == "throughput-performance"),
-                    candidates[0])
-    found = next((name for name in candidates if name in fix.tuned_profiles), None)
-    if found is None:
-        raise FixError("the host has none of the tuned profiles sas-performance could include "
-                       f"({', '.join(candidates)}): tuned refuses a profile whose include is "
-                       "missing; install one (throughput-performance comes with tuned)")
-    return found
-
-
-def sysv_profile(fix: FixInput) -> str:
-    """The tuned 0.2 profile tuned-adm activates on RHEL 5/6 (which cannot include one): the
-    first allowed profile tuned 0.2 ships, passing over enterprise-storage, whose ktune
-    remounts every file system nobarrier, unless the site declared its cache protected."""
-    allowed = [str(name) for name in fix.values["allowed_tuned_profiles"]]
-    shipped = [name for name in allowed if name in TUNED02_THROUGHPUT_PROFILES]
-    safe = [name for name in shipped if fix.values["storage_cache_protected"]
-            or name not in TUNED02_NOBARRIER_PROFILES]
-    return (safe or shipped or allowed)[0]
-
-
-def tuned_profile(fix: FixInput, env: jinja2.Environment | None = None, *,
-                  role: str | None = None, include: str | None = None,
-                  values: Mapping[str, str] | None = None) -> str:
-    """The sas-performance profile: it includes a profile the host has and never asks for
-    less read-ahead than that profile's own floor. ``values`` may hold placeholders (XCCDF
-    subs, the bash script's run-time values)."""
-    env = env or environment()
-    include = include or included_profile(fix)
-    shown = dict(values or {name: str(fix.values[name]) for name in ("read_ahead_min_kb",
-                                                                       "dirty_ratio")})
-    if not values:
-        floor = TUNED_STOCK_READAHEAD_KIB.get(include, 0)
-        shown["read_ahead_min_kb"] = str(max(int(shown["read_ahead_min_kb"]), floor))
-    modifiers = fix.tuned_version is None or fix.tuned_version[:2] >= TUNED_MODIFIERS_SINCE
-    return env.get_template("tuned/tuned.conf.j2").render(
-        name=TUNED_PROFILE_NAME, version=__version__, profile=fix.profile, include=include,
-        role=role or fix.role, user_dir=fix.tuned_user_dir, modifiers=modifiers,
-        force_cpu_latency=bool(fix.values.get("force_cpu_latency")), **shown)
 
 
 SUB = "\x00{}\x00"  # marks where an XCCDF <sub> for a site value goes
@@ -287,54 +145,6 @@ def ansible_playbook(catalogue: Catalogue, fix: FixInput, planner: str = "sasche
         planner_name=planner, values=fix.values,
         sas_dirs=fix.sas_dirs, env_values=ENV_VALUES, revertable=True,
         rules=[catalogue.rules[rule_id] for rule_id in fix.rule_ids])
-
-
-def _scheduler_to_keep(scheduler: Mapping[str, Any], allowed: list[str]) -> str | None:
-    """The scheduler a udev rule sets for a device: none when its scheduler is allowed and
-    the kernel's default at boot is too (it is left as it is); the one it has where it is
-    allowed but the boot default is not (cfq on RHEL 5 and 6); else the first allowed one it
-    offers (bash's persist_sas_io_tuning decides alike)."""
-    if scheduler["selected"] in allowed:
-        return None if scheduler.get("boot_default") in allowed else scheduler["selected"]
-    return next((name for name in allowed if name in scheduler["options"]), None)
-
-
-def udev_rules(fix: FixInput) -> str:
-    """Rules for the devices the scan found under the SAS file systems (the same ones the
-    bash script's io_tuning_at_boot block writes at run time), matched only by names udev
-    compares byte for byte (remediations.udev)."""
-    allowed = list(fix.values["allowed_schedulers"])
-    scheduler_rules: dict[str, str] = {}
-    read_ahead_rules: dict[str, str] = {}
-    notes: list[str] = []
-    minimum = str(int(fix.values["read_ahead_min_kb"]))
-    for filesystem in fix.storage:
-        for layer in filesystem["layers"]:
-            match = udev.match_for(layer)
-            if match.note and match.note not in notes:
-                notes.append(match.note)
-            if match.keys is None:
-                continue
-            scheduler = layer.get("scheduler")
-            # A multipath path's scheduler is passed over (its map's works): left alone.
-            if scheduler and scheduler.get("selected") and not layer.get("scheduled_by"):
-                wanted = _scheduler_to_keep(scheduler, allowed)
-                if wanted:
-                    scheduler_rules.setdefault(match.keys, wanted)
-            if layer["device"] == filesystem.get("queue_device"):
-                # Only ever raised: a device that reads ahead more keeps its value.
-                current = layer.get("read_ahead_kb")
-                value = max(int(minimum), current if isinstance(current, int) else 0)
-                read_ahead_rules.setdefault(match.keys, str(value))
-    if not scheduler_rules and not read_ahead_rules:
-        reason = "; ".join(notes) if notes else (
-            "name the SAS directories (--set sas_data_dirs=...) on a host whose storage the "
-            "scan can see")
-        raise FixError(f"no device under the SAS file systems can be matched: {reason}")
-    return environment().get_template("udev/rules.j2").render(
-        version=__version__, host=fix.host, notes=notes,
-        scheduler_rules=[{"match": m, "value": v} for m, v in scheduler_rules.items()],
-        read_ahead_rules=[{"match": m, "value": v} for m, v in read_ahead_rules.items()])
 
 
 def rule_snippets(catalogue: Catalogue) -> dict[str, dict[str, str]]:

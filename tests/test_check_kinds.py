@@ -13,7 +13,8 @@ from sascheck.content.build import compile_catalogue
 from sascheck.content.checks import GENERATORS
 from sascheck.content.oval import OvalDocument
 from sascheck.content.platforms import build_facts
-from sascheck.remediations.generate import TEMPLATES, FixInput, ansible_playbook
+from sascheck.remediations.generate import ansible_playbook
+from sascheck.remediations.rendering import TEMPLATES, FixInput
 from sascheck.rules import CatalogueError, load_catalogue
 from sascheck.rules.check_kinds import APPLICABILITY_FACTS, KINDS, schema_with_current_kinds
 from sascheck.rules.loader import RULES_DIR

@@ -18,7 +18,8 @@ import pytest
 from lxml import etree
 
 from sascheck.cli import main
-from sascheck.remediations.generate import FixInput, generate
+from sascheck.remediations.generate import generate
+from sascheck.remediations.rendering import FixInput
 from sascheck.scanner.hostroot import HostRoot
 from tests.rootbuilder import RootBuilder
 
