@@ -65,8 +65,17 @@ def test_adding_a_check_kind_names_every_place_a_kind_lives():
 
 
 def test_docs_cite_nothing_outside_the_repository():
-    """A reader of a clone has the repository only (issue 24, item 10): no path above it."""
+    """A reader of a clone has the repository only (issue 24, item 10): no path above it.
+    A page in docs/ may point up to the repository's own files (../README.md), never past
+    it; and whatever it points to exists."""
     docs = Path(__file__).resolve().parent.parent / "docs"
+    project = docs.parent
     for page in sorted(docs.glob("*.md")):
         text = page.read_text(encoding="utf-8")
-        assert "shared/" not in text and "../" not in text, page.name
+        assert "shared/" not in text and "../../" not in text, page.name
+        for path in re.findall(r"\]\(([^)#\s]+)\)", text):  # the page's links
+            if re.match(r"[a-z]+:", path):
+                continue
+            target = (docs / path).resolve()
+            assert target.is_relative_to(project), f"{page.name}: {path}"
+            assert target.exists(), f"{page.name}: {path}"
