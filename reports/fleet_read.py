@@ -11,15 +11,14 @@ without its evidence, storage or rule texts.
 from __future__ import annotations
 
 import json
-import multiprocessing
 import os
-import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
 from ..rules import Catalogue
+from ..scanner.batch_pool import run_jobs
 from .arf import ArfError, read_arf_header
 from .failure import UNREADABLE, unreadable_file
 from .fleet import EncodedSection, encode_section, host_row, host_section, rule_info
@@ -38,6 +37,9 @@ from .model import (
 # Below this many files the work is done here: forking workers costs more than it saves.
 PARALLEL_FROM = 64
 CHUNK = 16
+# A chunk of files taking longer than this is a hostile or broken one (a honest chunk of
+# ARF files reads in well under a second each).
+READ_SECONDS = 120.0
 
 _catalogue: Catalogue | None = None  # the workers' (inherited at fork)
 _infos_sent: set[str] = set()  # rule ids whose texts this process already sent
@@ -70,6 +72,7 @@ class Unit:
     """The files that make one row of the page, and what the fleet as a whole says of it."""
     files: list[str]
     problems: list[str] = field(default_factory=list)
+    unreadable: str = ""  # why its one file could not be read the first time: not again
 
 
 def workers() -> int:
@@ -77,9 +80,19 @@ def workers() -> int:
                else os.cpu_count() or 1)
 
 
-def parallel_map(work: Callable[[Item], Outcome], items: Sequence[Item],
-                 catalogue: Catalogue) -> Iterator[Outcome]:
-    """``work`` over ``items`` in order, on every core where there are enough of them."""
+_LOST = object()  # a chunk's item whose worker ran out of time or died
+
+
+def parallel_map(work: Callable[[Item], Outcome], items: Sequence[Item], catalogue: Catalogue,
+                 failed: Callable[[Item, str], Outcome]) -> Iterator[Outcome]:
+    """``work`` over ``items`` in order, on every core where there are enough of them.
+
+    The workers are scan-snapshots' supervised ones (scanner.batch_pool): a file that holds
+    a worker past the time limit, or kills it (its memory limit, a crash), is that file's
+    failure, ``failed(item, why)``, and the rest go on; no file can hang or end the report.
+    Items go in chunks (a message each way per chunk); a chunk that fails is tried again an
+    item at a time, so that only the culprit fails. Each worker holds one chunk, so at most
+    a chunk per worker waits here to be put in order."""
     global _catalogue
     _catalogue = catalogue
     _infos_sent.clear()
@@ -87,19 +100,32 @@ def parallel_map(work: Callable[[Item], Outcome], items: Sequence[Item],
     if len(items) < PARALLEL_FROM or processes == 1:
         yield from map(work, items)
         return
-    context = multiprocessing.get_context("fork")  # workers share the loaded rules
-    # imap reads its input ahead in a thread of its own and queues every result: let it
-    # hold at most WINDOW items in flight, so that outcomes wait in the workers, not here.
-    gate = threading.Semaphore(CHUNK * processes * 4)
 
-    def fed() -> Iterator[Item]:
-        for item in items:
-            gate.acquire()
-            yield item
-    with context.Pool(processes) as pool:
-        for outcome in pool.imap(work, fed(), chunksize=CHUNK):
-            gate.release()
-            yield outcome
+    def run(indexes: range) -> list[tuple[int, Any]]:
+        return [(index, work(items[index])) for index in indexes]
+
+    def lost(indexes: range, why: str) -> list[tuple[int, Any]]:
+        return [(index, _LOST) for index in indexes]
+
+    def alone(indexes: range) -> Iterator[tuple[int, Any]]:
+        """A failed chunk's items again, one job each: the culprit fails by itself."""
+        for outcome in run_jobs([range(index, index + 1) for index in indexes], 1, run,
+                                lambda job, why: [(job[0], failed(items[job[0]], why))],
+                                seconds=READ_SECONDS, doing="reading"):
+            yield from outcome
+
+    chunks = [range(start, min(start + CHUNK, len(items)))
+              for start in range(0, len(items), CHUNK)]
+    waiting: dict[int, Any] = {}
+    following = 0
+    for outcome in run_jobs(chunks, processes, run, lost, seconds=READ_SECONDS,
+                            doing="reading"):
+        if any(result is _LOST for _, result in outcome):
+            outcome = list(alone(range(outcome[0][0], outcome[-1][0] + 1)))
+        waiting.update(outcome)
+        while following in waiting:  # in order: each worker's own items come in order
+            yield waiting.pop(following)
+            following += 1
 
 
 def _catalogue_here() -> Catalogue:
@@ -177,15 +203,19 @@ def plan_units(headers: list[Header]) -> list[Unit]:
     shown = [max(unit, key=lambda header: (header.source == "sascheck", header.scanned_at))
              for unit in units]
     claimants = claimants_of(shown)
-    return [Unit([header.path for header in unit], claim_problems(host, claimants))
+    return [Unit([header.path for header in unit], claim_problems(host, claimants),
+                 unit[0].unreadable if len(unit) == 1 else "")
             for unit, host in zip(units, shown)]
 
 
 def hosts_of(unit: Unit, catalogue: Catalogue) -> list[HostView]:
     """The unit's files read in full and merged: one host (several only where a file
     changed between the two readings)."""
-    hosts = merge_engines(merge_measured([load_or_error_row(path, catalogue)
-                                          for path in unit.files]))
+    if unit.unreadable:
+        hosts = [unreadable_file(path, unit.unreadable, catalogue) for path in unit.files]
+    else:
+        hosts = merge_engines(merge_measured([load_or_error_row(path, catalogue)
+                                              for path in unit.files]))
     for host in hosts:
         host.problems.extend(unit.problems)
     return hosts
@@ -221,7 +251,8 @@ def read_slim(paths: Sequence[str], catalogue: Catalogue,
     """Every host of ``paths``, merged as the page merges them, slim."""
     hosts = []
     shared = _Shared()
-    for host in parallel_map(_slim, paths, catalogue):
+    for host in parallel_map(_slim, paths, catalogue,
+                             lambda path, why: unreadable_file(path, why, catalogue)):
         if host.unreachable.startswith(UNREADABLE) and unreadable is not None:
             unreadable.append(host.path)
         for rule in host.rules:  # titles and severities were filled in by the worker
@@ -241,7 +272,8 @@ def read_slim(paths: Sequence[str], catalogue: Catalogue,
 
 def units_of(paths: Sequence[str], catalogue: Catalogue,
              unreadable: list[str]) -> list[Unit]:
-    headers = list(parallel_map(read_header, paths, catalogue))
+    headers = list(parallel_map(read_header, paths, catalogue, lambda path, why: Header(
+        path, "sascheck", Path(path).name, unreadable=why)))
     unreadable.extend(header.path for header in headers if header.unreadable)
     return plan_units(headers)
 
@@ -268,7 +300,12 @@ def built_hosts(units: Sequence[Unit], catalogue: Catalogue,
                 unreadable: list[str]) -> Iterator[Built]:
     """Every host of ``units`` built for the fleet page, in order; the paths of files that
     turn out unreadable are added to ``unreadable``."""
-    for built in parallel_map(_build, units, catalogue):
+    def failed(unit: Unit, why: str) -> list[Built]:
+        rows = [unreadable_file(path, why, catalogue) for path in unit.files]
+        return [(host_row(host), encode_section(host_section(host)),
+                 {rule.id: rule_info(rule) for rule in host.rules}, host.path)
+                for host in rows]
+    for built in parallel_map(_build, units, catalogue, failed):
         for host in built:
             if host[3]:
                 unreadable.append(host[3])

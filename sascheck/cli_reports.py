@@ -83,7 +83,9 @@ def report_command(args: argparse.Namespace) -> int:
     catalogue = load_rules()
     if args.failing and args.failing not in catalogue.rules:
         raise UsageError(f"unknown rule '{args.failing}' (sascheck rules lists them)")
-    fleet = args.fleet or len(args.results) > 1 or any(os.path.isdir(p) for p in args.results)
+    # A baseline is a fleet's comparison (the page that marks what got worse), even of one host.
+    fleet = (args.fleet or bool(args.baseline) or len(args.results) > 1
+             or any(os.path.isdir(p) for p in args.results))
     if not fleet:
         hosts = _load_results(catalogue, args.results)
         with user_errors():

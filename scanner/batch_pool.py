@@ -47,7 +47,7 @@ def _serve(connection: Connection, work: Callable[[Job], Outcome], memory: int) 
 
 def run_jobs(jobs: Sequence[Job], processes: int, work: Callable[[Job], Outcome],
              failed: Callable[[Job, str], Outcome], seconds: float = DEFAULT_SECONDS,
-             memory: int = DEFAULT_MEMORY) -> Iterator[Outcome]:
+             memory: int = DEFAULT_MEMORY, doing: str = "scan") -> Iterator[Outcome]:
     """Each job's outcome, in the order they end: ``work(job)`` in a worker, or
     ``failed(job, reason)`` (called here) when its worker ran out of time or died."""
     context = multiprocessing.get_context("fork")  # workers share the loaded rules
@@ -98,13 +98,13 @@ def run_jobs(jobs: Sequence[Job], processes: int, work: Callable[[Job], Outcome]
                     try:
                         outcome = worker.connection.recv()
                     except (EOFError, OSError):
-                        yield failed(job, _death(replace(worker)))
+                        yield failed(job, _death(replace(worker), doing))
                         continue
                     give(worker)
                     yield outcome
                 elif time.monotonic() - worker.started >= seconds:
                     replace(worker)
-                    yield failed(job, f"its scan took longer than {seconds:g} s and was "
+                    yield failed(job, f"its {doing} took longer than {seconds:g} s and was "
                                       "stopped")
     finally:
         for worker in workers:
@@ -117,8 +117,8 @@ def run_jobs(jobs: Sequence[Job], processes: int, work: Callable[[Job], Outcome]
             worker.connection.close()
 
 
-def _death(code: int | None) -> str:
+def _death(code: int | None, doing: str = "scan") -> str:
     if code is not None and code < 0:
-        return (f"its scan process was ended by signal {-code} (memory limit or crash); "
+        return (f"its {doing} process was ended by signal {-code} (memory limit or crash); "
                 "please report it")
-    return f"its scan process ended unexpectedly (exit status {code}); please report it"
+    return f"its {doing} process ended unexpectedly (exit status {code}); please report it"

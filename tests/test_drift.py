@@ -150,6 +150,18 @@ def test_fleet_report_marks_what_regressed_since_the_baseline(tmp_path):
     assert log.console_errors == []
 
 
+def test_one_hosts_report_with_a_baseline_marks_what_got_worse(tmp_path):
+    """One results file and a baseline: the page that marks what got worse, not a host page
+    that would drop the baseline unsaid."""
+    baseline = _results(tmp_path, "a1", "sasgrid01")
+    now = _results(tmp_path, "a2", "sasgrid01", thp_enabled="[always] madvise never")
+    page = tmp_path / "one.html"
+    assert main(["report", str(now), "-o", str(page), "--baseline", str(baseline)]) == 0
+    index = fleet_index(page.read_text())
+    assert [(host["n"], [index["rules"][c]["id"] for c in host["w"]])
+            for host in index["hosts"]] == [("sasgrid01", ["thp_disabled"])]
+
+
 def test_a_long_value_shows_where_it_changed():
     """Issue 24, item 10: the changed part of a long value is shown and marked, not lost
     behind a cut at its start."""

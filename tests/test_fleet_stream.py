@@ -156,3 +156,23 @@ def test_the_fleets_prometheus_metrics_count_each_rule_once_per_scanned_host(fle
               for sample in families["sascheck_fleet_host_score_ratio"]}
     assert len(scores) == HOSTS + 1 and "zz-clone" in scores
     assert all(0 <= value <= 1 for value in scores.values())
+
+
+def test_a_file_that_holds_its_reader_is_one_error_row(fleet, tmp_path, monkeypatch, capsys):
+    """No single file can hang or end the report (issue 39): a results "file" that never
+    gives its bytes (a FIFO no one writes) holds its worker past the limit; that worker is
+    replaced, its chunk read again a file at a time, and only the FIFO is an error row."""
+    import os
+
+    monkeypatch.setattr(fleet_read, "READ_SECONDS", 3.0)
+    stuck = tmp_path / "stuck.json"
+    os.mkfifo(stuck)
+    files = sorted(str(path) for path in fleet.glob("sas0*.json"))
+    page = tmp_path / "page.html"
+    assert main(["report", "--fleet", *files[:40], str(stuck), *files[40:],
+                 "-o", str(page)]) == 3
+    rows = {row["n"]: row for row in fleet_index(page.read_text())["hosts"]}
+    assert len(rows) == len(files) + 1
+    assert rows["stuck.json"]["x"].startswith(
+        "results file unreadable: its reading took longer than 3 s")
+    assert f"unreadable results (an error row on the page): {stuck}" in capsys.readouterr().err

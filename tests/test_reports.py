@@ -258,7 +258,7 @@ def test_fleet_benchmark_script_runs(tmp_path):
     for hosts in (12, 24):
         assert f"hosts: {hosts} ({hosts // 2} JSON, {hosts // 2} ARF)" in completed.stdout
         assert len(fleet_index((tmp_path / f"fleet-{hosts}.html").read_text())["hosts"]) == hosts
-    assert completed.stdout.count("MB for the process tree (largest process") == 6
+    assert completed.stdout.count("MB for the process tree (PSS; largest process") == 6
     assert completed.stdout.count("diff of the fleet with itself: ") == 2
 
 
