@@ -24,6 +24,27 @@ class ArfError(Exception):
 
 
 @dataclass
+class ArfHeader:
+    target: str = ""
+    start_time: str = ""
+    facts: dict[str, str] = field(default_factory=dict)
+
+
+def _took_identity(tag: str, element: etree._Element, into: ArfHeader | ArfHost) -> bool:
+    """The TestResult's target or one of its target facts, taken into ``into``; False for
+    any other element."""
+    if tag == f"{NS_XCCDF}target":
+        into.target = (element.text or "").strip()
+    elif tag == f"{NS_XCCDF}fact":
+        name = element.get("name", "")
+        if name.startswith(FACT_PREFIX):
+            into.facts[name[len(FACT_PREFIX):]] = (element.text or "").strip()
+    else:
+        return False
+    return True
+
+
+@dataclass
 class ArfHost:
     target: str = ""
     profile: str = ""
@@ -81,12 +102,8 @@ def read_arf(path: str) -> ArfHost:
                     if rule[2]:
                         checks[rule[0]] = rule[2]
                 rule[:] = ["", "", ""]
-            elif tag == f"{NS_XCCDF}target":
-                host.target = (element.text or "").strip()
-            elif tag == f"{NS_XCCDF}fact":
-                name = element.get("name", "")
-                if name.startswith(FACT_PREFIX):
-                    host.facts[name[len(FACT_PREFIX):]] = (element.text or "").strip()
+            elif _took_identity(tag, element, host):
+                pass
             elif tag == f"{NS_XCCDF}profile" and parent_tag(element) == f"{NS_XCCDF}TestResult":
                 idref = element.get("idref", "")
                 host.profile = idref[len(PROFILE_PREFIX):] if idref.startswith(
@@ -106,13 +123,6 @@ def read_arf(path: str) -> ArfHost:
     host.items = {rule: found for rule, definition in checks.items()
                   if (found := oval.items_of(definition))}
     return host
-
-
-@dataclass
-class ArfHeader:
-    target: str = ""
-    start_time: str = ""
-    facts: dict[str, str] = field(default_factory=dict)
 
 
 def read_arf_header(path: str) -> ArfHeader:
@@ -139,13 +149,7 @@ def read_arf_header(path: str) -> ArfHeader:
                 continue
             if tag == f"{NS_XCCDF}TestResult":
                 break
-            if tag == f"{NS_XCCDF}target":
-                header.target = (element.text or "").strip()
-            elif tag == f"{NS_XCCDF}fact":
-                name = element.get("name", "")
-                if name.startswith(FACT_PREFIX):
-                    header.facts[name[len(FACT_PREFIX):]] = (element.text or "").strip()
-            elif tag in dropped:
+            if not _took_identity(tag, element, header) and tag in dropped:
                 element.clear()
     except (OSError, etree.XMLSyntaxError) as exc:
         raise ArfError(f"{path}: {exc}") from exc

@@ -30,6 +30,7 @@ from .model import (
     ReportInputError,
     arf_host_name,
     fleet_inventory_name,
+    host_key,
     load,
     read_json_or_arf,
 )
@@ -63,8 +64,7 @@ class Header:
 
     @property
     def key(self) -> str:
-        return ("inventory:" + self.inventory if self.inventory
-                else "name:" + self.name.strip().lower())
+        return host_key(self.inventory, self.name)
 
 
 @dataclass(slots=True)

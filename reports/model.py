@@ -30,6 +30,11 @@ class ReportInputError(Exception):
 XCCDF_RESULTS = frozenset({*RESULT_ORDER, "fixed"})
 
 
+def host_key(inventory: str, name: str) -> str:
+    """One host, one key: its inventory name, else (a file a person passed) its name."""
+    return "inventory:" + inventory if inventory else "name:" + name.strip().lower()
+
+
 @dataclass
 class RuleView:
     id: str
@@ -90,9 +95,7 @@ class HostView:
 
     @property
     def key(self) -> str:
-        """One host, one key: its inventory name, else (a file a person passed) its name."""
-        return ("inventory:" + self.inventory if self.inventory
-                else "name:" + self.name.strip().lower())
+        return host_key(self.inventory, self.name)
 
     def slowest_per_core(self) -> float | None:
         """The lowest write or read MB/s per core measured on any file system (fleet column)."""
