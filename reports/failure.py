@@ -54,6 +54,11 @@ def unreadable_file(path: str, reason: str, catalogue: Catalogue) -> HostView:
     return view
 
 
+def is_unreadable_file(host: HostView) -> bool:
+    """The error row of a results file that could not be read (unreadable_file's)."""
+    return host.unreachable.startswith(UNREADABLE)
+
+
 def from_failure(data: dict[str, Any], path: str, catalogue: Catalogue) -> HostView:
     host = data.get("host")
     if not isinstance(host, dict):

@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 from ..rules import Catalogue
 from ..scanner.batch_pool import run_jobs
 from .arf import ArfError, read_arf_header
-from .failure import UNREADABLE, unreadable_file
+from .failure import is_unreadable_file, unreadable_file
 from .fleet import EncodedSection, encode_section, host_row, host_section, rule_info
 from .merging import claim_problems, claimants_of, merge_engines, merge_measured, pairs_of
 from .model import (
@@ -253,7 +253,7 @@ def read_slim(paths: Sequence[str], catalogue: Catalogue,
     shared = _Shared()
     for host in parallel_map(_slim, paths, catalogue,
                              lambda path, why: unreadable_file(path, why, catalogue)):
-        if host.unreachable.startswith(UNREADABLE) and unreadable is not None:
+        if is_unreadable_file(host) and unreadable is not None:
             unreadable.append(host.path)
         for rule in host.rules:  # titles and severities were filled in by the worker
             for name in ("id", "title", "severity", "result", "expected", "actual", "message"):
@@ -291,7 +291,7 @@ def _build(unit: Unit) -> list[Built]:
         infos = {rule.id: rule_info(rule) for rule in host.rules
                  if rule.id not in _infos_sent}
         _infos_sent.update(infos)
-        unreadable = host.path if host.unreachable.startswith(UNREADABLE) else ""
+        unreadable = host.path if is_unreadable_file(host) else ""
         built.append((host_row(host), encode_section(host_section(host)), infos, unreadable))
     return built
 

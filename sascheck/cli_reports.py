@@ -117,12 +117,12 @@ def report_command(args: argparse.Namespace) -> int:
         units = units_of(paths, catalogue, page_unreadable)
         if len(units) == 1 and not args.fleet and regressed is None:
             # files of one host (its scan and iotest, both engines): that host's page
-            from .reports.failure import UNREADABLE
+            from .reports.failure import is_unreadable_file
             from .reports.fleet_read import hosts_of
 
             hosts = hosts_of(units[0], catalogue)
             unreadable = sorted(set(unreadable) | set(page_unreadable) | {
-                host.path for host in hosts if host.unreachable.startswith(UNREADABLE)})
+                host.path for host in hosts if is_unreadable_file(host)})
             with user_errors():
                 write_output(args.output, html_page(hosts, catalogue, False))
             _said_written(args.output, "host report", 1)
