@@ -6,6 +6,7 @@ libmultipath/hwtable.c at that version's tag)."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import os
@@ -178,8 +179,10 @@ def host_table(root: HostRoot) -> HwTable | str:
                                                                  "prio") if key in device))
                     for device in conf.devices if device.get("vendor")]
             if rows:
+                # find_hwe as the release's multipath-tools does it (0.4.9: first match)
                 release = rhel_release(root)
-                return HwTable(tuple(rows), "first" if release == "7" else "last_setting",
+                shipped = shipped_table(release) if release else None
+                return HwTable(tuple(rows), shipped.match if shipped else "last_setting",
                                source)
             problem = f"{source} lists no devices; "
     except (FactError, MultipathConfError) as exc:
@@ -188,5 +191,6 @@ def host_table(root: HostRoot) -> HwTable | str:
     table = shipped_table(release) if release else None
     if table is None:
         return (f"{problem}no multipath -t was recorded, and {OS_RELEASE} names no RHEL "
-            "release whose multipath-tools sascheck knows")
-    return table
+                "release whose multipath-tools sascheck knows")
+    # A recorded table that could not be read is said where the release's is used instead.
+    return dataclasses.replace(table, source=problem + table.source) if problem else table

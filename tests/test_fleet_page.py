@@ -209,6 +209,8 @@ def test_a_rules_failing_hosts_and_the_fact_columns_on_1000_hosts(tmp_path, samp
         "host": {"hostname": "sasgone", "inventory_name": "sasgone"}, "source": "",
         "profile": "default", "reason": "UNREACHABLE: ssh timed out",
         "recorded_at": "2026-11-26T07:00:00+00:00"}))
+    # The groups file is as untrusted as the results: a group's name is shown, never run.
+    groups["sas00999"] = ['zz<img src=x onerror="window.__pwned=1">']
     (results / ".sascheck-groups").write_text(json.dumps(groups))
     page_path = tmp_path / "fleet.html"
     assert main(["report", "--fleet", str(results), "-o", str(page_path)]) == 0
@@ -238,5 +240,10 @@ def test_a_rules_failing_hosts_and_the_fact_columns_on_1000_hosts(tmp_path, samp
         page.select_option("#host-sort", "g")
         assert page.locator("#matrix-rows tr td:nth-child(7)").first.text_content() == (
             "sas_grid, site0")
+        page.fill("#host-search", "sas00999")
+        assert page.locator("#matrix-rows tr td:nth-child(7)").first.text_content() == (
+            'zz<img src=x onerror="window.__pwned=1">')
+        assert page.evaluate("typeof window.__pwned") == "undefined"
+        page.fill("#host-search", "")
         screenshot(page, "fleet-rule-view.png")
     assert log.console_errors == []

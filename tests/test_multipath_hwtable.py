@@ -114,3 +114,27 @@ def test_the_release_is_read_as_the_host_names_it(tmp_path: Path, files, release
     for name, text in files.items():
         (tmp_path / "etc" / name).write_text(text)
     assert rhel_release(HostRoot(str(tmp_path))) == release
+
+
+@pytest.mark.parametrize(("os_release", "match"), [
+    ('ID="rhel"\nVERSION_ID="6.10"\n', "first"), (RHEL10_OS_RELEASE, "last_setting")])
+def test_a_recorded_table_is_matched_as_the_releases_find_hwe_does(tmp_path: Path,
+                                                                 os_release, match):
+    """RHEL 6 and 7 ship 0.4.9, whose find_hwe stops at the first match (config.c:87)."""
+    (tmp_path / "etc").mkdir()
+    (tmp_path / "etc/os-release").write_text(os_release)
+    (tmp_path / "run/sascheck").mkdir(parents=True)
+    (tmp_path / "run/sascheck/multipath-t").write_text(MULTIPATH_T_094)
+    table = host_table(HostRoot(str(tmp_path)))
+    assert isinstance(table, HwTable) and table.match == match
+
+
+def test_an_unreadable_recorded_table_is_said_where_the_releases_is_used(tmp_path: Path):
+    (tmp_path / "etc").mkdir()
+    (tmp_path / "etc/os-release").write_text(RHEL10_OS_RELEASE)
+    (tmp_path / "run/sascheck").mkdir(parents=True)
+    (tmp_path / "run/sascheck/multipath-t").write_text("devices {\n\tdevice {\n")
+    table = host_table(HostRoot(str(tmp_path)))
+    assert isinstance(table, HwTable)
+    assert table.source.startswith("/run/sascheck/multipath-t: ")
+    assert "multipath-tools 0.9.9's built-in table" in table.source
