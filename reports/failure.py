@@ -10,12 +10,12 @@ from pathlib import Path
 from typing import Any
 
 from ..rules import Catalogue
+from .identity import controller_inventory
 from .model import (
     FAILURE_SCHEMA,
     HostView,
     ReportInputError,
     RuleView,
-    fleet_inventory_name,
     with_catalogue,
 )
 
@@ -63,7 +63,8 @@ def from_failure(data: dict[str, Any], path: str, catalogue: Catalogue) -> HostV
     host = data.get("host")
     if not isinstance(host, dict):
         raise ReportInputError(f"{path}: failure record: 'host' is not an object")
-    inventory = _text(host, "inventory_name", path, 256) or fleet_inventory_name(path)
+    inventory, identity_problems = controller_inventory(
+        path, _text(host, "inventory_name", path, 256))
     name = inventory or _text(host, "hostname", path, 256) or Path(path).name.split(".")[0]
     stage = _text(data, "stage", path, 16)
     if stage not in STAGES:
@@ -76,7 +77,8 @@ def from_failure(data: dict[str, Any], path: str, catalogue: Catalogue) -> HostV
     view = HostView(name=name, source="sascheck", path=path, profile=profile.name,
                     inventory=inventory,
                     root=_text(data, "source", path, 4096),
-                    scanned_at=_text(data, "recorded_at", path, 64), problems=[problem],
+                    scanned_at=_text(data, "recorded_at", path, 64),
+                    problems=[*identity_problems, problem],
                     unreachable=f"the {stage} failed: {reason}")
     view.rules = [with_catalogue(RuleView(id=rule.id, title="", severity="", result="error",
                                           message=problem), catalogue)

@@ -23,6 +23,7 @@ from typing import IO, Any
 from markupsafe import Markup
 
 from . import storage_svg, throughput_svg
+from .failing import not_for_limit
 from .fix_command import fix_command_parts
 from .model import HostView
 
@@ -118,6 +119,7 @@ def host_row(host: HostView) -> dict[str, Any]:
     failed = host.failed_by_severity()
     slowest = host.slowest_per_core()
     return {"n": host.name, "s": host.source, "sc": host.score,
+            "i": bool(host.inventory),  # named by the controller (identity.py)
             # what an administrator sorts a fleet by, cut to what a column shows
             "o": host.os[:80], "k": host.kernel[:80], "t": host.tuned_version[:40],
             "ro": host.role[:40],
@@ -240,6 +242,11 @@ class FleetWriter:
             row["r"] = codes
             row["w"] = [column_of[r] for r in row["w"] if r in column_of]
         rows = self._rows
+        # the rule view lists only names --limit reads as that one host (failing.py)
+        for row, why in zip(rows, not_for_limit([(row["n"], row.pop("i")) for row in rows],
+                                                self._groups)):
+            if why:
+                row["nl"] = why
         rules = [{"id": rule_id, "title": self.columns[rule_id][0],
                   "severity": self.columns[rule_id][1]} for rule_id in ids]
         return {

@@ -22,14 +22,13 @@ from ..scanner.batch_pool import run_jobs
 from .arf import ArfError, read_arf_header
 from .failure import is_unreadable_file, unreadable_file
 from .fleet import EncodedSection, encode_section, host_row, host_section, rule_info
+from .identity import FLEET_MARKER, fleet_inventory_name
 from .merging import claim_problems, claimants_of, merge_engines, merge_measured, pairs_of
 from .model import (
     FAILURE_SCHEMA,
-    FLEET_MARKER,
     HostView,
     ReportInputError,
     arf_host_name,
-    fleet_inventory_name,
     host_key,
     load,
     read_json_or_arf,
@@ -161,7 +160,7 @@ def read_header(path: str) -> Header:
         value = mapping.get(key, "") if isinstance(mapping, dict) else ""
         return value if isinstance(value, str) else ""
     host = data.get("host")
-    inventory = text(host, "inventory_name") or fleet_inventory_name(path)
+    inventory = fleet_inventory_name(path)  # the controller's word (identity.py)
     if data.get("schema") == FAILURE_SCHEMA:  # as failure.from_failure names the host
         name = inventory or text(host, "hostname") or Path(path).name.split(".")[0]
         return Header(path, "sascheck", name, inventory, "", text(data, "recorded_at"))

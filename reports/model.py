@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote
 
 from ..rules import Catalogue
 from ..scanner.fix_order import fix_ranks
 from .arf import ArfError, read_arf
 from .arf_oval import OvalItem
+from .identity import controller_inventory, fleet_inventory_name
 from .resultfile import MAX_RESULT_BYTES, ResultFileError, decode_json, validate_result
 
 SEVERITY_ORDER = ("high", "medium", "low")
@@ -186,7 +185,7 @@ def from_json(data: dict[str, Any], path: str, catalogue: Catalogue) -> HostView
     try:
         host = data["host"]
         role = data["role"]
-        inventory = host.get("inventory_name") or fleet_inventory_name(path)
+        inventory, identity_problems = controller_inventory(path, host.get("inventory_name"))
         view = HostView(
             name=inventory or host.get("hostname") or Path(path).stem, source="sascheck",
             path=path, inventory=inventory, claimed=host.get("hostname", ""),
@@ -199,7 +198,7 @@ def from_json(data: dict[str, Any], path: str, catalogue: Catalogue) -> HostView
             role_reasons=list(role.get("reasons", [])), cpus=host.get("cpus"),
             memory_kib=host.get("memory_kib"), scanned_at=data.get("scanned_at", ""),
             sas_dirs=list(data.get("sas_dirs", [])), storage=list(data.get("storage", [])),
-            problems=[str(item) for item in data.get("problems", [])],
+            problems=[*identity_problems, *(str(item) for item in data.get("problems", []))],
             discovery_notes=[str(item) for item in data.get("sas_discovery_notes", [])],
             measurements=list(data.get("measurements", [])),
             io_targets=_io_targets(data.get("values"), catalogue),
@@ -236,22 +235,6 @@ def _io_targets(values: Any, catalogue: Catalogue) -> dict[str, int]:
         else:
             targets[name] = int(catalogue.variables[name].default)
     return targets
-
-
-FLEET_MARKER = ".sascheck-fleet"  # written by the fleet playbook into its results directory
-RESULT_NAME_SUFFIXES = (".failed.json", ".arf.xml", ".json")
-
-
-def fleet_inventory_name(path: str) -> str:
-    """In a results directory the fleet playbook made (it leaves FLEET_MARKER there), each
-    file is named by its host's inventory name, percent-encoded: that name, else ''."""
-    directory, name = os.path.split(path)
-    if not os.path.isfile(os.path.join(directory or ".", FLEET_MARKER)):
-        return ""
-    for suffix in RESULT_NAME_SUFFIXES:
-        if name.endswith(suffix) and len(name) > len(suffix):
-            return unquote(name[:-len(suffix)])[:256]
-    return ""
 
 
 def arf_host_name(facts: dict[str, str], target: str, path: str) -> str:

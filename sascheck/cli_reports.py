@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -89,7 +88,7 @@ def report_command(args: argparse.Namespace) -> int:
     if not fleet:
         hosts = _load_results(catalogue, args.results)
         with user_errors():
-            _write_host_outputs(args, hosts)
+            _write_host_outputs(args, hosts, _result_paths(args.results))
             if args.output:
                 write_output(args.output, html_page(hosts, catalogue, False))
         _said_written(args.output, "host report", 1)
@@ -106,7 +105,7 @@ def report_command(args: argparse.Namespace) -> int:
             regressed = drift.regressed(drift.diff(
                 read_slim(_result_paths(args.baseline), catalogue, unreadable), hosts))
         with user_errors():
-            _write_host_outputs(args, hosts)
+            _write_host_outputs(args, hosts, paths)
         del hosts
     if args.output:
         from .remediations.generate import rule_snippets
@@ -136,11 +135,11 @@ def report_command(args: argparse.Namespace) -> int:
     return _said_unreadable(unreadable) or EXIT_OK
 
 
-def _write_host_outputs(args: argparse.Namespace, hosts: list[Any]) -> None:
+def _write_host_outputs(args: argparse.Namespace, hosts: list[Any], paths: list[str]) -> None:
     from .outputs import write_output
 
     if args.failing:
-        _print_failing(hosts, args.failing)
+        _print_failing(hosts, args.failing, paths)
     if args.csv:
         from .reports.matrix_csv import render_csv
         write_output(args.csv, render_csv(hosts))
@@ -162,25 +161,18 @@ def _said_written(output: str | None, kind: str, count: int) -> None:
                            "; open it in a browser"), file=sys.stderr)
 
 
-# A name ansible-playbook --limit takes as one host, never a pattern (*, ?, [, :, !, &, ~,
-# ",", "@" and blanks widen or change a limit).
-LIMIT_SAFE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,252}")
-
-
-def _print_failing(hosts: list[Any], rule_id: str) -> None:
-    """The hosts whose RULE failed, by their fleet key (the inventory name where known),
-    one a line in name order; a name --limit would read as a pattern is left out, and
-    said."""
+def _print_failing(hosts: list[Any], rule_id: str, paths: list[str]) -> None:
+    """The hosts whose RULE failed, one name a line, each a name --limit reads as that one
+    host alone (reports/failing.py); what is left out is said on stderr, with why."""
     from .reports.escaping import for_terminal
+    from .reports.failing import limit_names
+    from .reports.fleet_read import inventory_groups
 
-    names = sorted({host.inventory or host.name for host in hosts
-                    if any(rule.id == rule_id and rule.result == "fail" for rule in host.rules)})
+    names, remarks = limit_names(hosts, rule_id, inventory_groups(paths))
     for name in names:
-        if LIMIT_SAFE.fullmatch(name):
-            print(name)
-        else:
-            print(for_terminal(f"sascheck: left out, not a plain host name for --limit: "
-                               f"{name!r}"), file=sys.stderr)
+        print(name)
+    for remark in remarks:
+        print(for_terminal(f"sascheck: {remark}"), file=sys.stderr)
 
 
 def _said_unreadable(unreadable: list[str]) -> int:

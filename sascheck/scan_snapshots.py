@@ -62,6 +62,7 @@ def run(args: argparse.Namespace, catalogue: Catalogue) -> bool:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
     from .reports.escaping import for_terminal
+    from .reports.identity import mark_fleet_directory
     from .scanner.batch import BatchOutcome, plan, scan_all
     from .scanner.scan import check_values
 
@@ -73,6 +74,9 @@ def run(args: argparse.Namespace, catalogue: Catalogue) -> bool:
     files = snapshot_files(args.snapshots)
     try:
         os.makedirs(args.output_dir, exist_ok=True)
+        # Its files are named by the controller (each after its archive): their names, not
+        # what the results inside say, are the hosts' keys (reports/identity.py)
+        mark_fleet_directory(args.output_dir)
     except OSError as exc:
         raise UserInputError(f"cannot make {args.output_dir}: {exc.strerror}") from exc
     jobs = plan(files, args.output_dir, args.profile, args.set)

@@ -44,6 +44,21 @@ def ansible_available() -> bool:
     return (ANSIBLE_BIN / "ansible-playbook").exists() or shutil.which("ansible-playbook") is not None
 
 
+def limited_hosts(directory: Path, inventory: str, limit: Path) -> list[str]:
+    """The hosts ansible-playbook itself plays with ``--limit @limit`` on ``inventory``
+    (its --list-hosts), sorted."""
+    (directory / "inventory.ini").write_text(inventory)
+    (directory / "play.yml").write_text("- hosts: all\n  gather_facts: false\n  tasks: []\n")
+    env = {**os.environ, "PATH": f"{ANSIBLE_BIN}:{os.environ['PATH']}", "ANSIBLE_NOCOLOR": "1"}
+    ran = subprocess.run([str(ANSIBLE_BIN / "ansible-playbook"), "-i", "inventory.ini",
+                          "--limit", f"@{limit}", "--list-hosts", "play.yml"], cwd=directory,
+                         env=env, capture_output=True, text=True, timeout=120)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    lines = [line.strip() for line in ran.stdout.splitlines()]
+    start = next(index for index, line in enumerate(lines) if line.startswith("hosts ("))
+    return sorted(line for line in lines[start + 1:] if line)
+
+
 def _ansible(tool: str) -> str:
     local = ANSIBLE_BIN / tool
     return str(local) if local.exists() else tool

@@ -5,14 +5,12 @@ spreadsheet, a hostile value kept from running as a formula."""
 from __future__ import annotations
 
 import csv
-import os
-import subprocess
 
 from sascheck.cli import main
 
 from .hosts import BASELINE_SETS, sas_host
 from .lab import require
-from .remedy import ANSIBLE_BIN, ansible_available
+from .remedy import ansible_available, limited_hosts
 from .test_reports import _scan_json
 
 THP_ON = "[always] madvise never"
@@ -36,15 +34,7 @@ def test_failing_hosts_feed_ansible_limit(tmp_path, capsys):
     assert listed.splitlines() == ["sasgrid01", "sasgrid03"]
     limit = tmp_path / "failing.txt"
     limit.write_text(listed)
-    (tmp_path / "inventory.ini").write_text("[sas]\nsasgrid01\nsasgrid02\nsasgrid03\n")
-    (tmp_path / "play.yml").write_text("- hosts: all\n  gather_facts: false\n  tasks: []\n")
-    env = {**os.environ, "PATH": f"{ANSIBLE_BIN}:{os.environ['PATH']}", "ANSIBLE_NOCOLOR": "1"}
-    ran = subprocess.run([str(ANSIBLE_BIN / "ansible-playbook"), "-i", "inventory.ini",
-                          "--limit", f"@{limit}", "--list-hosts", "play.yml"], cwd=tmp_path,
-                         env=env, capture_output=True, text=True, timeout=120)
-    assert ran.returncode == 0, ran.stdout + ran.stderr
-    hosts = [line.strip() for line in ran.stdout.splitlines()
-             if line.strip().startswith("sasgrid")]
+    hosts = limited_hosts(tmp_path, "[sas]\nsasgrid01\nsasgrid02\nsasgrid03\n", limit)
     assert sorted(hosts) == ["sasgrid01", "sasgrid03"]  # ansible lists in its own order
 
 
@@ -69,4 +59,4 @@ def test_a_name_limit_would_read_as_a_pattern_is_left_out(tmp_path, capsys):
     assert main(["report", "--failing", "thp_disabled", *map(str, files)]) == 0
     out, err = capsys.readouterr()
     assert out.splitlines() == ["sasgrid03"]
-    assert "left out, not a plain host name for --limit: 'sas*'" in err
+    assert "left out 'sas*': not a plain host name for --limit" in err

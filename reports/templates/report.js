@@ -147,8 +147,15 @@
     var hosts = index.hosts.filter(function (host) { return host.r.charAt(failing) === "f"; });
     document.getElementById("rule-view-title").textContent =
       hosts.length + (hosts.length === 1 ? " host fails " : " hosts fail ") + id;
+    // a name --limit would not read as that one host alone is left out, and said
+    var named = hosts.filter(function (host) { return !host.nl; });
+    var left = hosts.length - named.length;
     document.getElementById("rule-view-names").textContent =
-      hosts.map(function (host) { return host.n; }).sort().join("\n");
+      named.map(function (host) { return host.n; }).sort().join("\n");
+    document.getElementById("rule-view-left").textContent = left ? left +
+      (left === 1 ? " failing host is" : " failing hosts are") + " left out of the names: " +
+      "each is a name --limit would not read as that one host (sascheck report --failing " +
+      "says why)" : "";
   }
   function showRule(id) {
     ruleFilter.value = id;
