@@ -7,6 +7,7 @@ files stays within memory.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 
 from lxml import etree
@@ -17,6 +18,9 @@ NS_XCCDF = "{http://checklists.nist.gov/xccdf/1.2}"
 RULE_PREFIX = "xccdf_org.sascheck.content_rule_"
 PROFILE_PREFIX = "xccdf_org.sascheck.content_profile_"
 FACT_PREFIX = "urn:xccdf:fact:"
+# A sascheck rule id, as the results schema has it: the ARF is written on the host, and its
+# ids reach the page, CSV cells and terminals
+RULE_ID = re.compile(r"[a-z][a-z0-9_]{0,63}")
 
 
 class ArfError(Exception):
@@ -97,6 +101,9 @@ def read_arf(path: str) -> ArfHost:
             elif tag == f"{NS_XCCDF}check-content-ref" and rule[0] and not rule[2]:
                 rule[2] = str(element.get("name", ""))
             elif tag == f"{NS_XCCDF}rule-result":
+                if rule[0] and not RULE_ID.fullmatch(rule[0]):
+                    raise ArfError(f"{path}: a rule-result for {rule[0][:64]!r}, not a "
+                                   "sascheck rule id ([a-z][a-z0-9_]*, at most 64)")
                 if rule[0] and rule[1]:
                     host.results[rule[0]] = rule[1]
                     if rule[2]:

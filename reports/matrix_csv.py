@@ -9,7 +9,8 @@ from collections.abc import Iterable
 from .model import HostView
 
 # A spreadsheet runs a cell that starts with one of these as a formula (CSV injection):
-# host values are untrusted, so such a cell is written with a leading apostrophe.
+# every column may come from a host (an ARF's rule ids and results too), so such a cell is
+# written with a leading apostrophe, whichever column it is in.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -23,6 +24,6 @@ def render_csv(hosts: Iterable[HostView]) -> str:
     writer.writerow(["host", "rule", "result", "actual"])
     for host in hosts:
         for rule in host.rules:
-            writer.writerow([_cell(host.inventory or host.name), rule.id, rule.result,
-                             _cell(rule.actual or rule.message)])
+            writer.writerow([_cell(text) for text in (host.inventory or host.name, rule.id,
+                                                      rule.result, rule.actual or rule.message)])
     return out.getvalue()

