@@ -29,6 +29,9 @@ from .parsers.multipath_conf import MultipathConfError, parse_multipath_conf
 from .parsers.simple import shell_assignments
 
 DUMP_LIMIT = 4 << 20
+# multipath-tools' own table holds 59 to 123 entries (0.4.9 to 0.9.9); a recorded one with
+# many times that is no build's, and each entry is two host expressions run per lookup
+MAX_DEVICES = 512
 COMMAND_TIMEOUT = 10
 # Rebuilds carry RHEL's multipath-tools; ID or ID_LIKE names the family (os-release(5)).
 RHEL_FAMILY = {"rhel", "centos", "rocky", "almalinux", "ol", "redhat"}
@@ -173,6 +176,10 @@ def host_table(root: HostRoot) -> HwTable | str:
             dump, source = _live_dump(), "multipath -t on this host"
         if dump is not None:
             conf = parse_multipath_conf(dump)
+            if len(conf.devices) > MAX_DEVICES:
+                raise MultipathConfError(
+                    f"{len(conf.devices)} devices, more than any multipath-tools build's "
+                    f"table (at most {MAX_DEVICES} are read)")
             rows = [HwEntry(device.get("vendor", ""), device.get("product", ".*"),
                             device.get("revision"),
                             tuple((key, device[key]) for key in ("path_grouping_policy",

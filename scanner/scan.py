@@ -7,6 +7,7 @@ from typing import IO, Any
 
 from ..rules import Catalogue, Rule, parse_assignment, resolve_values
 from ..rules.host_layout import SAS_ROLE_VALUES, SYSCTL_BYTES_TWINS
+from . import host_regex
 from .engine import ScanResult, evaluate
 from .facts import Facts, collect
 from .hostroot import FactError, HostRoot
@@ -66,6 +67,7 @@ def collect_snapshot(catalogue: Catalogue, output: IO[bytes], profile_name: str 
 
     profile = catalogue.profile(profile_name)
     values, origins = _values(catalogue, profile_name, assignments)
+    host_regex.begin_scan()
     recorder = record(root, values, origins, _sysctl_keys(catalogue.rules_of(profile)))
     info = collect_host(HostRoot(root))
     host = {"hostname": info.hostname, "kernel": info.kernel, "os": info.os, "root": root}
@@ -82,6 +84,7 @@ def run_scan(catalogue: Catalogue, profile_name: str = "default",
     ``reframe`` restates a result in the light of where the root came from (a sosreport)."""
     profile = catalogue.profile(profile_name)
     values, origins = _values(catalogue, profile_name, assignments)
+    host_regex.begin_scan()
     rules = catalogue.rules_of(profile)
     facts = collect(HostRoot(root), values, origins, role, _sysctl_keys(rules))
     if measure:

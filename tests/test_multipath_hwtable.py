@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from sascheck.scanner import host_regex
 from sascheck.scanner.hostroot import HostRoot
 from sascheck.scanner.multipath_hwtable import (
+    MAX_DEVICES,
     HwTable,
     host_table,
     rhel_release,
@@ -138,3 +140,62 @@ def test_an_unreadable_recorded_table_is_said_where_the_releases_is_used(tmp_pat
     assert isinstance(table, HwTable)
     assert table.source.startswith("/run/sascheck/multipath-t: ")
     assert "multipath-tools 0.9.9's built-in table" in table.source
+
+
+def _hostile_table(count: int) -> str:
+    """Issue 44: entries whose vendor RE2 refuses only after building a large program
+    (\\pL{1000}: every letter, a thousand times), each a little different."""
+    return "devices {\n" + "".join(
+        f'\tdevice {{\n\t\tvendor "\\pL{{1000}}N{index}"\n\t\tproduct ".*"\n'
+        '\t\tpath_grouping_policy "multibus"\n\t}\n' for index in range(count)) + "}\n"
+
+
+@pytest.fixture()
+def compiles(monkeypatch) -> list[str]:
+    """Every expression RE2 is asked to compile (the cost of a hostile table: 45 ms each to
+    refuse \\pL{1000}), counted instead of timed."""
+    seen: list[str] = []
+    real = host_regex.re2.compile
+
+    def counted(pattern: str, options: object = None) -> object:
+        seen.append(pattern)
+        return real(pattern, options)
+    monkeypatch.setattr(host_regex.re2, "compile", counted)
+    host_regex._compile_small.cache_clear()
+    host_regex._large.clear()
+    return seen
+
+
+def test_a_recorded_table_of_thousands_of_entries_is_not_read(tmp_path: Path, compiles):
+    """3,000 hostile entries (140 KB, within the 4 MiB read limit) held a whole scan past
+    60 s; a table many times the largest multipath-tools carries (123) is refused, said,
+    and the release's table used: none of its expressions is compiled."""
+    (tmp_path / "etc").mkdir()
+    (tmp_path / "etc/os-release").write_text(RHEL10_OS_RELEASE)
+    (tmp_path / "run/sascheck").mkdir(parents=True)
+    (tmp_path / "run/sascheck/multipath-t").write_text(_hostile_table(3000))
+    host_regex.begin_scan()
+    table = host_table(HostRoot(str(tmp_path)))
+    assert isinstance(table, HwTable)
+    assert table.source.startswith("/run/sascheck/multipath-t: 3000 devices, more than")
+    assert table_setting(table, KEY, "XtremIO", "XtremApp").value == "multibus"
+    assert not any("pL" in pattern for pattern in compiles)
+
+
+def test_a_hostile_expression_is_compiled_once_and_large_ones_are_budgeted(
+        tmp_path: Path, compiles):
+    """Within the cap, each refused expression was compiled again on every lookup (an
+    lru_cache forgets what raised); now once, and only LARGE_COMPILES of them may be
+    tried as a large program in one scan."""
+    (tmp_path / "etc").mkdir()
+    (tmp_path / "etc/os-release").write_text(RHEL10_OS_RELEASE)
+    (tmp_path / "run/sascheck").mkdir(parents=True)
+    (tmp_path / "run/sascheck/multipath-t").write_text(_hostile_table(MAX_DEVICES))
+    host_regex.begin_scan()
+    table = host_table(HostRoot(str(tmp_path)))
+    assert isinstance(table, HwTable) and len(table.entries) == MAX_DEVICES
+    for product in ("XtremApp", "OPEN-V", "LUN", "Box", "Invista"):  # one lookup per array
+        assert table_setting(table, KEY, "XtremIO", product).value is None
+    hostile = [pattern for pattern in compiles if "pL" in pattern]
+    assert len(set(hostile)) == MAX_DEVICES  # each vendor expression tried ...
+    assert len(hostile) == MAX_DEVICES + host_regex.LARGE_COMPILES  # ... once, a few twice
