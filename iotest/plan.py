@@ -131,23 +131,49 @@ def targets(directories: Iterable[tuple[str, str]], mounts: Sequence[MountEntry]
     the first directory of each file system is where its test runs."""
     by_device: dict[int, tuple[str, str, list[str]]] = {}
     for role, directory in directories:
-        try:
-            resolved = os.path.realpath(directory)
-            status = os.stat(resolved)
-        except OSError as exc:
-            raise PlanError(f"{directory}: {exc.strerror}") from exc
-        if not os.path.isdir(resolved):
-            raise PlanError(f"{directory}: not a directory")
-        entry = by_device.setdefault(status.st_dev, (directory, resolved, []))
+        resolved, device = _held(directory)
+        entry = by_device.setdefault(device, (directory, resolved, []))
         if role and role not in entry[2]:
             entry[2].append(role)
     found = []
-    for directory, resolved, roles in by_device.values():
+    for device, (directory, resolved, roles) in by_device.items():
         mount = mount_of(resolved, mounts)
+        if mount is not None and _device_of(mount.mountpoint) != device:
+            # The directory changed between its opening and now (a SAS directory swapped
+            # for a link, issue 44), or /proc/mounts does not show its file system: the
+            # figures would be reported for a file system fio did not write on.
+            raise PlanError(f"{directory}: its file system is not the one mounted at "
+                            f"{mount.mountpoint}, where its path leads (was it swapped for "
+                            "a link?); nothing was measured")
         found.append(Target(directory, mount.mountpoint if mount else "?",
                             mount.fstype if mount else "?", mount.device if mount else "?",
-                            tuple(roles), os.stat(resolved).st_dev))
+                            tuple(roles), device))
     return found
+
+
+def _held(directory: str) -> tuple[str, int]:
+    """Where ``directory`` is and its file system, read from one opening of it: the path
+    the kernel holds for the descriptor and its st_dev (a path resolved twice may lead to
+    two places)."""
+    try:
+        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    except NotADirectoryError:
+        raise PlanError(f"{directory}: not a directory") from None
+    except OSError as exc:
+        raise PlanError(f"{directory}: {exc.strerror}") from exc
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}"), os.fstat(fd).st_dev
+    except OSError as exc:
+        raise PlanError(f"{directory}: {exc.strerror}") from exc
+    finally:
+        os.close(fd)
+
+
+def _device_of(mountpoint: str) -> int | None:
+    try:
+        return os.stat(mountpoint).st_dev
+    except OSError:
+        return None
 
 
 def free_bytes(directory: str) -> int:

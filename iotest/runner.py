@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import signal
 import stat
 import subprocess
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -93,24 +93,37 @@ class PrivateDirectory:
     plants a directory of its own under the name redirects nothing."""
 
     def __init__(self, parent: str, device: int | None = None) -> None:
-        self.path = tempfile.mkdtemp(prefix=PRIVATE_PREFIX, dir=parent)
-        self.fd = os.open(self.path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
-        self.identity = self._identity(os.fstat(self.fd))
         self.device = device
-        if self.identity[2:] != (os.geteuid(), 0o700):
+        # The parent is opened once and checked before anything is made in it: a SAS
+        # directory swapped for a link to another file system gets nothing written there.
+        self.parent_fd = os.open(parent, os.O_RDONLY | os.O_DIRECTORY)
+        self.fd = -1
+        if device is not None and os.fstat(self.parent_fd).st_dev != device:
+            self.close()
+            raise FioError(f"{parent} is not on the file system planned for it (its "
+                           "directory was swapped for a link); nothing was measured")
+        self.name = self._made_in_parent()
+        self.path = os.path.join(parent, self.name)
+        self.fd = os.open(self.name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW,
+                          dir_fd=self.parent_fd)
+        self.identity = self._identity(os.fstat(self.fd))
+        if self.identity[2:] != (os.geteuid(), 0o700) or (
+                device is not None and self.identity[0] != device):
             self.close()
             raise FioError(f"{self.path} was replaced or changed as it was made; nothing was "
                            "measured")
-        self._check_device()
 
-    def _check_device(self) -> None:
-        """The directory is on the file system planned: a SAS directory swapped for a link
-        to another mounted file system (by a member of its group) would have fio measure,
-        and write, there while the figures were reported for the planned one."""
-        if self.device is not None and self.identity[0] != self.device:
-            self.close()
-            raise FioError(f"{self.path} is not on the file system planned for it (its "
-                           "directory was swapped for a link); nothing was measured")
+    def _made_in_parent(self) -> str:
+        """A new directory of a random name (never an existing one), mode 0700."""
+        for _ in range(100):
+            name = PRIVATE_PREFIX + secrets.token_hex(6)
+            try:
+                os.mkdir(name, 0o700, dir_fd=self.parent_fd)
+            except FileExistsError:
+                continue
+            return name
+        self.close()
+        raise FioError("could not make a private directory: every name tried exists")
 
     @staticmethod
     def _identity(status: os.stat_result) -> tuple[int, int, int, int]:
@@ -120,7 +133,7 @@ class PrivateDirectory:
         """FioError when the directory changed or its name now points elsewhere."""
         now = self._identity(os.fstat(self.fd))
         try:
-            named = self._identity(os.lstat(self.path))
+            named = self._identity(os.lstat(self.name, dir_fd=self.parent_fd))
         except OSError:
             named = None
         if now != self.identity or named != self.identity:
@@ -129,20 +142,19 @@ class PrivateDirectory:
 
     def close(self) -> None:
         """Remove the files fio made, then the directory if its name is still ours."""
+        if self.fd >= 0:
+            with contextlib.suppress(OSError):
+                for name in os.listdir(self.fd):
+                    with contextlib.suppress(OSError):
+                        os.unlink(name, dir_fd=self.fd)
+            with contextlib.suppress(OSError):
+                if self._identity(os.lstat(self.name, dir_fd=self.parent_fd)) == self.identity:
+                    os.rmdir(self.name, dir_fd=self.parent_fd)
+            with contextlib.suppress(OSError):
+                os.close(self.fd)
+            self.fd = -1
         with contextlib.suppress(OSError):
-            for name in os.listdir(self.fd):
-                with contextlib.suppress(OSError):
-                    os.unlink(name, dir_fd=self.fd)
-        parent, name = os.path.split(self.path)
-        with contextlib.suppress(OSError):
-            parent_fd = os.open(parent, os.O_RDONLY | os.O_DIRECTORY)
-            try:
-                if self._identity(os.lstat(name, dir_fd=parent_fd)) == self.identity:
-                    os.rmdir(name, dir_fd=parent_fd)
-            finally:
-                os.close(parent_fd)
-        with contextlib.suppress(OSError):
-            os.close(self.fd)
+            os.close(self.parent_fd)
 
 
 def measure(plan: Plan, fio: str, progress: Progress,

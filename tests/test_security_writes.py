@@ -357,3 +357,44 @@ def test_iotest_refuses_a_directory_swapped_for_a_link_to_another_file_system(tm
         PrivateDirectory(str(tmp_path / "moved"), target.st_dev).close()  # the real one is fine
     finally:
         shutil.rmtree(elsewhere)
+
+
+def test_iotest_plans_the_file_system_of_the_directory_it_opened(tmp_path):
+    """Issue 44: the plan resolved the SAS directory's path, then stat'ed it by name, then
+    looked its mount up by the name: a racer flipping the directory for a link to another
+    file system (/dev/shm here, a loop file system in the report) got the plan to name
+    one file system (/) while its device was the other's, and fio wrote there. Planned from
+    one opening of the directory, every plan names the file system of the device it
+    holds, or is refused; measured against a second process flipping as fast as it can."""
+    from sascheck.iotest.plan import PlanError, targets
+    from sascheck.scanner.parsers.mounts import parse_mounts
+
+    other = Path(tempfile.mkdtemp(dir="/dev/shm"))
+    saswork = tmp_path / "saswork"
+    saswork.mkdir()
+    mounts, _ = parse_mounts(Path("/proc/mounts").read_text())
+    flipper = subprocess.Popen([sys.executable, "-c", (
+        "import os, sys\n"
+        "directory, parked, other = sys.argv[1:]\n"
+        "while True:\n"
+        "    os.rename(directory, parked); os.symlink(other, directory)\n"
+        "    os.unlink(directory); os.rename(parked, directory)\n"),
+        str(saswork), str(tmp_path / "parked"), str(other)])
+    planned: set[str] = set()
+    try:
+        deadline = time.monotonic() + 60  # until the flipper runs (a Python starting)
+        while not saswork.is_symlink() and time.monotonic() < deadline:
+            time.sleep(0.001)
+        for _ in range(3000):
+            try:
+                [target] = targets([("WORK", str(saswork))], mounts)
+            except PlanError:
+                continue
+            consistent = os.stat(target.mountpoint).st_dev == target.st_dev
+            planned.add(f"{target.mountpoint} {'consistent' if consistent else 'WRONG'}")
+    finally:
+        flipper.kill()
+        flipper.wait()
+        shutil.rmtree(other)
+    assert not [plan for plan in planned if plan.endswith("WRONG")], planned
+    assert len(planned) == 2, planned  # both of the racer's states were planned, rightly
