@@ -245,43 +245,6 @@ def test_a_named_manifest_that_is_a_link_is_not_written_through(tmp_path):
     assert "--revert will not know this run's changes" in ran.stderr
 
 
-def test_a_revert_raced_by_the_image_removes_nothing_outside_it(tmp_path):
-    """The manifest lists 200 files the fix made in /etc/sas; while --revert runs, the image
-    flips that directory to a link to an outside directory holding 200 files of the same
-    names, as fast as it can. Every outside file survives."""
-    root = sas_host(tmp_path / "root")
-    script = _fix_script(tmp_path, root)
-    inside = root / "etc/sas"
-    outside = tmp_path / "outside"
-    inside.mkdir()
-    outside.mkdir()
-    names = [f"f{i}" for i in range(200)]
-    for name in names:
-        (inside / name).write_text("made by the fix\n")
-        (outside / name).write_text("precious\n")
-    manifest = tmp_path / "fix.manifest"
-    manifest.write_text("".join(f"new\t{_hex(str(inside / name))}\t\n" for name in names))
-    parked = root / "etc/sas.parked"
-    stop = threading.Event()
-
-    def flip() -> None:
-        while not stop.is_set():
-            os.rename(inside, parked)
-            inside.symlink_to(outside)
-            inside.unlink()
-            os.rename(parked, inside)
-
-    racer = threading.Thread(target=flip, daemon=True)
-    racer.start()
-    try:
-        _bash(script, root, "--revert", str(manifest), cwd=tmp_path)
-    finally:
-        stop.set()
-        racer.join()
-    assert sorted(path.name for path in outside.iterdir()) == sorted(names)
-    assert all((outside / name).read_text() == "precious\n" for name in names)
-
-
 def test_revert_lists_recorded_commands_and_restores_runtime_only_under_proc_sys(tmp_path):
     """A `command` line has an empty path field; it must reach the list of what to undo by
     hand. A `runtime` line naming a file elsewhere is refused even live (ROOT unset)."""
