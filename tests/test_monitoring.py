@@ -168,3 +168,28 @@ def test_each_run_keeps_the_previous_ones_results_for_diff(tmp_path):
                  *[f"--set={s}" for s in BASELINE_SETS]]) == 2
     assert main(["diff", str(tmp_path / "previous/sascheck-report.json"), str(report),
                  "--quiet"]) == 2  # THP got worse since the previous run
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze missing")
+@pytest.mark.parametrize(("unit", "threshold"), [("sascheck.service", 2.5),
+                                                 ("sascheck-oscap.service", 4.0)])
+def test_the_scan_services_are_sandboxed(tmp_path, unit, threshold):
+    """Issue 44: systemd's own exposure score of each unit as shipped (9.1, 'UNSAFE', with
+    ProtectSystem and NoNewPrivileges alone); the read-only scan needs no network, no
+    kernel changes and, for sascheck's, two capabilities."""
+    shutil.copy(UNITS / unit, tmp_path / unit)
+
+    def exposure(path: Path) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["systemd-analyze", "security", "--offline=true",
+                               f"--threshold={int(threshold * 10)}", f"./{path.name}"],
+                              cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    scored = exposure(tmp_path / unit)
+    assert scored.returncode == 0, scored.stdout[-2000:]
+    assert "PrivateNetwork=" not in "".join(
+        line for line in scored.stdout.splitlines() if line.startswith("\u2717"))
+    bare = tmp_path / f"bare-{unit}"  # the same unit without its sandbox scores over
+    bare.write_text("".join(line + "\n" for line in (UNITS / unit).read_text().splitlines()
+                            if not line.startswith(("Private", "Protect", "Restrict",
+                                                    "Capability", "SystemCall", "Device",
+                                                    "IPAddress", "Lock"))))
+    assert exposure(bare).returncode != 0

@@ -209,3 +209,17 @@ def test_the_source_package_holds_what_git_tracks_and_nothing_else(rpms, tmp_pat
                                  check=True, capture_output=True, text=True).stdout.split())
     assert shipped == tracked
     assert not any(name.startswith("sascheck-report") for name in shipped)
+
+
+@pytest.mark.parametrize("package", ["cli", "content"])
+def test_nothing_installed_is_writable_but_by_root(rpms, package):
+    """Issue 44: the bundled wheels, the launcher, the units and /etc/sysconfig/sascheck (read
+    by systemd as KEY=value data, never sourced by a shell) are root's alone, as rpm
+    records them: a file any other user could change would run as root on the next scan."""
+    listed = _rpm("-qp", "--qf", "[%{FILEMODES:perms} %{FILEUSERNAME} %{FILEGROUPNAME} "
+                  "%{FILENAMES}\n]", str(rpms[package])).splitlines()
+    assert len(listed) > 3
+    for line in listed:
+        perms, user, group, _name = line.split(" ", 3)
+        assert (user, group) == ("root", "root"), line
+        assert perms[5] != "w" and perms[8] != "w", line  # group, other
