@@ -112,6 +112,8 @@ def bash_script(catalogue: Catalogue, fix: FixInput, mode: str = "bash") -> str:
         body = env.get_template(_template_for(rule, "bash")).render(**_rule_context(rule))
         blocks.append({"rule": rule, "body": body.rstrip("\n")})
     return env.get_template("bash/script.sh.j2").render(
+        # XCCDF: one block of the script oscap assembles, safe to concatenate
+        snippet=mode == "xccdf",
         host=fix.host, profile=fix.profile, role=fix.role, version=__version__,
         forced_role=fix.forced_role, value_lines=_value_lines(fix, mode), blocks=blocks,
         library=bash_library(), udev_safe=udev.SAFE_VALUE, layout=shell_layout(),

@@ -330,7 +330,7 @@ def test_fix_from_results_json(tmp_path):
     script = generate("bash", tmp_path / "fix.sh", None, [],
                       ["--from", str(tmp_path / "r.json")])
     text = script.read_text()
-    assert "CURRENT_RULE=tuned_profile" in text and "CURRENT_RULE=read_ahead" not in text
+    assert "rule_begin tuned_profile" in text and "rule_begin read_ahead" not in text
     assert "SAS_DIRS=(/sasdata /saswork /sasutil)" in text
 
 
@@ -344,7 +344,7 @@ def test_oscap_generate_fix_from_the_datastream(tmp_path):
         assert completed.returncode == 0, completed.stderr
         assert "skipped" not in completed.stderr
     text = (tmp_path / "fix.sh").read_text()
-    assert len(re.findall(r"^CURRENT_RULE=[a-z]", text, re.MULTILINE)) == len(DEFAULT_RULES)
+    assert len(re.findall(r"^rule_begin [a-z]", text, re.MULTILINE)) == len(DEFAULT_RULES)
     assert "READ_AHEAD_MIN_KB='2048'" in text  # the XCCDF value, substituted
     assert subprocess.run(["bash", "-n", str(tmp_path / "fix.sh")]).returncode == 0
     if ansible_available():

@@ -123,7 +123,7 @@ def test_tailor_and_fix_take_a_snapshot(tmp_path):
     assert "/saswork" in (tmp_path / "t.xml").read_text()
     assert main(["fix", "--format", "bash", "--snapshot", str(archive), "--set",
                  "sas_data_dirs=/sasdata", "-o", str(tmp_path / "fix.sh")]) == 0
-    assert "CURRENT_RULE=tuned_profile" in (tmp_path / "fix.sh").read_text()
+    assert "rule_begin tuned_profile" in (tmp_path / "fix.sh").read_text()
 
 
 # -- hostile archives ----------------------------------------------------------------------

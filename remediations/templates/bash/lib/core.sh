@@ -4,7 +4,9 @@
 # persistent configuration changed; runtime writes to /proc and /sys are skipped there.
 ROOT="${SASCHECK_ROOT:-}"
 ROOT="${ROOT%/}"
-DRY_RUN=0
+DRY_RUN="${SASCHECK_DRY_RUN:-0}"
+[[ "$DRY_RUN" == 1 ]] || DRY_RUN=0
+SNIPPETS="${SNIPPETS:-0}"  # 1: blocks of a script oscap assembled (finish_blocks ends it)
 # Plan mode (SASCHECK_PLAN=1): change nothing, print the changes as JSON for a caller
 # (the Ansible playbook) that carries them out with its own modules.
 PLAN="${SASCHECK_PLAN:-0}"
@@ -189,6 +191,44 @@ in_list() {
         if [[ "$item" == "$needle" ]]; then return 0; fi
     done
     return 1
+}
+
+# Each rule's block begins here; what each did is said at the end of an assembled script.
+RULES_RUN=()
+RULE_SKIPPED=0
+RULE_FIRST_CHANGE=0
+rule_begin() {
+    rule_done
+    CURRENT_RULE="$1" RULE_SKIPPED=0 RULE_FIRST_CHANGE=$CHANGES
+}
+rule_done() {
+    local what
+    [[ -n "$CURRENT_RULE" ]] || return 0
+    if (( RULE_SKIPPED )); then what="skipped (not for a $ROLE host)"
+    elif (( CHANGES == RULE_FIRST_CHANGE )); then what="nothing to change"
+    elif (( DRY_RUN )); then what="$((CHANGES - RULE_FIRST_CHANGE)) changes would be made"
+    else what="$((CHANGES - RULE_FIRST_CHANGE)) changes"; fi
+    RULES_RUN+=("$CURRENT_RULE: $what")
+    CURRENT_RULE=""
+}
+
+# The end of a script oscap assembled from the rules' blocks (the EXIT trap): each rule's
+# outcome, then finish's summary and exit status; a block that failed ends the run with its
+# status, and the rules after it are said not to have run.
+finish_blocks() {
+    local status=$? item
+    trap - EXIT
+    if (( status != 0 )); then
+        warn "stopped in ${CURRENT_RULE:-the set-up} (exit status $status): the rules after it did not run"
+        exit "$status"
+    fi
+    rule_done
+    if (( ! PLAN )); then
+        say "rules (${#RULES_RUN[@]}):"
+        for item in ${RULES_RUN[@]+"${RULES_RUN[@]}"}; do say "  $item"; done
+    fi
+    finish
+    exit 0
 }
 
 # The end of a run: a summary, or in plan mode the plan as JSON.
