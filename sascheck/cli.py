@@ -263,6 +263,8 @@ def _build(args: argparse.Namespace) -> int:
 
 @_rooted
 def _tailor(args: argparse.Namespace) -> int:
+    from datetime import datetime, timezone
+
     from .content.build import build_time
     from .content.tailoring import write_tailoring
     from .outputs import STDOUT, check_destinations, write_output
@@ -272,7 +274,12 @@ def _tailor(args: argparse.Namespace) -> int:
     with user_errors():
         check_destinations([args.output], [args.snapshot, args.sosreport])
         values = site_values(catalogue, args.profile, args.set, args.root)
-        data = write_tailoring(catalogue, args.profile, values, build_time())
+        # When it was written (SOURCE_DATE_EPOCH for a reproducible file), and the data
+        # stream it tailors, as SCAP Workbench names it
+        written = build_time() if os.environ.get("SOURCE_DATE_EPOCH") else datetime.now(
+            timezone.utc)
+        data = write_tailoring(catalogue, args.profile, values, written,
+                               benchmark_href=INSTALLED_DATASTREAM)
         write_output(args.output, data.decode("utf-8"))
     if args.output != STDOUT:
         from .content.tailoring import tailored_profile_id

@@ -80,7 +80,8 @@ def test_ids_follow_the_documented_scheme(catalogue):
     assert externals == {v[len("xccdf_org.sascheck.content_value_"):] for v in exported}
 
 
-def test_tailoring_round_trip(catalogue, host, tmp_path):
+def test_tailoring_round_trip(catalogue, host, tmp_path, monkeypatch):
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
     root = host()
     out = tmp_path / "t.xml"
     assert main(["tailor", "--root", str(root), "--profile", "xtremio", "--set",
@@ -91,6 +92,14 @@ def test_tailoring_round_trip(catalogue, host, tmp_path):
     assert tailoring.values["read_ahead_min_kb"] == "16384"  # from the profile
     assert tailoring.values["dirty_ratio"] == "30"
     assert "selector=\"oval\"" in out.read_text()
+    # It names the data stream it tailors and says when it was written (issue 45)
+    written = etree.parse(str(out)).getroot()
+    ns = {"x": "http://checklists.nist.gov/xccdf/1.2"}
+    assert written.find("x:benchmark", ns).get("href") == (
+        "/usr/share/xml/scap/sascheck/content/sascheck-ds.xml")
+    when = datetime.fromisoformat(written.find("x:version", ns).get("time")).replace(
+        tzinfo=timezone.utc)
+    assert abs((datetime.now(timezone.utc) - when).total_seconds()) < 3600
 
 
 @pytest.mark.parametrize(("text", "message"), [
