@@ -670,3 +670,21 @@ def test_revert_refuses_a_manifest_that_points_outside_the_image(tmp_path):
     assert victim.read_text() == "keep me\n" and not (tmp_path / "pwned").exists()
     assert "refused" in ran.stderr and "malformed" in ran.stderr
 
+
+
+def test_persisting_a_sysctl_keeps_the_other_keys_sascheck_persisted(tmp_path):
+    """Issue 47: persist_sysctl rewrote 99-zz-sascheck.conf with its one key, so a second
+    sysctl rule (fixed in the same run or an earlier one) lost its line. The file an
+    earlier run left with vm.swappiness keeps it; vm.dirty_ratio's line is replaced in
+    place; a second run changes nothing."""
+    root = sas_host(tmp_path / "root", dirty_ratio=20)
+    ours = root / "etc/sysctl.d/99-zz-sascheck.conf"
+    ours.parent.mkdir(parents=True, exist_ok=True)
+    ours.write_text("# Written by sascheck\nvm.swappiness = 10\nvm.dirty_ratio = 20\n")
+    script = generate("bash", tmp_path / "fix.sh", root, BASELINE_SETS,
+                      ["--rule", "vm_dirty_ratio"])
+    run_bash(script, root)
+    assert ours.read_text() == "# Written by sascheck\nvm.swappiness = 10\nvm.dirty_ratio = 40\n"
+    again = run_bash(script, root)
+    assert "no changes" in again.stdout
+    assert ours.read_text() == "# Written by sascheck\nvm.swappiness = 10\nvm.dirty_ratio = 40\n"

@@ -133,7 +133,22 @@ persist_sysctl() {
             $0 ~ ENVIRON["SYSCTL_PATTERN"] { $0 = ENVIRON["SYSCTL_LINE"] }
             { print }'
     done
-    write_file "$etc/99-zz-sascheck.conf" "# Written by sascheck"$'\n'"$key = $value"$'\n'
+    # The file holds every key sascheck persists: this key's line is replaced where it is,
+    # or added; the others stay (a rule of its own each, fixed in one run or several).
+    local ours="$etc/99-zz-sascheck.conf" current line merged="" found=0
+    current="$(current_content "$ours")"
+    current="${current%x}"
+    [[ -n "$current" ]] || current="# Written by sascheck"
+    while IFS= read -r line; do
+        [[ -n "$line" ]] || continue
+        if [[ "$line" =~ $pattern ]]; then
+            (( found )) && continue
+            line="$key = $value" found=1
+        fi
+        merged+="$line"$'\n'
+    done <<< "$current"
+    (( found )) || merged+="$key = $value"$'\n'
+    write_file "$ours" "$merged"
 }
 
 # THP enabled and defrag never after every boot, written after everything that may turn
