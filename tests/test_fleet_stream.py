@@ -6,7 +6,10 @@ flag_claimed_names with html.render_fleet)."""
 from __future__ import annotations
 
 import json
+import os
 import re
+import tempfile
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -176,3 +179,31 @@ def test_a_file_that_holds_its_reader_is_one_error_row(fleet, tmp_path, monkeypa
     assert rows["stuck.json"]["x"].startswith(
         "results file unreadable: its reading took longer than 3 s")
     assert f"unreadable results (an error row on the page): {stuck}" in capsys.readouterr().err
+
+
+def test_the_fleet_reports_scratch_has_no_name_another_user_could_plant(fleet, tmp_path,
+                                                                      monkeypatch):
+    """Issue 44: the page's sections, results and images are spooled to scratch files while
+    90 hosts are read on every core. A local user who can predict a scratch name can plant
+    a link there; the scratch files are unnamed (O_TMPFILE), so a watcher of the scratch
+    directory, listing it as fast as it can for the whole report, never sees a name."""
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setenv("TMPDIR", str(scratch))
+    tempfile.tempdir = None  # read TMPDIR again
+    seen: set[str] = set()
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.is_set():
+            seen.update(os.listdir(scratch))
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    try:
+        main(["report", "--fleet", str(fleet), "-o", str(tmp_path / "fleet.html")])
+    finally:
+        done.set()
+        watcher.join()
+        tempfile.tempdir = None
+    assert (tmp_path / "fleet.html").stat().st_size > 0
+    assert seen == set()
