@@ -243,7 +243,7 @@ class FleetWriter:
             row["w"] = [column_of[r] for r in row["w"] if r in column_of]
         rows = self._rows
         # the rule view lists only names --limit reads as that one host (failing.py)
-        for row, why in zip(rows, not_for_limit([(row["n"], row.pop("i")) for row in rows],
+        for row, why in zip(rows, not_for_limit([(row["n"], row.pop("i", False)) for row in rows],
                                                 self._groups)):
             if why:
                 row["nl"] = why
