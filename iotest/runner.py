@@ -98,15 +98,21 @@ class PrivateDirectory:
         # directory swapped for a link to another file system gets nothing written there.
         self.parent_fd = os.open(parent, os.O_RDONLY | os.O_DIRECTORY)
         self.fd = -1
+        self.identity = (-1, -1, -1, -1)
         if device is not None and os.fstat(self.parent_fd).st_dev != device:
             self.close()
             raise FioError(f"{parent} is not on the file system planned for it (its "
                            "directory was swapped for a link); nothing was measured")
         self.name = self._made_in_parent()
         self.path = os.path.join(parent, self.name)
-        self.fd = os.open(self.name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW,
-                          dir_fd=self.parent_fd)
-        self.identity = self._identity(os.fstat(self.fd))
+        try:  # a racer may have renamed it away, or put a link in its place, already
+            self.fd = os.open(self.name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW,
+                              dir_fd=self.parent_fd)
+            self.identity = self._identity(os.fstat(self.fd))
+        except OSError:
+            self.close()
+            raise FioError(f"{self.path} was replaced or changed as it was made; nothing was "
+                           "measured") from None
         if self.identity[2:] != (os.geteuid(), 0o700) or (
                 device is not None and self.identity[0] != device):
             self.close()
