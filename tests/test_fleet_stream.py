@@ -181,16 +181,20 @@ def test_a_file_that_holds_its_reader_is_one_error_row(fleet, tmp_path, monkeypa
     assert f"unreadable results (an error row on the page): {stuck}" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("unnamed", [True, False], ids=["O_TMPFILE", "mkstemp"])
 def test_the_fleet_reports_scratch_has_no_name_another_user_could_plant(fleet, tmp_path,
-                                                                      monkeypatch):
+                                                                      monkeypatch, unnamed):
     """Issue 44: the page's sections, results and images are spooled to scratch files while
     90 hosts are read on every core. A local user who can predict a scratch name can plant
-    a link there; the scratch files are unnamed (O_TMPFILE), so a watcher of the scratch
-    directory, listing it as fast as it can for the whole report, never sees a name."""
+    a link there; the scratch files are unnamed (O_TMPFILE) or, where the file system lacks
+    that, tempfile's random names made with O_EXCL and unlinked at once: a watcher of the
+    scratch directory, listing it as fast as it can for the whole report (both ways), sees
+    no other name, and nothing is left."""
     scratch = tmp_path / "scratch"
     scratch.mkdir()
     monkeypatch.setenv("TMPDIR", str(scratch))
     tempfile.tempdir = None  # read TMPDIR again
+    monkeypatch.setattr(tempfile, "_O_TMPFILE_WORKS", unnamed)
     seen: set[str] = set()
     done = threading.Event()
 
@@ -206,4 +210,6 @@ def test_the_fleet_reports_scratch_has_no_name_another_user_could_plant(fleet, t
         watcher.join()
         tempfile.tempdir = None
     assert (tmp_path / "fleet.html").stat().st_size > 0
-    assert seen == set()
+    assert os.listdir(scratch) == []
+    # tempfile's names: a prefix (its own, or sascheck's) and eight random characters
+    assert all(re.fullmatch(r"(tmp|sascheck-[a-z]+-)?[a-z0-9_]{8}", name) for name in seen), seen
