@@ -93,7 +93,6 @@ class PrivateDirectory:
     plants a directory of its own under the name redirects nothing."""
 
     def __init__(self, parent: str, device: int | None = None) -> None:
-        self.device = device
         # The parent is opened once and checked before anything is made in it: a SAS
         # directory swapped for a link to another file system gets nothing written there.
         self.parent_fd = os.open(parent, os.O_RDONLY | os.O_DIRECTORY)

@@ -49,11 +49,3 @@ def controller_inventory(path: str, claimed: object) -> tuple[str, list[str]]:
                 "directory, so nothing on the controller vouches for that name: reported "
                 "under the host's own name"]
 
-
-def mark_fleet_directory(directory: str) -> None:
-    """Leave FLEET_MARKER in a directory whose files the controller names by inventory name
-    (scan-snapshots' output: each <archive name>.json)."""
-    marker = os.path.join(directory, FLEET_MARKER)
-    if not os.path.isfile(marker):
-        with open(marker, "w", encoding="utf-8") as handle:
-            handle.write(FLEET_MARKER_TEXT)

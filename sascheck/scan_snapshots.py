@@ -61,8 +61,9 @@ def run(args: argparse.Namespace, catalogue: Catalogue) -> bool:
     """Scan every archive; True when a host has findings or was not scanned."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
+    from .outputs import write_output
     from .reports.escaping import for_terminal
-    from .reports.identity import mark_fleet_directory
+    from .reports.identity import FLEET_MARKER, FLEET_MARKER_TEXT
     from .scanner.batch import BatchOutcome, plan, scan_all
     from .scanner.scan import check_values
 
@@ -74,11 +75,14 @@ def run(args: argparse.Namespace, catalogue: Catalogue) -> bool:
     files = snapshot_files(args.snapshots)
     try:
         os.makedirs(args.output_dir, exist_ok=True)
-        # Its files are named by the controller (each after its archive): their names, not
-        # what the results inside say, are the hosts' keys (reports/identity.py)
-        mark_fleet_directory(args.output_dir)
     except OSError as exc:
         raise UserInputError(f"cannot make {args.output_dir}: {exc.strerror}") from exc
+    # Its files are named by the controller (each after its archive): their names, not what
+    # the results inside say, are the hosts' keys (reports/identity.py). Written as every
+    # output is: never through a link planted at the name.
+    marker = os.path.join(args.output_dir, FLEET_MARKER)
+    if not os.path.isfile(marker):
+        write_output(marker, FLEET_MARKER_TEXT)
     jobs = plan(files, args.output_dir, args.profile, args.set)
     processes = args.jobs or available_cpus()
     failures: list[BatchOutcome] = []
