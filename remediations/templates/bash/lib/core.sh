@@ -6,7 +6,6 @@ ROOT="${SASCHECK_ROOT:-}"
 ROOT="${ROOT%/}"
 DRY_RUN="${SASCHECK_DRY_RUN:-0}"
 [[ "$DRY_RUN" == 1 ]] || DRY_RUN=0
-SNIPPETS="${SNIPPETS:-0}"  # 1: blocks of a script oscap assembled (finish_blocks ends it)
 # Plan mode (SASCHECK_PLAN=1): change nothing, print the changes as JSON for a caller
 # (the Ansible playbook) that carries them out with its own modules.
 PLAN="${SASCHECK_PLAN:-0}"
