@@ -32,10 +32,10 @@ from .rendering import (
     TUNED_PROFILE_NAME,
     FixError,
     FixInput,
-    _sh,
     bash_library,
     environment,
 )
+from .site_values import SAS_DIRS_ENV, SUB, FixValue, fix_values, sas_dirs_line
 
 FORMATS = ("bash", "ansible", "tuned", "udev")
 
@@ -53,44 +53,11 @@ def select_rules(result: Mapping[str, Any], catalogue: Catalogue, everything: bo
     return tuple(r for r in chosen if not wanted or r in wanted)
 
 
-SUB = "\x00{}\x00"  # marks where an XCCDF <sub> for a site value goes
-
-
-ENV_VALUES = {"read_ahead_min_kb": "SASCHECK_READ_AHEAD_MIN_KB",
-              "dirty_ratio": "SASCHECK_DIRTY_RATIO",
-              "storage_cache_protected": "SASCHECK_STORAGE_CACHE_PROTECTED",
-              "allowed_schedulers": "SASCHECK_ALLOWED_SCHEDULERS",
-              "allowed_tuned_profiles": "SASCHECK_ALLOWED_TUNED_PROFILES",
-              "sas_dirs": "SASCHECK_SAS_DIRS"}
-
-
-def _value_lines(fix: FixInput, mode: str) -> list[str]:
+def _value_lines(fix: FixInput, mode: str, values: list[FixValue]) -> list[str]:
     """Shell assignments of the site values: literal ('bash'), from the environment the
     playbook sets from its variables ('env'), or XCCDF <sub> markers ('xccdf')."""
-    if mode == "xccdf":
-        def sub(name: str) -> str:
-            return SUB.format(name)
-        dirs = ",".join(sub(n) for n in ("sas_data_dirs", "sas_work_dirs", "sas_utilloc_dirs"))
-        return [f"IFS=, read -r -a SAS_DIRS <<< '{dirs}'",
-                f"IFS=, read -r -a ALLOWED_SCHEDULERS <<< '{sub('allowed_schedulers')}'",
-                f"IFS=, read -r -a ALLOWED_TUNED_PROFILES <<< '{sub('allowed_tuned_profiles')}'",
-                f"READ_AHEAD_MIN_KB='{sub('read_ahead_min_kb')}'",
-                f"DIRTY_RATIO='{sub('dirty_ratio')}'",
-                f"STORAGE_CACHE_PROTECTED='{sub('storage_cache_protected')}'"]
-    if mode == "env":
-        return [f'IFS=, read -r -a SAS_DIRS <<< "${{{ENV_VALUES["sas_dirs"]}:-}}"',
-                f'IFS=, read -r -a ALLOWED_SCHEDULERS <<< "${ENV_VALUES["allowed_schedulers"]}"',
-                f'IFS=, read -r -a ALLOWED_TUNED_PROFILES <<< "${{{ENV_VALUES["allowed_tuned_profiles"]}:-}}"',
-                f'READ_AHEAD_MIN_KB="${ENV_VALUES["read_ahead_min_kb"]}"',
-                f'DIRTY_RATIO="${ENV_VALUES["dirty_ratio"]}"',
-                f'STORAGE_CACHE_PROTECTED="${ENV_VALUES["storage_cache_protected"]}"']
-    values = fix.values
-    return [f"SAS_DIRS=({' '.join(_sh(p) for p in fix.sas_dirs)})",
-            f"ALLOWED_SCHEDULERS=({' '.join(_sh(n) for n in values['allowed_schedulers'])})",
-            f"ALLOWED_TUNED_PROFILES=({' '.join(_sh(n) for n in values['allowed_tuned_profiles'])})",
-            f"READ_AHEAD_MIN_KB={int(values['read_ahead_min_kb'])}",
-            f"DIRTY_RATIO={int(values['dirty_ratio'])}",
-            f"STORAGE_CACHE_PROTECTED={'true' if values['storage_cache_protected'] else 'false'}"]
+    return [sas_dirs_line(mode, fix.sas_dirs),
+            *(value.assignment(mode, fix.values) for value in values)]
 
 
 def _rule_context(rule: Rule) -> dict[str, Any]:
@@ -106,16 +73,25 @@ def bash_script(catalogue: Catalogue, fix: FixInput, mode: str = "bash") -> str:
     env = environment()
     # The tuned profile takes its numbers from the shell variables at run time.
     shown = {"read_ahead_min_kb": "@READ_AHEAD_MIN_KB@", "dirty_ratio": "@DIRTY_RATIO@"}
+    # A script oscap assembles runs its set-up once, in the first block: a rule's own values
+    # are set and checked in its block; otherwise all are set and checked up front.
+    snippet = mode == "xccdf"
+    header_values = fix_values(catalogue, () if snippet else fix.rule_ids)
     blocks = []
     for rule_id in fix.rule_ids:
         rule = catalogue.rules[rule_id]
         body = env.get_template(_template_for(rule, "bash")).render(**_rule_context(rule))
-        blocks.append({"rule": rule, "body": body.rstrip("\n")})
+        own = fix_values(catalogue, (rule_id,), library=False) if snippet else []
+        blocks.append({"rule": rule, "body": body.rstrip("\n"),
+                       "value_lines": [value.assignment(mode, fix.values) for value in own],
+                       "value_checks": [value.check() for value in own]})
     return env.get_template("bash/script.sh.j2").render(
         # XCCDF: one block of the script oscap assembles, safe to concatenate
-        snippet=mode == "xccdf",
+        snippet=snippet,
         host=fix.host, profile=fix.profile, role=fix.role, version=__version__,
-        forced_role=fix.forced_role, value_lines=_value_lines(fix, mode), blocks=blocks,
+        forced_role=fix.forced_role, blocks=blocks,
+        value_lines=_value_lines(fix, mode, header_values),
+        value_checks=[value.check() for value in header_values],
         library=bash_library(), udev_safe=udev.SAFE_VALUE, layout=shell_layout(),
         tuned_thp_off=tuned_profile(fix, env, role="bare_metal", include="@INCLUDE@",
                                     values=shown),
@@ -145,7 +121,8 @@ def ansible_playbook(catalogue: Catalogue, fix: FixInput, planner: str = "sasche
     return env.get_template("ansible/playbook.yml.j2").render(
         host=fix.host, profile=fix.profile, role=fix.role, version=__version__,
         planner_name=planner, values=fix.values,
-        sas_dirs=fix.sas_dirs, env_values=ENV_VALUES, revertable=True,
+        sas_dirs=fix.sas_dirs, sas_dirs_env=SAS_DIRS_ENV, revertable=True,
+        site_values=fix_values(catalogue, fix.rule_ids),
         rules=[catalogue.rules[rule_id] for rule_id in fix.rule_ids])
 
 
@@ -178,7 +155,8 @@ def xccdf_fixes(catalogue: Catalogue) -> dict[str, list[tuple[str, str]]]:
                        kernel="", values=defaults, rule_ids=(rule.id,))
         tasks = env.get_template("ansible/rule_tasks.yml.j2").render(
             rule=rule, planner=bash_script(catalogue, fix, "env").rstrip("\n"),
-            env_values=ENV_VALUES, sub=SUB, revertable=False)
+            sas_dirs_env=SAS_DIRS_ENV, sub=SUB, revertable=False,
+            site_values=fix_values(catalogue, (rule.id,)))
         fixes[rule.id] = [("urn:xccdf:fix:script:sh", bash_script(catalogue, fix, "xccdf")),
                           ("urn:xccdf:fix:script:ansible", tasks.rstrip("\n") + "\n")]
     return fixes

@@ -16,11 +16,11 @@ automatic. Each kind is implemented once per engine, under its own name:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .host_layout import SAS_ROLE_VALUES
+from .host_layout import SAS_ROLE_VALUES, SYSCTL_BYTES_TWINS
 
 STRING_LIST: Mapping[str, Any] = {"type": "array", "minItems": 1,
                                   "items": {"type": "string", "minLength": 1}}
@@ -161,6 +161,13 @@ def rule_values(kind: CheckKind, params: Mapping[str, Any]) -> tuple[str, ...]:
     if kind.sas_filesystems:
         names += SAS_DIR_VALUES
     return tuple(dict.fromkeys(names))
+
+
+def proc_sys_keys(checks: Iterable[tuple[str, Mapping[str, Any]]]) -> list[str]:
+    """The /proc/sys keys read running by checks given as (kind, params), with the byte twin
+    of each ratio (the kernel keeps one of the two): what a scan and a snapshot collect."""
+    keys = {str(params["key"]) for kind, params in checks if kind == "sysctl_value"}
+    return sorted(keys | {SYSCTL_BYTES_TWINS[key] for key in keys if key in SYSCTL_BYTES_TWINS})
 
 
 def check_schema() -> dict[str, Any]:

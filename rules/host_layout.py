@@ -483,10 +483,10 @@ def shell_layout() -> str:
     values = {name: " ".join(items) for name, items in words.items()}
     values.update(VM_VENDORS=vm_vendor_regex(),
                   LEGACY_KERNEL_RE=legacy_kernel_regex())
-    return "".join(_assignment(f"LAYOUT_{name}", value) for name, value in values.items())
+    return "".join(shell_assignment(f"LAYOUT_{name}", value) for name, value in values.items())
 
 
-def _assignment(name: str, value: str, line_width: int = 96) -> str:
+def shell_assignment(name: str, value: str, line_width: int = 96) -> str:
     """``name=value`` as POSIX shell, long values continued in pieces (``name="$name"'...'``)
     so that no line outgrows what linters of the embedding files (YAML, XML) accept."""
     width = max(16, line_width - len(f'{name}="${name}"\'\''))

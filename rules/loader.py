@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     import jsonschema
 
 from .check_kinds import KINDS, rule_values
+from .host_layout import KERNEL_SYSCTL_DEFAULTS
 from .model import Catalogue, Impact, Profile, Reference, Rule, Severity, Source, Variable
 from .values import SiteValueError, coerce
 from .yamlsource import LocatedDocument, SourceError, load_located
@@ -213,6 +214,12 @@ def _rule_from(document: LocatedDocument, variables: dict[str, Variable],
             if variable is None or variable.type != wanted:
                 raise document.error(["check", param],
                                      f"'{check[param]}' is not a {wanted} site value")
+    if kind.name == "sysctl_at_boot" and check["key"] not in KERNEL_SYSCTL_DEFAULTS:
+        # A boot that sets nothing leaves the kernel's default, which must be known: else
+        # both engines would judge an unknown value.
+        raise document.error(["check", "key"], f"the kernel's default for {check['key']} is "
+                             "not known: add it, by release, to KERNEL_SYSCTL_DEFAULTS in "
+                             "rules/host_layout.py")
     manual_fix = " ".join(str(data.get("manual_fix", "")).split())
     if not kind.automatic_fix and not manual_fix:
         raise document.error(["manual_fix"], f"check kind '{kind.name}' has no automatic fix: "

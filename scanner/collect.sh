@@ -174,6 +174,7 @@ LAYOUT_VM_VENDORS="$LAYOUT_VM_VENDORS"'kubevirt|nutanix|alibaba cloud|google com
 LAYOUT_VM_VENDORS="$LAYOUT_VM_VENDORS"'amazon ec2|vmware|xen|virtual machine|innotek|'
 LAYOUT_VM_VENDORS="$LAYOUT_VM_VENDORS"'virtualbox|bochs|parallels|bhyve|apple virtualization)'
 LAYOUT_LEGACY_KERNEL_RE='^(2\.|3\.)'
+CATALOGUE_PROC_SYS='sys/vm/dirty_bytes sys/vm/dirty_ratio'
 # ---- end of host layout
 die() { echo "collect.sh: $*" >&2; exit 1; }
 NEWLINE='
@@ -387,8 +388,10 @@ allow_sas() {
 
 # /proc: on this host the kernel's own files (/proc/self is the reader itself, so it is not
 # resolved as a link here); in a directory root, files like any other.
+# The /proc/sys keys come from the catalogue's rules (CATALOGUE_PROC_SYS, in the layout block).
+# shellcheck disable=SC2086  # a list of words without blanks or globs
 for file in mounts self/mountinfo cpuinfo meminfo modules cmdline sys/kernel/osrelease sys/kernel/hostname sys/kernel/version \
-        sys/vm/dirty_ratio sys/vm/dirty_bytes; do
+        $CATALOGUE_PROC_SYS; do
     if [ -n "$ROOT" ]; then follow "/proc/$file"; continue; fi
     [ -r "/proc/$file" ] || continue
     case "$file" in */*) stage_dir "/proc/${file%/*}" || continue ;; *) stage_dir /proc || continue ;; esac

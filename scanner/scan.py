@@ -6,7 +6,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import IO, Any
 
 from ..rules import Catalogue, Rule, parse_assignment, resolve_values
-from ..rules.host_layout import SAS_ROLE_VALUES, SYSCTL_BYTES_TWINS
+from ..rules.check_kinds import proc_sys_keys
+from ..rules.host_layout import SAS_ROLE_VALUES
 from . import host_regex
 from .engine import ScanResult, evaluate
 from .facts import Facts, collect
@@ -54,9 +55,7 @@ def site_values(catalogue: Catalogue, profile_name: str = "default",
 
 
 def _sysctl_keys(rules: Sequence[Rule]) -> list[str]:
-    """The /proc/sys keys the rules read, with the byte twin each ratio has."""
-    keys = {str(rule.params["key"]) for rule in rules if rule.kind == "sysctl_value"}
-    return sorted(keys | {SYSCTL_BYTES_TWINS[key] for key in keys if key in SYSCTL_BYTES_TWINS})
+    return proc_sys_keys((rule.kind, rule.params) for rule in rules)
 
 
 def collect_snapshot(catalogue: Catalogue, output: IO[bytes], profile_name: str = "default",

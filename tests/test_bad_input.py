@@ -63,6 +63,16 @@ def test_rule_referring_to_a_missing_site_value(rules_copy):
         _error_for(rules_copy)
 
 
+def test_an_at_boot_rule_for_a_key_whose_kernel_default_is_unknown(rules_copy):
+    """A boot that sets nothing leaves the kernel's default: without it both engines would
+    judge "unknown" (a fail read from absence). The loader names the field and the table."""
+    _edit(rules_copy / "dirty_ratio_at_boot.yml", "key: vm.dirty_ratio",
+          "key: vm.dirty_background_ratio")
+    message = _error_for(rules_copy)
+    assert "dirty_ratio_at_boot.yml:" in message and "field 'check.key'" in message
+    assert "KERNEL_SYSCTL_DEFAULTS" in message
+
+
 def test_bad_file_name(rules_copy):
     shutil.copy(rules_copy / "read_ahead.yml", rules_copy / "Read-Ahead.yml")
     assert "Read-Ahead.yml: rule file names must be lower-case ids" in _error_for(rules_copy)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -153,3 +154,39 @@ def test_rules_cite_sources_by_title_publisher_and_year(catalogue):
             continue
         assert (RULES_DIR.parent.parent / "shared" / "seeds" / source.file).exists() or \
             not (RULES_DIR.parent.parent / "shared" / "seeds").exists(), source.file
+
+
+def test_every_site_value_a_fix_block_reads_is_set_in_every_fix_format(catalogue):
+    """Issue 47: a value a rule's fix reads reached no fix format unless it was added by
+    hand to three lists. Each rule's bash block is read for the site values it uses
+    (${NAME}); each must be set in the rule's own XCCDF bash fix, its Ansible tasks'
+    environment, and the playbook and planner `sascheck fix` writes for it."""
+    from sascheck.remediations.generate import (
+        _rule_context,
+        _template_for,
+        ansible_planner,
+        xccdf_fixes,
+    )
+    from sascheck.remediations.rendering import environment
+
+    shell_names = {name.upper(): name for name in catalogue.variables}
+    fixes = xccdf_fixes(catalogue)
+    defaults = {name: variable.default for name, variable in catalogue.variables.items()}
+    seen = set()
+    for rule in catalogue.rules.values():
+        body = environment().get_template(_template_for(rule, "bash")).render(
+            **_rule_context(rule))
+        read = {shell_names[m] for m in re.findall(r"\$\{?([A-Z][A-Z0-9_]*)", body)
+                if m in shell_names}
+        seen |= read
+        bash, tasks = (text for _, text in fixes[rule.id])
+        fix = FixInput(host="h", role="bare_metal", profile="default", kernel="",
+                       values=defaults, rule_ids=(rule.id,))
+        playbook, planner = ansible_playbook(catalogue, fix), ansible_planner(catalogue, fix)
+        for name in read:
+            upper = name.upper()
+            assert re.search(rf"^(IFS=, read -r -a )?{upper}[= ]", bash, re.M), (rule.id, name)
+            assert f"SASCHECK_{upper}: " in tasks, (rule.id, name)
+            assert f"SASCHECK_{upper}: " in playbook and f"sascheck_{name}" in playbook
+            assert re.search(rf"^(IFS=, read -r -a )?{upper}[= ]", planner, re.M)
+    assert {"dirty_ratio", "storage_cache_protected"} <= seen  # the test reads something

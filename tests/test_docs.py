@@ -1,20 +1,36 @@
 """The contributor docs work as written: docs/adding-a-rule.md is followed step by step in a
-temporary copy of rules/ (its YAML blocks are the files it writes), then a scan uses the new
-rule; docs/adding-a-check-kind.md names every place a kind lives."""
+temporary copy of rules/ (its YAML blocks are the files it writes), then the new rule is
+scanned, fixed by bash and Ansible together with a shipped one, collected by collect.sh and
+judged by oscap; docs/adding-a-check-kind.md names every place a kind lives."""
 
 from __future__ import annotations
 
 import re
 import shutil
+import subprocess
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
 
-from sascheck.rules import load_catalogue
+from sascheck.content.build import compile_catalogue
+from sascheck.content.tailoring import tailored_profile_id, write_tailoring
+from sascheck.remediations.generate import (
+    ansible_planner,
+    ansible_playbook,
+    bash_script,
+    fix_input_from_result,
+    xccdf_fixes,
+)
+from sascheck.rules import Catalogue, load_catalogue
 from sascheck.rules.loader import RULES_DIR
-from sascheck.scanner.scan import run_scan
+from sascheck.scanner.collect_script import SCRIPT, with_current_layout
+from sascheck.scanner.scan import run_scan, site_values
+from sascheck.scanner.snapshot import opened_snapshot
 
 from .hosts import BASELINE_SETS, sas_host
+from .oscap import oscap_available, oscap_eval
+from .remedy import ansible_available, run_bash, run_playbook
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 # A fenced YAML block whose first line names the file it belongs in.
@@ -38,13 +54,17 @@ def _follow_adding_a_rule(directory: Path) -> str:
     return new_rule
 
 
-@pytest.mark.parametrize(("value", "expected"), [(10, "pass"), (35, "fail")])
-def test_adding_a_rule_as_the_doc_says(tmp_path, value, expected):
+def _catalogue_as_the_doc_says(tmp_path: Path) -> tuple[Catalogue, str]:
     directory = tmp_path / "rules"
     shutil.copytree(RULES_DIR, directory, ignore=shutil.ignore_patterns(
         "*.py", "__pycache__", "validated.sha256"))
     rule_id = _follow_adding_a_rule(directory)
-    catalogue = load_catalogue(directory)  # the full schema pass: not stamped
+    return load_catalogue(directory), rule_id  # the full schema pass: not stamped
+
+
+@pytest.mark.parametrize(("value", "expected"), [(10, "pass"), (35, "fail")])
+def test_adding_a_rule_as_the_doc_says(tmp_path, value, expected):
+    catalogue, rule_id = _catalogue_as_the_doc_says(tmp_path)
     assert rule_id in catalogue.profile("default").rule_ids
     rule = catalogue.rules[rule_id]
     assert rule.values == ("dirty_background_ratio",)
@@ -54,6 +74,165 @@ def test_adding_a_rule_as_the_doc_says(tmp_path, value, expected):
     verdict = {r["id"]: r for r in result["rules"]}[rule_id]
     assert verdict["result"] == expected, verdict
     assert verdict["references"][0]["citation"].startswith("Red Hat, Comparing the Performance")
+
+
+# The issue's guest image: both dirty ratios off the site's values.
+DIRTY = {"/proc/sys/vm/dirty_background_ratio": "5\n"}
+
+
+def _verdicts(catalogue: Catalogue, root: Path) -> dict[str, str]:
+    result = run_scan(catalogue, "default", BASELINE_SETS, str(root), "bare_metal").to_dict()
+    return {r["id"]: r["result"] for r in result["rules"]}
+
+
+def _fix_input(catalogue: Catalogue, root: Path, rule_id: str):
+    result = run_scan(catalogue, "default", BASELINE_SETS, str(root), "bare_metal").to_dict()
+    return fix_input_from_result(catalogue, result, profile=None, assignments=(),
+                                 role="auto", everything=False,
+                                 only=("vm_dirty_ratio", rule_id))
+
+
+PERSISTED = "etc/sysctl.d/99-zz-sascheck.conf"
+
+
+def _persisted_keys(root: Path) -> dict[str, str]:
+    lines = (root / PERSISTED).read_text().splitlines()
+    return dict(line.split(" = ") for line in lines if " = " in line)
+
+
+def test_the_pages_rule_is_fixed_by_bash_with_a_shipped_one(tmp_path):
+    """Issue 47: the page's rule reads a new site value; the bash fix stopped with
+    'DIRTY_BACKGROUND_RATIO: unbound variable' before mending anything. Fixed offline with
+    vm_dirty_ratio, both keys are persisted (one file, neither dropped) and a second run
+    changes nothing."""
+    catalogue, rule_id = _catalogue_as_the_doc_says(tmp_path)
+    root = sas_host(tmp_path / "root", dirty_ratio=30, extra_files=DIRTY)
+    before = _verdicts(catalogue, root)
+    assert before[rule_id] == before["vm_dirty_ratio"] == "fail"
+    script = tmp_path / "fix.sh"
+    script.write_text(bash_script(catalogue, _fix_input(catalogue, root, rule_id)))
+    run_bash(script, root)
+    assert _persisted_keys(root) == {"vm.dirty_ratio": "40", "vm.dirty_background_ratio": "10"}
+    assert "no changes" in run_bash(script, root).stdout
+
+
+def test_a_bad_site_value_for_the_pages_rule_is_refused(tmp_path):
+    """The value a new rule reads is checked against its type as the shipped ones are: the
+    environment the playbook's planner reads is untrusted."""
+    catalogue, rule_id = _catalogue_as_the_doc_says(tmp_path)
+    root = sas_host(tmp_path / "root", dirty_ratio=30, extra_files=DIRTY)
+    planner = tmp_path / "planner.sh"
+    planner.write_text(ansible_planner(catalogue, _fix_input(catalogue, root, rule_id)))
+    env = {"SASCHECK_ROOT": str(root), "SASCHECK_PLAN": "1", "SASCHECK_DIRTY_RATIO": "40",
+           "SASCHECK_READ_AHEAD_MIN_KB": "2048", "SASCHECK_STORAGE_CACHE_PROTECTED": "false",
+           "SASCHECK_ALLOWED_SCHEDULERS": "deadline", "SASCHECK_ALLOWED_TUNED_PROFILES":
+           "throughput-performance", "SASCHECK_SAS_DIRS": "/sasdata"}
+    for bad in ("$(touch pwned)", "101", "", "1e3"):
+        ran = subprocess.run(["bash", str(planner)], env={
+            **env, "SASCHECK_DIRTY_BACKGROUND_RATIO": bad}, capture_output=True, text=True,
+            cwd=tmp_path, timeout=60)
+        assert ran.returncode == 1, ran.stdout + ran.stderr
+        assert "site value DIRTY_BACKGROUND_RATIO is not a whole number from 0 to 100" \
+            in ran.stderr
+    assert not (tmp_path / "pwned").exists()
+    ran = subprocess.run(["bash", str(planner)], env={
+        **env, "SASCHECK_DIRTY_BACKGROUND_RATIO": "10"}, capture_output=True, text=True,
+        timeout=60)
+    assert ran.returncode == 0, ran.stderr
+
+
+@pytest.mark.skipif(not ansible_available(), reason="ansible-core not installed")
+def test_the_pages_rule_is_fixed_by_ansible_with_a_shipped_one(tmp_path):
+    """The playbook failed before changing anything: its planner's environment lacked the
+    new value. Its defaults and environment now come from the rules it fixes."""
+    catalogue, rule_id = _catalogue_as_the_doc_says(tmp_path)
+    root = sas_host(tmp_path / "root", dirty_ratio=30, extra_files=DIRTY)
+    fix = _fix_input(catalogue, root, rule_id)
+    playbook = tmp_path / "fix.yml"
+    playbook.write_text(ansible_playbook(catalogue, fix, planner="fix.planner.sh"))
+    (tmp_path / "fix.planner.sh").write_text(ansible_planner(catalogue, fix))
+    assert "sascheck_dirty_background_ratio" in playbook.read_text()
+    assert run_playbook(playbook, root)["failed"] == 0
+    assert _persisted_keys(root) == {"vm.dirty_ratio": "40", "vm.dirty_background_ratio": "10"}
+    assert run_playbook(playbook, root)["changed"] == 0
+
+
+def test_the_pages_rule_is_collected_by_collect_sh(tmp_path):
+    """collect.sh copied the /proc/sys files it knew by name, so its snapshot said error
+    where --root said fail. Its list now comes from the catalogue it is rendered with."""
+    catalogue, rule_id = _catalogue_as_the_doc_says(tmp_path)
+    root = sas_host(tmp_path / "root", dirty_ratio=30, extra_files=DIRTY)
+    script = tmp_path / "collect.sh"
+    script.write_text(with_current_layout(SCRIPT, catalogue))
+    archive = tmp_path / "snap.tar.gz"
+    ran = subprocess.run(["sh", str(script), "-o", str(archive)], capture_output=True,
+                         text=True, env={"PATH": "/usr/bin:/bin", "SASCHECK_ROOT": str(root)},
+                         timeout=120)
+    assert ran.returncode == 0, ran.stderr
+    direct = _verdicts(catalogue, root)
+    with opened_snapshot(str(archive)) as snapshot:
+        collected = _verdicts(catalogue, Path(snapshot.root))
+    assert direct[rule_id] == "fail"
+    assert collected == direct
+
+
+def _tailoring(catalogue: Catalogue, root: Path, path: Path, **overrides: str) -> Path:
+    values = site_values(catalogue, "default", BASELINE_SETS, str(root))
+    text = write_tailoring(catalogue, "default", values, datetime.now(timezone.utc))
+    for name, value in overrides.items():  # what a hand-edited tailoring file can say
+        text = re.sub(rb'(<xccdf:set-value idref="[^"]*_value_' + name.encode()
+                      + rb'">)[^<]*', rb"\g<1>" + value.encode(), text)
+    path.write_bytes(text)
+    return path
+
+
+@pytest.mark.skipif(not oscap_available(), reason="oscap not installed")
+def test_the_pages_rule_is_judged_by_oscap_as_by_the_scanner(tmp_path):
+    """Both engines: the data stream built from the catalogue with the page's rule, run by
+    oscap offline with a tailoring file of the same values, agrees with the scanner."""
+    catalogue, rule_id = _catalogue_as_the_doc_says(tmp_path)
+    datastream = tmp_path / "ds.xml"
+    datastream.write_bytes(compile_catalogue(catalogue))
+    for ratio, expected in (("5\n", "fail"), ("10\n", "pass")):
+        root = sas_host(tmp_path / f"root{ratio.strip()}", extra_files={
+            "/proc/sys/vm/dirty_background_ratio": ratio})
+        tailoring = _tailoring(catalogue, root, tmp_path / "tailoring.xml")
+        oval = oscap_eval(root, tailoring, tmp_path, datastream=datastream)
+        assert oval[rule_id] == _verdicts(catalogue, root)[rule_id] == expected
+
+
+@pytest.mark.skipif(not oscap_available(), reason="oscap not installed")
+@pytest.mark.parametrize(("tailored", "persisted"), [
+    ("10", {"vm.dirty_ratio": "40", "vm.dirty_background_ratio": "10"}),
+    ("101", {"vm.dirty_ratio": "40"})])
+def test_the_fix_oscap_assembles_sets_the_pages_value_in_its_block(tmp_path, tailored,
+                                                                   persisted):
+    """The script oscap assembles runs its set-up once: the page's rule sets and checks its
+    own value in its block, from the tailoring file. A value out of its range refuses that
+    block alone (said, exit 1); the blocks after it still run."""
+    catalogue, rule_id = _catalogue_as_the_doc_says(tmp_path)
+    datastream = tmp_path / "ds.xml"
+    datastream.write_bytes(compile_catalogue(catalogue, fixes=xccdf_fixes(catalogue)))
+    root = sas_host(tmp_path / "root", dirty_ratio=30, extra_files=DIRTY)
+    tailoring = _tailoring(catalogue, root, tmp_path / "tailoring.xml",
+                           dirty_background_ratio=tailored)
+    assert oscap_eval(root, tailoring, tmp_path, datastream=datastream)[rule_id] == "fail"
+    script = tmp_path / "fix.sh"
+    generated = subprocess.run([
+        "oscap", "xccdf", "generate", "fix", "--fix-type", "bash", "--result-id",
+        "xccdf_org.open-scap_testresult_" + tailored_profile_id("default"), "--tailoring-file",
+        str(tailoring), "--output", str(script), str(tmp_path / "results-arf.xml")],
+        capture_output=True, text=True, timeout=120)
+    assert generated.returncode == 0, generated.stderr
+    ran = subprocess.run(["bash", str(script)], capture_output=True, text=True, timeout=300,
+                         env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "SASCHECK_ROOT": str(root)})
+    assert _persisted_keys(root) == persisted
+    if tailored == "101":
+        assert ran.returncode == 1, ran.stdout + ran.stderr
+        assert f"{rule_id}: refused (a site value is not of its type)" in ran.stdout
+        assert "site value DIRTY_BACKGROUND_RATIO is not a whole number" in ran.stderr
+    else:
+        assert ran.returncode in (0, 3), ran.stdout + ran.stderr
 
 
 def test_adding_a_check_kind_names_every_place_a_kind_lives():

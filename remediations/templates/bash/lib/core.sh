@@ -102,21 +102,33 @@ check_target() {
 }
 
 # Site values may come from the environment (the playbook) or a tailoring file (oscap
-# generate fix): refuse any that is not of its type before using it.
-check_values() {
-    local name
-    [[ "$READ_AHEAD_MIN_KB" =~ ^[0-9]{1,9}$ ]] || { echo "sascheck-fix: read-ahead minimum '$READ_AHEAD_MIN_KB' is not a number" >&2; exit 1; }
-    [[ "$DIRTY_RATIO" =~ ^[0-9]{1,3}$ ]] || { echo "sascheck-fix: dirty ratio '$DIRTY_RATIO' is not a number" >&2; exit 1; }
-    [[ "$STORAGE_CACHE_PROTECTED" =~ ^(true|false)$ ]] || { echo "sascheck-fix: storage_cache_protected must be true or false" >&2; exit 1; }
-    (( ${#ALLOWED_SCHEDULERS[@]} > 0 )) || { echo "sascheck-fix: no allowed scheduler" >&2; exit 1; }
-    for name in "${ALLOWED_SCHEDULERS[@]}"; do
-        [[ "$name" =~ ^[a-z][a-z0-9_-]{0,31}$ ]] || { echo "sascheck-fix: '$name' is not a scheduler name" >&2; exit 1; }
-    done
-    for name in ${ALLOWED_TUNED_PROFILES[@]+"${ALLOWED_TUNED_PROFILES[@]}"}; do
-        [[ "$name" =~ ^[A-Za-z0-9_.-]{1,128}$ ]] || { echo "sascheck-fix: '$name' is not a tuned profile name" >&2; exit 1; }
-    done
+# generate fix): each is checked against its type (rules/variables.yml) before it is used.
+# The value itself is not echoed: it may hold anything.
+site_integer() {  # NAME VALUE MIN MAX
+    if [[ "$2" =~ ^[0-9]{1,18}$ ]] && (( 10#$2 >= $3 && 10#$2 <= $4 )); then return 0; fi
+    warn "refused: site value $1 is not a whole number from $3 to $4"
+    return 1
 }
-check_values
+site_boolean() {  # NAME VALUE
+    [[ "$2" == true || "$2" == false ]] && return 0
+    warn "refused: site value $1 is not true or false"
+    return 1
+}
+site_names() {  # NAME PATTERN MIN_ITEMS ITEM... (empty items, oscap's empty list, are none)
+    local name="$1" pattern="^($2)\$" fewest="$3" item count=0
+    shift 3
+    for item in "$@"; do
+        [[ -z "$item" ]] && continue
+        if ! [[ "$item" =~ $pattern ]]; then
+            warn "refused: site value $name has an item that is not a valid name"
+            return 1
+        fi
+        count=$((count + 1))
+    done
+    (( count >= fewest )) && return 0
+    warn "refused: site value $name needs at least $fewest item(s)"
+    return 1
+}
 say() { if (( PLAN )); then printf '%s\n' "$*" >&2; else printf '%s\n' "$*"; fi; }
 # A warning; one that starts "manual: " is work left to a human, listed again at the end.
 MANUAL_ITEMS=()
@@ -195,15 +207,22 @@ in_list() {
 # Each rule's block begins here; what each did is said at the end of an assembled script.
 RULES_RUN=()
 RULE_SKIPPED=0
+RULE_REFUSED=0
 RULE_FIRST_CHANGE=0
 rule_begin() {
     rule_done
-    CURRENT_RULE="$1" RULE_SKIPPED=0 RULE_FIRST_CHANGE=$CHANGES
+    CURRENT_RULE="$1" RULE_SKIPPED=0 RULE_REFUSED=0 RULE_FIRST_CHANGE=$CHANGES
+}
+# A block whose own site values are not of their type changes nothing and is refused.
+rule_refused() {
+    RULE_REFUSED=1
+    REFUSED=$((REFUSED + 1))
 }
 rule_done() {
     local what
     [[ -n "$CURRENT_RULE" ]] || return 0
     if (( RULE_SKIPPED )); then what="skipped (not for a $ROLE host)"
+    elif (( RULE_REFUSED )); then what="refused (a site value is not of its type)"
     elif (( CHANGES == RULE_FIRST_CHANGE )); then what="nothing to change"
     elif (( DRY_RUN )); then what="$((CHANGES - RULE_FIRST_CHANGE)) changes would be made"
     else what="$((CHANGES - RULE_FIRST_CHANGE)) changes"; fi

@@ -1,0 +1,141 @@
+"""The site values a fix reads, derived from the catalogue (issue 47): the values its
+shared library always needs, and those each selected rule's kind and parameters name
+(``rules.check_kinds.rule_values``), so a new rule's ``value_from`` reaches the bash script,
+the playbook's variables and the per-rule XCCDF fixes with no list kept by hand.
+
+Each value is a shell variable named by the value in upper case, set in one of three modes:
+literal ('bash', from the site's resolved values), from ``SASCHECK_<NAME>`` in the
+environment ('env': the playbook's planner), or from an XCCDF ``<sub>`` ('xccdf'). Whatever
+the mode, the script checks each value against its type before using it (``check_lines``):
+the environment and a tailoring file are untrusted.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..rules import Catalogue
+from ..rules.check_kinds import KINDS, rule_values
+from ..rules.host_layout import SAS_ROLE_VALUES
+from ..rules.model import Variable
+from .rendering import FixError, _sh, _yaml_list
+
+# What the bash library reads whatever the rules: the tuned profile it writes carries the
+# read-ahead and the dirty ratio and is chosen among the allowed profiles, the udev rules
+# name the allowed schedulers, and barriers stay on unless the cache is protected.
+LIBRARY_VALUES = ("allowed_schedulers", "allowed_tuned_profiles", "read_ahead_min_kb",
+                  "dirty_ratio", "storage_cache_protected")
+# The three SAS directory values are one list to the library (role detection, devices).
+SAS_DIRS_ENV = "SASCHECK_SAS_DIRS"
+SUB = "\x00{}\x00"  # marks where an XCCDF <sub> for a site value goes
+# A pattern goes into a bash [[ =~ ]] as ERE: only what means the same in Python and ERE.
+_PORTABLE_PATTERN = re.compile(r"[A-Za-z0-9 _.,+|()\[\]{}-]*")
+
+
+@dataclass(frozen=True)
+class FixValue:
+    """One site value as the fix scripts see it."""
+
+    variable: Variable
+
+    @property
+    def name(self) -> str:
+        return self.variable.name
+
+    @property
+    def shell(self) -> str:
+        return self.variable.name.upper()
+
+    @property
+    def env(self) -> str:
+        return "SASCHECK_" + self.variable.name.upper()
+
+    @property
+    def is_list(self) -> bool:
+        return self.variable.type == "strings"
+
+    def assignment(self, mode: str, values: Mapping[str, Any]) -> str:
+        """The shell line setting the value in ``mode``."""
+        kind, shell = self.variable.type, self.shell
+        if mode == "xccdf":
+            text = f"'{SUB.format(self.name)}'"
+        elif mode == "env":
+            text = f'"${{{self.env}:-}}"'
+        elif kind == "strings":
+            return f"{shell}=({' '.join(_sh(item) for item in values[self.name])})"
+        elif kind == "integer":
+            return f"{shell}={int(values[self.name])}"
+        else:
+            return f"{shell}={'true' if values[self.name] else 'false'}"
+        return f"IFS=, read -r -a {shell} <<< {text}" if kind == "strings" else f"{shell}={text}"
+
+    def check(self) -> str:
+        """A command that succeeds when the value is of its type (library: site_*)."""
+        variable, shell = self.variable, self.shell
+        if variable.type == "integer":
+            low = variable.minimum if variable.minimum is not None else 0
+            high = variable.maximum if variable.maximum is not None else 2**62
+            return f'site_integer {shell} "${shell}" {low} {high}'
+        if variable.type == "boolean":
+            return f'site_boolean {shell} "${shell}"'
+        pattern = variable.pattern or "[^,]+"
+        return (f"site_names {shell} {_sh(pattern)} {variable.min_items} "
+                f'${{{shell}[@]+"${{{shell}[@]}}"}}')
+
+    def ansible_default(self, values: Mapping[str, Any]) -> str:
+        """The value as YAML for the playbook's defaults."""
+        value = values[self.name]
+        if self.variable.type == "strings":
+            return _yaml_list(value)
+        if self.variable.type == "integer":
+            return str(int(value))
+        return "true" if value else "false"
+
+    def ansible_filter(self) -> str:
+        """What turns the Ansible variable into the text the planner reads."""
+        return {"strings": " | join(',')", "boolean": " | bool | lower"}.get(
+            self.variable.type, "")
+
+
+def _fix_value(catalogue: Catalogue, name: str) -> FixValue:
+    variable = catalogue.variables.get(name)
+    if variable is None or variable.type == "paths":
+        raise FixError(f"a fix reads site value {name!r}, which is not an integer, boolean or "
+                       "list of names in rules/variables.yml")
+    if variable.pattern and not _PORTABLE_PATTERN.fullmatch(variable.pattern):
+        raise FixError(f"site value {name}: pattern {variable.pattern!r} is not one bash reads "
+                       "as Python does")
+    return FixValue(variable)
+
+
+def rule_fix_values(catalogue: Catalogue, rule_id: str) -> tuple[str, ...]:
+    """The site values one rule's fix reads beyond the library's (none where a person fixes
+    it): those its kind and parameters name, the SAS directories aside."""
+    rule = catalogue.rules[rule_id]
+    if rule.manual_fix or not KINDS[rule.kind].automatic_fix:
+        return ()
+    sas_dirs = set(SAS_ROLE_VALUES.values())
+    return tuple(name for name in rule_values(KINDS[rule.kind], rule.params)
+                 if name not in sas_dirs and name not in LIBRARY_VALUES)
+
+
+def fix_values(catalogue: Catalogue, rule_ids: Iterable[str] = (),
+               library: bool = True) -> list[FixValue]:
+    """The library's values (with ``library``), then those the rules add, once each."""
+    names = list(LIBRARY_VALUES) if library else []
+    for rule_id in rule_ids:
+        names += [name for name in rule_fix_values(catalogue, rule_id) if name not in names]
+    return [_fix_value(catalogue, name) for name in names]
+
+
+def sas_dirs_line(mode: str, sas_dirs: Iterable[str]) -> str:
+    """SAS_DIRS: the SAS directories of every role, as one list."""
+    if mode == "xccdf":
+        dirs = ",".join(SUB.format(name) for name in SAS_ROLE_VALUES.values())
+        return f"IFS=, read -r -a SAS_DIRS <<< '{dirs}'"
+    if mode == "env":
+        return f'IFS=, read -r -a SAS_DIRS <<< "${{{SAS_DIRS_ENV}:-}}"'
+    return f"SAS_DIRS=({' '.join(_sh(path) for path in sas_dirs)})"
