@@ -15,12 +15,13 @@ from typing import Any
 from lxml import etree
 
 from ..rules import Catalogue
+from ..rules.errors import UserInputError
 from .xccdf import ID_PREFIX, NS_XCCDF, OVAL_SELECTOR, profile_id, rule_id, value_id, value_text
 
 TAILORED_SUFFIX = "_tailored"
 
 
-class TailoringError(Exception):
+class TailoringError(UserInputError):
     """A tailoring file that cannot be used, with the reason."""
 
 

@@ -17,6 +17,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import IO, Any
 
+from ..rules.errors import UserInputError
+
 # The files fio lays out are named <job name>.<job number>.<file number>: one name for both
 # phases makes the read phase read what the write phase wrote.
 JOB_NAME = "sascheck"
@@ -25,7 +27,7 @@ INSTALL_HINT = ("fio is not installed: install it (RHEL: dnf install fio or yum 
                 "Debian and Ubuntu: apt-get install fio) and run again")
 
 
-class FioError(Exception):
+class FioError(UserInputError):
     """fio is missing, failed, or wrote something that is not its JSON."""
 
 

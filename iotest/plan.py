@@ -9,6 +9,7 @@ import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from ..rules.errors import UserInputError
 from ..scanner.parsers.mounts import MountEntry
 
 KIB, MIB, GIB = 1024, 1024**2, 1024**3
@@ -39,7 +40,7 @@ NOT_DISK_FILE_SYSTEMS = frozenset({
 _SIZE = re.compile(r"^([0-9]+)\s*([KMGT]?)(?:I?B)?$", re.IGNORECASE)
 
 
-class PlanError(Exception):
+class PlanError(UserInputError):
     """The test cannot be run as asked; one line for the user, nothing was written."""
 
 

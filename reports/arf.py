@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
+from ..rules.errors import UserInputError
 from .arf_oval import NS_ARF, OvalItem, OvalReader, parent_tag
 
 NS_XCCDF = "{http://checklists.nist.gov/xccdf/1.2}"
@@ -23,7 +24,7 @@ FACT_PREFIX = "urn:xccdf:fact:"
 RULE_ID = re.compile(r"[a-z][a-z0-9_]{0,63}")
 
 
-class ArfError(Exception):
+class ArfError(UserInputError):
     """Not a readable ARF report from the sascheck content."""
 
 

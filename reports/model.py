@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ..rules import Catalogue
+from ..rules.errors import UserInputError
 from ..scanner.fix_order import fix_ranks
 from .arf import ArfError, read_arf
 from .arf_oval import OvalItem
@@ -21,7 +22,7 @@ THROUGHPUT_RULE = "sas_fs_throughput"
 FAILURE_SCHEMA = "sascheck-failure/1"  # a host the fleet scan could not scan (failure.py)
 
 
-class ReportInputError(Exception):
+class ReportInputError(UserInputError):
     """A results file that cannot be read, with the reason."""
 
 

@@ -5,4 +5,13 @@ raise them (and their heavy dependencies)."""
 
 
 class UserInputError(Exception):
-    """A problem with the user's input, explained in the message."""
+    """A problem with the user's input, explained in the message. Anything else that
+    reaches the command line is a bug, shown with its traceback (sascheck/cli.py)."""
+
+
+class UnknownNameError(UserInputError, KeyError):
+    """A name the user gave (a profile) that sascheck does not know; a KeyError too, for
+    callers that look names up."""
+
+    def __str__(self) -> str:  # KeyError's str() would quote the message
+        return str(self.args[0]) if self.args else ""

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     import jsonschema
 
 from .check_kinds import KINDS, rule_values
+from .errors import UserInputError
 from .host_layout import KERNEL_SYSCTL_DEFAULTS
 from .model import Catalogue, Impact, Profile, Reference, Rule, Severity, Source, Variable
 from .values import SiteValueError, coerce
@@ -86,7 +87,7 @@ def _read(file: Path) -> LocatedDocument:
     return load_located(file)
 
 
-class CatalogueError(Exception):
+class CatalogueError(UserInputError):
     """One or more problems in the catalogue's files."""
 
     def __init__(self, errors: list[SourceError]) -> None:

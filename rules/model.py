@@ -8,6 +8,8 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
+from .errors import UnknownNameError
+
 HOST_ROLES = ("bare_metal", "kvm_guest", "kvm_host", "container")
 
 
@@ -119,7 +121,7 @@ class Catalogue:
             return self.profiles[name]
         except KeyError:
             known = ", ".join(sorted(self.profiles))
-            raise KeyError(f"unknown profile '{name}' (known: {known})") from None
+            raise UnknownNameError(f"unknown profile '{name}' (known: {known})") from None
 
     def rules_of(self, profile: Profile) -> list[Rule]:
         return [self.rules[rule_id] for rule_id in profile.rule_ids]

@@ -15,6 +15,7 @@ from typing import Any
 from . import __version__
 from .cli_catalogue import explain_command, rules_command
 from .cli_common import (
+    EXIT_BUG,
     EXIT_FINDINGS,
     EXIT_OK,
     EXIT_USAGE,
@@ -404,3 +405,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
+    except Exception:  # not the user's input (that is a UsageError): a bug, shown as one
+        import traceback
+
+        traceback.print_exc()
+        print(f"sascheck: internal error: a bug in sascheck {__version__}, not in what you "
+              "gave it; please report it with the traceback above", file=sys.stderr)
+        return EXIT_BUG

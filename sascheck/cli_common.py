@@ -11,6 +11,7 @@ EXIT_OK, EXIT_USAGE, EXIT_FINDINGS = 0, 1, 2
 # A fleet's report or diff was written, but some results files could not be read (each is
 # an error row naming it): not the same news as "hosts failed rules".
 EXIT_UNREADABLE = 3
+EXIT_BUG = 70  # sysexits.h EX_SOFTWARE: an internal error, shown with its traceback
 
 
 class UsageError(Exception):
@@ -20,13 +21,12 @@ class UsageError(Exception):
 @contextlib.contextmanager
 def user_errors() -> Iterator[None]:
     """Turn the library's errors about user input into one-line usage errors: an unknown
-    profile (KeyError), a bad site value, an unusable root, an impossible fix."""
+    profile, a bad site value, an unusable root, an impossible fix. Anything else is a bug
+    (main shows its traceback)."""
     from .rules.errors import UserInputError
 
     try:
         yield
-    except KeyError as exc:
-        raise UsageError(str(exc.args[0])) from exc
     except UserInputError as exc:
         raise UsageError(str(exc)) from exc
 

@@ -21,6 +21,7 @@ exit status:
   1  usage error: a bad option, value, rule or file (one line says which)
   2  findings: a rule failed (scan), or got worse (diff)
   3  a fleet report or diff was written, but some results files were unreadable
+  70 a bug in sascheck: its traceback is shown (please report it)
   (a fix script sascheck wrote exits 4 when it refuses a host it was not written
   for; --any-host overrides)
 

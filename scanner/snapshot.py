@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any
 
 from .. import __version__
+from ..rules.errors import UserInputError
 from .blockdev import read_queue
 from .facts import collect
 from .hostroot import HostRoot, mark_partial_root
@@ -46,7 +47,7 @@ MAX_SETS, MAX_SET_CHARS = 64, 4096
 ENVIRON = "/proc/1/environ"
 
 
-class SnapshotError(Exception):
+class SnapshotError(UserInputError):
     """An archive that cannot be used, with the reason; nothing is left behind."""
 
 

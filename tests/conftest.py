@@ -60,8 +60,34 @@ SERIAL_MODULES = {"test_live", "test_iotest", "test_iotest_reports", "test_secur
                   "test_sosreport"}
 
 
+# Tiers (issue 47): the modules that run a real consumer are marked with it, and all of them
+# "slow", so `pytest -m "not slow"` is a quick tier for a contributor; CI runs everything.
+# tests/test_tiers.py fails when a module running one is missing here.
+NEEDS = {
+    "oscap": {"test_content", "test_controller_attacks", "test_cpu_turbo_smt", "test_docs",
+              "test_drift", "test_fleet_engines", "test_fleet_scan", "test_guests",
+              "test_multipath_detect", "test_multipath_runtime", "test_nothing_judged",
+              "test_oscap_fixes", "test_oscap_runner", "test_parity", "test_profiles_only",
+              "test_reports", "test_rpm", "test_software_semantics", "test_striping_hardware",
+              "test_tuned_startup", "test_udev_semantics", "test_veritas",
+              "test_xtremio_paths"},
+    "browser": {"test_admin_first_hour", "test_copy_fix", "test_fleet_bad_files",
+                "test_fleet_page", "test_fleet_stream", "test_identity_attacks",
+                "test_iotest_reports", "test_storage_diagram"},
+    "ansible": {"test_fix_target", "test_remediations", "test_report_failing",
+                "test_security"},
+    "live": {"test_live", "test_iotest"},
+}
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         module = getattr(item, "module", None)
-        if module is not None and module.__name__.rsplit(".", 1)[-1] in SERIAL_MODULES:
+        name = module.__name__.rsplit(".", 1)[-1] if module is not None else ""
+        if name in SERIAL_MODULES:
             item.add_marker(pytest.mark.xdist_group("machine"))
+        needs = [need for need, modules in NEEDS.items() if name in modules]
+        for need in needs:
+            item.add_marker(need)
+        if needs:
+            item.add_marker(pytest.mark.slow)

@@ -72,6 +72,26 @@ def test_usage_errors_exit_1_with_one_clear_line(argv, message, capsys):
     assert "Traceback" not in err
 
 
+def test_a_bug_in_a_check_shows_its_traceback_and_its_own_status(monkeypatch, capsys):
+    """Issue 47: any KeyError became a usage error, so a programming error inside a check
+    printed 'sascheck: error: typo_in_a_check' and exit 1, like a mistake of the user's.
+    What the user can mend is a UserInputError; anything else is a bug: its traceback, a
+    line saying so, and status 70 (EX_SOFTWARE), as the usage errors above keep theirs."""
+    from sascheck.scanner import checks
+
+    def broken(params, facts, values):
+        return {}["typo_in_a_check"]
+
+    monkeypatch.setitem(checks.CHECKS, "sysctl_value", broken)
+    root = Path(__file__).resolve().parent.parent / "examples/roots/rhel8-tuned-sas"
+    assert _exit_code(["scan", "--root", str(root), "--set",
+                       "sas_data_dirs=/sasdata"]) == 70
+    err = capsys.readouterr().err
+    assert "Traceback (most recent call last)" in err and "KeyError: 'typo_in_a_check'" in err
+    assert "internal error: a bug in sascheck" in err
+    assert "sascheck: error: typo_in_a_check" not in err
+
+
 def test_unwritable_json_destination(tmp_path, capsys):
     status = main(["scan", "--root", str(EXAMPLES / "kvm-host"), "--quiet", "--json",
                    str(tmp_path / "missing-dir" / "r.json")])
