@@ -61,11 +61,13 @@ from .platforms import kvm_guest
 STACK_DEPTH = 5  # mounted device + 4 layers below (e.g. LV -> mpath partition -> mpath -> path)
 CHAIN_DEPTH = 5  # active tuned profiles + 4 levels of include=
 # A tuned option line inside a section (unit) that applies everywhere: no line of the
-# section, before or after it, is a cpuinfo_regex, a uname_regex or enabled=false. Units
-# with those conditions are left out (the scanner evaluates them against the host; the
-# README lists the difference). Matched against the whole file, line anchors multiline.
+# section, before or after it, is a cpuinfo_regex, a uname_regex or an enabled= other than
+# "true", the one text every tuned release reads as true (tuned/profiles/unit.py: "1" from
+# 2.11, "True" from 2.13; yes and on never). Units with those conditions are left out (the
+# scanner evaluates them against the host and its tuned release; docs/oval.md lists the
+# difference). Matched against the whole file, line anchors multiline.
 _TUNED_CONDITION = (r"(?![ \t]*(?:cpuinfo_regex|uname_regex)[ \t]*=)"
-                    r"(?![ \t]*enabled[ \t]*=[ \t]*(?i:false|0|no|off)[ \t]*$)")
+                    r"(?![ \t]*enabled[ \t]*=(?![ \t]*true[ \t]*$))")
 # tuned 2.19+ reads tuned.conf with inline_comment_prefixes=('#'): a '#' after whitespace
 # ends the value (tuned/profiles/loader.py).
 TUNED_VALUE_END = r"(?:[ \t]+#[^\n]*)?[ \t]*$"

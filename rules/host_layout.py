@@ -69,6 +69,10 @@ TUNED02_SHIPPED_PROFILES = ("default", "desktop-powersave", "enterprise-storage"
 # and its [cpu] force_latency request on /dev/cpu_dma_latency ends with it.
 TUNED_DAEMON_SINCE = (2, 5)
 TUNED_DAEMON_ON_WORDS = ("1", "y", "yes", "t", "true")
+# tuned-main.conf's booleans (daemon, reapply_sysctl, dynamic_tuning): GlobalConfig.get_bool
+# maps y/yes/t/true (any case) to "1" and takes only "1" as true (tuned/utils/commands.py
+# get_bool, the same from 2.7 to 2.25); "on", "2" or "enable" are false.
+TUNED_TRUE_WORDS = TUNED_DAEMON_ON_WORDS
 TUNED_PROFILE_MODE_FILE = "/etc/tuned/profile_mode"  # tuned 2.9+: auto or manual
 # tuned's recommendations (consts.py RECOMMEND_CONF_FILE, RECOMMEND_DIRECTORIES) and what
 # their conditions read (SYSTEM_RELEASE_FILE, the DMI chassis type, subscription-manager's

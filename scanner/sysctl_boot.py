@@ -33,13 +33,12 @@ from ..rules.host_layout import (
     TUNED_REAPPLY_SYSCTL_DIRS,
     TUNED_REAPPLY_SYSCTL_ETC_ONLY_SINCE,
     TUNED_REAPPLY_SYSCTL_SINCE,
+    TUNED_TRUE_WORDS,
 )
 from .dropins import merged
 from .hostroot import FactError, HostRoot
 from .ktune import Ktune
 from .tuned import release_text
-
-FALSE_WORDS = ("0", "false", "no", "off")
 
 
 @dataclass(frozen=True)
@@ -169,7 +168,7 @@ def collect_sysctl_boot(root: HostRoot, ktune: Ktune | None, problems: list[str]
         return boot
     main = {line.key: line for line in reader.lines(TUNED_MAIN_CONF)}  # key = value lines
     if "reapply_sysctl" in main:
-        boot.reapply_sysctl = main["reapply_sysctl"].value.lower() not in FALSE_WORDS
+        boot.reapply_sysctl = main["reapply_sysctl"].value.strip().lower() in TUNED_TRUE_WORDS
         boot.reapply_source = main["reapply_sysctl"].source
     etc_only = (tuned_version is None
                 or tuned_version[:2] >= TUNED_REAPPLY_SYSCTL_ETC_ONLY_SINCE)

@@ -20,9 +20,11 @@ Each point follows tuned's own code (redhat-performance/tuned, cited by tag):
 - include= (``loader._load_profile``): functions expanded (``${f:virt_check:VM:BARE}``), then
   split on ``,`` or ``;`` from v2.13 (one name before); included profiles load first.
 - Merging (``tuned/profiles/merger.py``, ``tuned/units/manager.py``): each section is a unit,
-  merged by name (``replace=true`` starts it afresh; ``drop=`` removes options);
-  ``[variables]`` are expanded in values; a unit applies only when ``enabled`` is not false
-  and its ``cpuinfo_regex`` matches /proc/cpuinfo and its ``uname_regex`` the host's uname.
+  merged by name (``replace`` true starts it afresh; ``drop=`` removes options; the newer
+  unit's ``enabled``, true unless it says, replaces the older's); ``[variables]`` are
+  expanded in values; a unit applies only when ``enabled`` is true as the installed release
+  reads it (``LoaderRules.unit_true``), its ``cpuinfo_regex`` matches /proc/cpuinfo and its
+  ``uname_regex`` the host's uname.
   The stock RHEL 9 throughput-performance has a ``[vm.thunderx]`` unit of that kind.
 """
 
@@ -72,6 +74,10 @@ class LoaderRules:
     include_list: bool = True  # v2.13+
     skip_loaded_silently: bool = True  # v2.16+: also '-name' conditional includes
     load_dirs: tuple[str, ...] = ()  # highest priority first
+    # The texts a unit's enabled= and replace= are true for (tuned/profiles/unit.py compares
+    # the text with a list: [True, "true", 1] to v2.10, "1" added in v2.11 (commit 2b543b0),
+    # "True" in v2.13 (d6f0a09)); anything else, yes and on included, is false.
+    unit_true: tuple[str, ...] = ("True", "true", "1")
 
     @classmethod
     def for_host(cls, root: HostRoot, version: Version | None,
@@ -89,7 +95,9 @@ class LoaderRules:
                    delimiters=("=",) if release >= (2, 19) else ("=", ":"),
                    inline_comments=release >= (2, 19), strict=release < (2, 20),
                    include_list=release >= (2, 13), skip_loaded_silently=release >= (2, 16),
-                   load_dirs=tuple(reversed(dirs)))
+                   load_dirs=tuple(reversed(dirs)),
+                   unit_true=(("true",) if release < (2, 11) else ("true", "1")
+                              if release < (2, 13) else ("True", "true", "1")))
 
 
 def _profile_dirs_setting(root: HostRoot) -> list[str]:
@@ -162,6 +170,8 @@ class Unit:
     type: str
     controls: dict[str, str] = field(default_factory=dict)
     options: dict[str, tuple[str, str]] = field(default_factory=dict)
+    # Why tuned leaves the unit off (its enabled= as the installed tuned reads it), or "".
+    disabled: str = ""
 
 
 @dataclass
@@ -193,8 +203,8 @@ class TunedChain:
 
     def applies(self, unit: Unit) -> str | None:
         """Why ``unit`` does not apply on this host, or None when it does."""
-        if unit.controls.get("enabled", "true").strip().lower() in ("false", "0", "no", "off"):
-            return "enabled=false"
+        if unit.disabled:
+            return unit.disabled
         host = self.host or HostMatch(None, "")
         for control, subject in (("cpuinfo_regex", host.cpuinfo), ("uname_regex", host.uname)):
             pattern = unit.controls.get(control)
@@ -337,7 +347,7 @@ def resolve_chain(root: HostRoot, active: list[str], host: HostMatch | None = No
                     return
                 load(include_names(expanded, rules), depth + 1)
             chain.profiles.append((name.lstrip("-"), path))
-            _merge(chain, name.lstrip("-"), sections)
+            _merge(chain, name.lstrip("-"), sections, rules.unit_true)
 
     load([name for name in active if PROFILE_NAME.fullmatch(name)], 0)
     if chain.failed:
@@ -353,8 +363,21 @@ def _origin(unit: Unit) -> str:
     return ", ".join(dict.fromkeys(profile for _, profile in unit.options.values()))
 
 
-def _merge(chain: TunedChain, profile: str, sections: Sections) -> None:
-    """Merge one profile's sections into the chain's units, as tuned's Merger does."""
+def _disabled(controls: dict[str, str], true: tuple[str, ...]) -> str:
+    """Why a unit with these controls is off in a tuned taking ``true`` as true, or ""."""
+    text = controls.get("enabled")
+    if text is None or text in true:
+        return ""
+    if text.strip().lower() in ("false", "0", "no", "off", "n"):
+        return f"enabled={text}"
+    return f"enabled={text}, which this tuned reads as false (true is only {', '.join(true)})"
+
+
+def _merge(chain: TunedChain, profile: str, sections: Sections,
+           true: tuple[str, ...] = LoaderRules.unit_true) -> None:
+    """Merge one profile's sections into the chain's units, as tuned's Merger does
+    (tuned/profiles/merger.py): a unit of the newer profile takes over the type (its own
+    name unless it says), enabled (true unless it says) and devices of the older one."""
     for section, options in sections.items():
         if section == "main":
             continue
@@ -364,10 +387,12 @@ def _merge(chain: TunedChain, profile: str, sections: Sections) -> None:
         controls = {k: v for k, v in options.items() if k in UNIT_CONTROLS}
         values = {k: (v, profile) for k, v in options.items() if k not in UNIT_CONTROLS}
         unit = chain.units.get(section)
-        if unit is None or controls.get("replace", "").strip().lower() in ("true", "1", "yes"):
-            chain.units[section] = Unit(section, controls.get("type", section), controls, values)
+        if unit is None or controls.get("replace") in true:
+            chain.units[section] = Unit(section, controls.get("type", section), controls, values,
+                                        _disabled(controls, true))
             continue
-        unit.type = controls.get("type", unit.type)
+        unit.type = controls.get("type", section)
+        unit.disabled = _disabled(controls, true)
         unit.controls.update(controls)
         for dropped in re.split(r"[,\s]+", controls.get("drop", "")):
             unit.options.pop(dropped, None)

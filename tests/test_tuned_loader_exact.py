@@ -69,6 +69,25 @@ CASES = {
                    "site"),
     "no delimiter": ({"base": BASE}, {"site": "[main]\ninclude=base\n[cpu]\nperformance\n"},
                      "site"),
+    # Issue 50: enabled= and replace= are true only for the texts unit.py lists; yes, on and
+    # TRUE are false (an Ansible template writing yes turns the unit off)
+    "enabled yes": ({"base": BASE}, {"site": "[main]\ninclude=base\n[vm]\nenabled=yes\n"
+                                             "transparent_hugepages=never\n[disk]\n"
+                                             "enabled=True\n[cpu]\nenabled=1\n"}, "site"),
+    "enabled on and TRUE": ({"base": BASE}, {"site": "[main]\ninclude=base\n[disk]\n"
+                                                     "enabled=on\n[cpu]\nenabled=TRUE\n"},
+                            "site"),
+    "replace yes merges": ({"base": BASE}, {"site": "[main]\ninclude=base\n[disk]\n"
+                                                    "replace=yes\nelevator=deadline\n"}, "site"),
+    "replace True starts afresh": ({"base": BASE}, {"site": "[main]\ninclude=base\n[disk]\n"
+                                                            "replace=True\nelevator=deadline\n"},
+                                   "site"),
+    # merger.py: the newer unit's enabled (true unless it says) replaces the older's, and
+    # its type is its own name unless it says
+    "a child re-enables a unit": ({"base": BASE + "[x]\ntype=sysctl\nenabled=false\n"
+                                           "vm.dirty_ratio=40\n"},
+                                  {"site": "[main]\ninclude=base\n[x]\nvm.swappiness=10\n"},
+                                  "site"),
 }
 
 
@@ -89,6 +108,26 @@ def test_chain_is_what_tuneds_own_loader_loads(tmp_path, case):
             for name, unit in chain.units.items()}
     theirs = {name: options for name, options in expected["units"].items() if options}
     assert {name: options for name, options in ours.items() if options} == theirs
+    assert {name: not unit.disabled for name, unit in chain.units.items()} == \
+        expected["enabled"]
+    assert {name: unit.type for name, unit in chain.units.items()} == expected["types"]
+
+
+@pytest.mark.parametrize(("version", "enabled"), [
+    ((2, 10, 0), {"true": True, "1": False, "True": False}),
+    ((2, 11, 0), {"true": True, "1": True, "True": False}),
+    ((2, 13, 0), {"true": True, "1": True, "True": True})])
+def test_unit_booleans_as_each_release_reads_them(tmp_path, version, enabled):
+    """tuned/profiles/unit.py compares the text with a list: [True, "true", 1] to v2.10
+    (a profile's text is never the int 1), "1" added by commit 2b543b0 (v2.11.0, what RHEL
+    7.9 ships), "True" by d6f0a09 (v2.13.0). RHEL 7.9 with [vm] enabled=True keeps THP on."""
+    profile = "".join(f"[u{index}]\ntype=vm\nenabled={text}\ntransparent_hugepages=never\n"
+                      for index, text in enumerate(enabled))
+    image = _image(tmp_path, {"p": profile}, {})
+    chain = resolve_chain(HostRoot(image), ["p"], HostMatch("", ""),
+                          LoaderRules.for_host(HostRoot(image), version))
+    assert {text: chain.applies(chain.units[f"u{index}"]) is None
+            for index, text in enumerate(enabled)} == enabled
 
 
 def test_a_failed_load_fails_tuned_profile_with_tuneds_reason(host, scan):

@@ -35,7 +35,9 @@ try:
 except InvalidProfileException as exc:
     print(json.dumps({"error": str(exc)}))
 else:
-    print(json.dumps({"units": {unit: dict(value.options) for unit, value in profile.units.items()}}))
+    print(json.dumps({"units": {unit: dict(value.options) for unit, value in profile.units.items()},
+                      "enabled": {unit: value.enabled for unit, value in profile.units.items()},
+                      "types": {unit: value.type for unit, value in profile.units.items()}}))
 """
 
 
@@ -52,7 +54,8 @@ def require() -> None:
 
 
 def load(root: Path, name: str) -> dict:
-    """{'units': {unit: options}} as tuned merges profile NAME of the image at ROOT, or
+    """{'units': {unit: options}, 'enabled': {unit: bool}, 'types': {unit: plugin}} as tuned
+    merges profile NAME of the image at ROOT, or
     {'error': message} as tuned refuses it."""
     below = "/profiles" if (root / "usr/lib/tuned/profiles").is_dir() else ""
     directories = [str(root / f"usr/lib/tuned{below}"), str(root / f"etc/tuned{below}")]

@@ -21,6 +21,7 @@ from .boot_samples import (
     rhel6_ktune,
     rhel7_grub_cfg,
     rhel8_bls_grub_cfg,
+    tuned_version_file,
 )
 from .hosts import (
     NO_THP_ON_CMDLINE,
@@ -306,6 +307,21 @@ BOOT_CASES: list[tuple[str, str, dict[str, Any], list[str], str]] = [
     ("thp boot: a unit disabled with enabled=false", "thp_disabled_at_boot",
      {**NO_THP_ON_CMDLINE, "tuned_active": "sas-performance", "tuned_custom": {
          "sas-performance": SAS_PROFILE.replace("[vm]", "[vm]\nenabled=false")}}, [], "fail"),
+    # Issue 50: tuned/profiles/unit.py takes enabled= as true only for the texts it lists,
+    # per release (tests/test_tuned_loader_exact.py): "True" from 2.13, never "yes".
+    ("thp boot: RHEL 7.9's tuned 2.11 reads [vm] enabled=True as false", "thp_disabled_at_boot",
+     {**NO_THP_ON_CMDLINE, "kernel": "3.10.0-1160.el7.x86_64", "tuned_active": "sas-performance",
+      "tuned_custom": {"sas-performance": SAS_PROFILE.replace("[vm]", "[vm]\nenabled=True")},
+      "extra_files": tuned_version_file((2, 11, 0), "python2.7")}, [], "fail"),
+    ("thp boot: tuned 2.25 reads [vm] enabled=True as true", "thp_disabled_at_boot",
+     {**NO_THP_ON_CMDLINE, "kernel": "5.14.0-570.12.1.el9_6.x86_64",
+      "tuned_active": "sas-performance",
+      "tuned_custom": {"sas-performance": SAS_PROFILE.replace("[vm]", "[vm]\nenabled=True")},
+      "extra_files": tuned_version_file((2, 25, 1), "python3.9")}, [], "pass"),
+    ("thp boot: [vm] enabled=yes is false in every tuned", "thp_disabled_at_boot",
+     {**NO_THP_ON_CMDLINE, "tuned_active": "sas-performance", "tuned_custom": {
+         "sas-performance": SAS_PROFILE.replace("[vm]", "[vm]\nenabled=yes")},
+      "extra_files": tuned_version_file((2, 22, 1), "python3.6")}, [], "fail"),
     # BLS: the entry that boots is grubenv's saved_entry, else the newest (rpmvercmp).
     ("thp boot: BLS newest entry has it, an older kernel's lacks it", "thp_disabled_at_boot",
      {"tuned_active": "balanced", "extra_files": {OLD_BLS: OLD_BLS_TEXT}}, [], "pass"),
@@ -423,6 +439,12 @@ BOOT_CASES: list[tuple[str, str, dict[str, Any], list[str], str]] = [
      {"extra_files": {"/etc/sysctl.conf": "vm.dirty_ratio = 20\n",
                       "/etc/tuned/tuned-main.conf": "daemon = 1\nreapply_sysctl = 0\n"}},
      [], "pass"),
+    # tuned's get_bool (tuned/utils/commands.py): only 1, y, yes, t, true are true, so "on"
+    # turns reapply_sysctl off and tuned's 40 stays
+    ("dirty boot: reapply_sysctl = on is off to tuned, tuned's 40 wins", "dirty_ratio_at_boot",
+     {"extra_files": {"/etc/sysctl.conf": "vm.dirty_ratio = 20\n",
+                      "/etc/tuned/tuned-main.conf": "daemon = 1\nreapply_sysctl = on\n"}},
+     [], "pass"),
     ("dirty boot: a later sysctl.d file wins (tuned off)", "dirty_ratio_at_boot",
      {"tuned_enabled": False,
       "extra_files": {"/etc/sysctl.d/10-sas.conf": "vm.dirty_ratio = 40\n",
@@ -434,6 +456,15 @@ BOOT_CASES: list[tuple[str, str, dict[str, Any], list[str], str]] = [
      "pass"),
     ("dirty boot: nothing sets it", "dirty_ratio_at_boot", {"tuned_active": "balanced"}, [],
      "fail"),
+    # replace=yes is false in every tuned: the site's [sysctl] merges with the parent's 40
+    ("dirty boot: RHEL 8.10 site [sysctl] replace=yes merges", "dirty_ratio_at_boot",
+     {"tuned_active": "sas-site", "tuned_custom": {"sas-site": (
+         "[main]\ninclude=throughput-performance\n[sysctl]\nreplace=yes\nvm.swappiness=10\n")},
+      "extra_files": tuned_version_file((2, 22, 1), "python3.6")}, [], "pass"),
+    ("dirty boot: a site [sysctl] replace=true drops the parent's 40", "dirty_ratio_at_boot",
+     {"tuned_active": "sas-site", "tuned_custom": {"sas-site": (
+         "[main]\ninclude=throughput-performance\n[sysctl]\nreplace=true\nvm.swappiness=10\n")},
+      "extra_files": tuned_version_file((2, 22, 1), "python3.6")}, [], "fail"),
     ("dirty boot: a sysctl.d file sets dirty_bytes (tuned off)", "dirty_ratio_at_boot",
      {"tuned_enabled": False,
       "extra_files": {"/etc/sysctl.d/90-sas.conf": "vm.dirty_bytes = 4294967296\n"}}, [],

@@ -18,6 +18,7 @@ from ...rules.host_layout import (
     THP_DIRS,
     TUNED_MAIN_CONF,
     TUNED_REAPPLY_SYSCTL_DIRS,
+    TUNED_TRUE_WORDS,
 )
 from ..oval import (
     Element,
@@ -141,7 +142,8 @@ def sysctl_at_boot(facts: OvalFacts, rule: Rule) -> Element:
                                    check="at least one"))
 
     reapply_off = files_matching(facts, "tuned's reapply_sysctl turned off", (TUNED_MAIN_CONF,),
-                         r"^[ \t]*reapply_sysctl[ \t]*=[ \t]*(?i:0|false|no|off)[ \t]*$")
+                         r"^[ \t]*reapply_sysctl[ \t]*=(?![ \t]*(?i:"
+                         + "|".join(TUNED_TRUE_WORDS) + r")[ \t]*$)")
     tuned_key = key_pattern.replace("[./]", r"\.")
     # tuned 2.25+ [vm]: dirty_ratio = N, and (2.26+) dirty_bytes = N% (scanner's
     # _tuned_vm_dirty); OVAL does not read tuned's version.
