@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import fnmatch
 import posixpath
+import re
 from dataclasses import dataclass, field
 
 from ..rules.host_layout import (
@@ -35,6 +36,7 @@ from ..rules.host_layout import (
     TUNED_REAPPLY_SYSCTL_SINCE,
     TUNED_TRUE_WORDS,
 )
+from .bootloader import BootSource
 from .dropins import merged
 from .hostroot import FactError, HostRoot
 from .ktune import Ktune
@@ -88,6 +90,43 @@ def kernel_default(key: str, kernel: str) -> str | None:
         if kernel.startswith(prefix):
             return value
     return None
+
+
+# The kernel writes sysctl.KEY=VALUE (or sysctl/KEY=VALUE) boot parameters to /proc/sys before
+# init starts (fs/proc/proc_sysctl.c, process_sysctl_arg and do_sysctl_args, commit
+# 3db978d480e2, Linux 5.8): '.' and '/' both separate the key, the last of a key wins, and
+# systemd-sysctl, ktune and tuned apply over it. Older kernels ignore them; whether RHEL 8's
+# 4.18 carries the backport is not told by any source sascheck has read.
+SYSCTL_ARGS_SINCE = (5, 8)
+
+
+def kernel_line_sysctl(entries: list[BootSource], kernel: str, key: str
+                       ) -> tuple[list[SysctlLine], str]:
+    """The value the next boot's kernel line sets ``key`` to, as a line applied before every
+    other source, and why it cannot be told ("" when it can, or nothing sets it)."""
+    found: list[tuple[str, str | None]] = []
+    for entry in entries:
+        value = None
+        for arg in entry.args:
+            name, sep, text = arg.partition("=")
+            if sep and name[:7] in ("sysctl.", "sysctl/") and name[7:].replace("/", ".") == key:
+                value = text[1:-1] if len(text) > 1 and text[0] == text[-1] == '"' else text
+        found.append((entry.path, value))
+    setting = [(path, value) for path, value in found if value is not None]
+    if not setting:
+        return [], ""
+    match = re.match(r"([0-9]+)\.([0-9]+)", kernel)
+    release = (int(match.group(1)), int(match.group(2))) if match else None
+    if release is not None and release < SYSCTL_ARGS_SINCE and ".el8" not in kernel:
+        return [], ""  # the kernel ignores them (before Linux 5.8)
+    if release is None or ".el8" in kernel:
+        return [], (f"the kernel line sets sysctl.{key} ({setting[0][0]}), and whether "
+                    f"kernel {kernel or '(unknown)'} applies sysctl.* boot parameters (Linux "
+                    "5.8 on; RHEL 8's 4.18 backport unknown) cannot be told")
+    if len({value for _, value in found}) > 1:
+        return [], f"the boot entries set sysctl.{key} differently"
+    path, value = setting[0]
+    return [SysctlLine(key, value or "", f"kernel line sysctl.{key} ({path})")], ""
 
 
 class _Reader:

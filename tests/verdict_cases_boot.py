@@ -456,6 +456,25 @@ BOOT_CASES: list[tuple[str, str, dict[str, Any], list[str], str]] = [
      "pass"),
     ("dirty boot: nothing sets it", "dirty_ratio_at_boot", {"tuned_active": "balanced"}, [],
      "fail"),
+    # The kernel's own sysctl.KEY=VALUE boot parameters (fs/proc/proc_sysctl.c
+    # do_sysctl_args, Linux 5.8): applied before systemd-sysctl, ktune and tuned.
+    ("dirty boot: RHEL 9.6 kernel line sysctl.vm.dirty_ratio=40", "dirty_ratio_at_boot",
+     {"tuned_active": "balanced", "kernel": "5.14.0-570.12.1.el9_6.x86_64",
+      "bls_options": "root=/dev/mapper/rhel-root ro transparent_hugepage=never "
+                     "sysctl.vm.dirty_ratio=40"}, [], "pass"),
+    ("dirty boot: RHEL 9.6 kernel line 40, a sysctl.d file 20 after it", "dirty_ratio_at_boot",
+     {"tuned_active": "balanced", "kernel": "5.14.0-570.12.1.el9_6.x86_64",
+      "bls_options": "root=/dev/mapper/rhel-root ro transparent_hugepage=never "
+                     "sysctl/vm/dirty_ratio=40",
+      "extra_files": {"/etc/sysctl.d/90-site.conf": "vm.dirty_ratio = 20\n"}}, [], "fail"),
+    ("dirty boot: RHEL 8's kernel line sysctl.vm.dirty_ratio=40, untold", "dirty_ratio_at_boot",
+     {"tuned_active": "balanced",
+      "bls_options": "root=/dev/mapper/rhel-root ro transparent_hugepage=never "
+                     "sysctl.vm.dirty_ratio=40"}, [], "notchecked"),
+    ("dirty boot: RHEL 7's 3.10 ignores sysctl.vm.dirty_ratio=40", "dirty_ratio_at_boot",
+     {"tuned_active": "balanced", "kernel": "3.10.0-1160.el7.x86_64",
+      "bls_options": "root=/dev/mapper/rhel-root ro transparent_hugepage=never "
+                     "sysctl.vm.dirty_ratio=40"}, [], "fail"),
     # replace=yes is false in every tuned: the site's [sysctl] merges with the parent's 40
     ("dirty boot: RHEL 8.10 site [sysctl] replace=yes merges", "dirty_ratio_at_boot",
      {"tuned_active": "sas-site", "tuned_custom": {"sas-site": (

@@ -15,7 +15,7 @@ from ...rules.host_layout import (
 from ..facts import Facts
 from ..parsers.simple import ascii_int
 from ..results import Evidence, Outcome, Verdict, combine, summarise
-from ..sysctl_boot import kernel_default
+from ..sysctl_boot import kernel_default, kernel_line_sysctl
 from ..tuned import TunedFacts
 from ..unavailable import Unavailable
 from .boot import tuned_unknown
@@ -122,7 +122,12 @@ def sysctl_at_boot(params: Mapping[str, Any], facts: Facts,
         if name == key or (name == twin and (ascii_int(value) or 0) > 0):  # 0 is refused
             found = (name, value, source)
 
-    for line in (*boot.early, *boot.ktune):
+    kernel_line, untold = [], ""
+    for name in filter(None, (key, twin)):
+        lines, why = kernel_line_sysctl(facts.boot.deciding, facts.host.kernel, name)
+        kernel_line += lines
+        untold = untold or why
+    for line in (*kernel_line, *boot.early, *boot.ktune):
         write(line.key, line.value, line.source)
     tuned = facts.tuned
     if not isinstance(tuned, Unavailable) and tuned.enabled_at_boot and any(
@@ -146,6 +151,9 @@ def sysctl_at_boot(params: Mapping[str, Any], facts: Facts,
     if unknown:  # tuned's profile, and whether it re-applies sysctl files, cannot be told
         return Outcome(Verdict.ERROR, expected, "unreadable", [unknown],
                        message=unknown.note)
+    if found is None and untold:  # nothing later sets it: the kernel line would decide
+        return Outcome(Verdict.NOTCHECKED, expected, "unknown", [Evidence(
+            key, "kernel line", "unknown", Verdict.NOTCHECKED, untold)], message=untold)
     if found is None:
         default = kernel_default(key, facts.host.kernel)
         found = (key, default or "unknown",
