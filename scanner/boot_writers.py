@@ -12,9 +12,11 @@ The shapes sites use, as Red Hat's solutions show them::
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..rules.host_layout import SYSTEMD_UNIT_DIRS, SYSTEMD_WANTS_DIRS, TMPFILES_DIRS
+from ..rules.host_layout import SYSTEMD_UNIT_DIRS, TMPFILES_DIRS
+from .boot_target import boot_wants_dirs
 from .dropins import merged
 from .hostroot import FactError, HostRoot
 
@@ -63,9 +65,10 @@ def tmpfiles_writes(text: str, source: str) -> list[SysfsWrite]:
     return found
 
 
-def _enabled_units(root: HostRoot, problems: list[str]) -> list[tuple[str, str]]:
-    """(unit name, in-root file) of every unit a boot target wants."""
-    units = merged(root, SYSTEMD_WANTS_DIRS, ".service", problems)
+def _enabled_units(root: HostRoot, problems: list[str], kernel_args: Sequence[str] = ()
+                   ) -> list[tuple[str, str]]:
+    """(unit name, in-root file) of every unit a target the next boot reaches wants."""
+    units = merged(root, boot_wants_dirs(root, kernel_args), ".service", problems)
     found = []
     for name, link in sorted(units.items()):
         # The link's target inside the root, else the unit by name, as systemd looks it up.
@@ -77,9 +80,11 @@ def _enabled_units(root: HostRoot, problems: list[str]) -> list[tuple[str, str]]
 
 
 def collect_boot_writes(root: HostRoot, init_scripts: dict[str, tuple[str, bool]],
-                        problems: list[str]) -> list[SysfsWrite]:
+                        problems: list[str], kernel_args: Sequence[str] = ()
+                        ) -> list[SysfsWrite]:
     """Every sysfs write that runs (or would, if executable) at boot. ``init_scripts`` maps
-    each init script read to (text, executable)."""
+    each init script read to (text, executable); ``kernel_args``, the next boot's kernel
+    line, may name the target it boots (systemd.unit=)."""
     writes: list[SysfsWrite] = []
     files = merged(root, TMPFILES_DIRS, ".conf", problems)  # /etc hides /usr/lib
     for name in sorted(files):  # systemd-tmpfiles reads them in file-name order
@@ -93,7 +98,7 @@ def collect_boot_writes(root: HostRoot, init_scripts: dict[str, tuple[str, bool]
         writes.extend(writes_in_shell(
             text, path, runs=executable,
             why_not="" if executable else NOT_EXECUTABLE))
-    for name, path in _enabled_units(root, problems):
+    for name, path in _enabled_units(root, problems, kernel_args):
         try:
             text = root.read_optional(path, 1024 * 1024) or ""
         except FactError as exc:

@@ -306,6 +306,7 @@ def collect(root: HostRoot, values: Mapping[str, Any], value_origins: Mapping[st
     virtual = None if decision.problems else decision.name in ("kvm_guest", "container")
     tuned = _guard(lambda: collect_tuned(root, virtual))
     ktune = tuned.ktune if not isinstance(tuned, Unavailable) and tuned.ktune.enabled else None
+    boot = collect_boot(root, problems)
     return Facts(
         root=root.root,
         host=collect_host(root),
@@ -320,11 +321,12 @@ def collect(root: HostRoot, values: Mapping[str, Any], value_origins: Mapping[st
         governors=governors if isinstance(governors, dict) else {"cpu*": governors},
         sysctl=collect_sysctl(root, sysctl_keys or []),
         tuned=tuned,
-        boot=collect_boot(root, problems),
+        boot=boot,
         init_scripts=init_scripts,
         boot_writes=collect_boot_writes(
             root, {path: (script.text, script.executable)
-                   for path, script in init_scripts.items()}, problems),
+                   for path, script in init_scripts.items()}, problems,
+            boot.deciding[0].args if boot.deciding else ()),
         sysctl_boot=collect_sysctl_boot(root, ktune, problems, *_tuned_version(tuned)),
         boot_mounts=collect_boot_mounts(root, problems),
         lvm_read_ahead=collect_lvm_read_ahead(root, problems),

@@ -11,16 +11,15 @@ Its unit is WantedBy=graphical.target: it starts at boot where that target is th
 from __future__ import annotations
 
 import configparser
-import posixpath
 from dataclasses import dataclass
 
 from ..rules.host_layout import (
-    DEFAULT_TARGET_LINKS,
     TUNED_PPD_BASE,
     TUNED_PPD_BINARY,
     TUNED_PPD_CONF,
     TUNED_PPD_LINK,
 )
+from .boot_target import default_target
 from .hostroot import FactError, HostRoot
 from .unavailable import Unavailable
 
@@ -31,19 +30,12 @@ class PpdSwitch:
     why: str
 
 
-def _default_target(root: HostRoot) -> str:
-    for link in DEFAULT_TARGET_LINKS:
-        if root.is_symlink(link) or root.exists(link):
-            return posixpath.basename(root.resolve(link))
-    return ""
-
-
 def ppd_switch(root: HostRoot) -> PpdSwitch | Unavailable | None:
     """The profile tuned-ppd sets at boot, None where it does not start at boot."""
     if not root.exists(TUNED_PPD_BINARY) or not (root.is_symlink(TUNED_PPD_LINK)
                                                    or root.exists(TUNED_PPD_LINK)):
         return None
-    if _default_target(root) != "graphical.target":
+    if default_target(root) != "graphical.target":
         return None  # enabled, but only graphical.target pulls it in
     starts = f"tuned-ppd starts at boot ({TUNED_PPD_LINK}, default.target is graphical.target)"
     try:

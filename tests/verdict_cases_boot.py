@@ -347,6 +347,20 @@ BOOT_CASES: list[tuple[str, str, dict[str, Any], list[str], str]] = [
       "extra_links": {f"{MULTI_USER_WANTS}/disable-thp.service": THP_UNIT}}, [], "pass"),
     ("thp boot: a systemd unit that is not enabled", "thp_disabled_at_boot",
      {**NO_THP_ON_CMDLINE, "extra_files": {THP_UNIT: THP_UNIT_TEXT}}, [], "fail"),
+    # Issue 50: a unit counts only where the boot target pulls its target in; graphical
+    # requires multi-user, not the reverse (systemd's units/graphical.target), so a RHEL 9.6
+    # server (default.target -> multi-user.target) never starts graphical.target's wants.
+    *[(f"thp boot: a unit only graphical.target wants, {name}", "thp_disabled_at_boot",
+       {**NO_THP_ON_CMDLINE, "defrag_tmpfiles": False, "extra_files": {THP_UNIT: THP_UNIT_TEXT},
+        **({"bls_options": "root=/dev/mapper/rhel-root ro " + args} if args else {}),
+        "extra_links": {"/etc/systemd/system/graphical.target.wants/disable-thp.service":
+                        THP_UNIT, "/etc/systemd/system/default.target":
+                        f"/usr/lib/systemd/system/{default}"}}, [], verdict)
+      for name, default, args, verdict in (
+          ("a server boots multi-user", "multi-user.target", "", "fail"),
+          ("a workstation boots graphical", "graphical.target", "", "pass"),
+          ("systemd.unit=graphical.target on the kernel line", "multi-user.target",
+           "systemd.unit=graphical.target", "pass"))],
     # With enabled never no huge page is allocated: defrag is reported, not judged (seed
     # 000 and Red Hat's transparent_hugepage=never set enabled alone).
     ("thp boot: defrag not kept at never, moot with enabled never", "thp_disabled_at_boot",
