@@ -19,10 +19,12 @@ TARGET_PULLS = {"graphical.target": ("multi-user.target",),
                 "multi-user.target": ("basic.target",),
                 "basic.target": ("sysinit.target", "sockets.target"),
                 "rescue.target": ("sysinit.target",)}
-# systemd's kernel-command-line aliases (systemd(1)): a run level names a target.
-_RUNLEVEL_TARGETS = {"1": "rescue.target", "s": "rescue.target", "S": "rescue.target",
-                     "single": "rescue.target", "3": "multi-user.target",
-                     "5": "graphical.target", "emergency": "emergency.target"}
+# systemd's kernel-command-line words for a target (systemd(1)): rescue mode, emergency
+# mode, and the SysV run levels, whose runlevelN.target links name multi-user (2 to 4) and
+# graphical (5).
+_WORD_TARGETS = {**dict.fromkeys(("1", "s", "S", "single", "rescue"), "rescue.target"),
+                 **dict.fromkeys(("emergency", "-b"), "emergency.target"),
+                 **dict.fromkeys(("2", "3", "4"), "multi-user.target"), "5": "graphical.target"}
 
 
 def default_target(root: HostRoot) -> str:
@@ -41,11 +43,11 @@ def boot_target(root: HostRoot, kernel_args: Sequence[str] = ()) -> tuple[str, s
     """(target, where it was named): systemd.unit= on the kernel line, else default.target;
     ("", "") where neither says."""
     for arg in reversed(kernel_args):
-        name, _, value = arg.partition("=")
+        name, separator, value = arg.partition("=")
         if name == "systemd.unit" and value:
             return value, "systemd.unit= on the kernel line"
-        if not _ and arg in _RUNLEVEL_TARGETS:
-            return _RUNLEVEL_TARGETS[arg], f"'{arg}' on the kernel line"
+        if not separator and arg in _WORD_TARGETS:
+            return _WORD_TARGETS[arg], f"'{arg}' on the kernel line"
     target = default_target(root)
     return (target, "default.target") if target else ("", "")
 
