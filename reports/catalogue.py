@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..rules import Catalogue
-from ..scanner.fix_order import impact_of
+from ..scanner.fix_order import impact_line, impact_of
 
 
 def _cell(text: str) -> str:
@@ -18,7 +18,7 @@ def markdown_catalogue(catalogue: Catalogue) -> str:
         values = ", ".join(f"`{name}`" for name in rule.values) or "none"
         fix = "manual" if rule.manual_fix else "automatic"
         impact = impact_of(rule, catalogue)
-        measured = f"{impact['text']} ({impact['source']})" if impact else "nothing"
+        measured = impact_line(impact) if impact else "nothing"
         lines.append(f"| `{rule.id}` | {rule.severity.value} | {', '.join(rule.applies_to)} | "
                      f"{_cell(rule.description)} | {values} | {fix} | {_cell(measured)} | "
                      f"{_cell(sources)} |")

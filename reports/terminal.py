@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..rules.host_layout import SAS_ROLE_VALUES
-from ..scanner.fix_order import fix_ranks
+from ..scanner.fix_order import fix_ranks, impact_line
 from .escaping import deep, for_terminal
 from .resultfile import forced_role, scanned_archive, scanned_image
 
@@ -56,7 +56,7 @@ def render(result: dict[str, Any], console: Console) -> None:
                                    (f"  (want: {rule['expected']})", "dim"))
             if rule["result"] == "fail":
                 impact = rule.get("impact")
-                detail.append(f"\n  measured: {impact['text']} ({impact['source']})" if impact
+                detail.append(f"\n  measured: {impact_line(impact)}" if impact
                               else "\n  measured: nothing (the papers give no figure)",
                               style="cyan" if impact else "dim")
         elif rule["message"]:

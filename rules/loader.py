@@ -256,7 +256,8 @@ def _impact(document: LocatedDocument, data: dict[str, Any] | None,
         raise document.error(["impact", "source"],
                              f"unknown source '{data['source']}' (see sources.yml)")
     return Impact(" ".join(data["text"].split()), Reference(source, data["section"]),
-                  data.get("percent"))
+                  data.get("percent"), data["metric"],
+                  " ".join(str(data.get("measured_on", "")).split()))
 
 
 def _reference(document: LocatedDocument, index: int, ref: dict[str, str],

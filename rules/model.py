@@ -54,11 +54,15 @@ class Impact:
     """What a paper measured the setting to cost or gain (the rule's ``impact``)."""
     text: str
     reference: Reference
-    percent: int | None = None  # the measured difference, which ranks the fix order
+    percent: int | None = None  # as the cited section prints it; ranks the fix order
+    metric: str = "unspecified"  # elapsed time, system CPU time, AIM7 jobs per minute, ...
+    measured_on: str = ""  # the workload, host and release
 
     def to_dict(self) -> dict[str, Any]:
-        return {"text": self.text, "source": self.reference.citation,
+        return {"text": self.text, "source": self.reference.citation, "metric": self.metric,
+                **({"measured_on": self.measured_on} if self.measured_on else {}),
                 **({"percent": self.percent} if self.percent is not None else {})}
+
 
 
 @dataclass(frozen=True)

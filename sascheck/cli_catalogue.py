@@ -87,10 +87,10 @@ def explain_command(args: argparse.Namespace) -> int:
              rule.description, "", "Rationale:", rule.rationale, "", "Sources:"]
     lines += [f"  - {ref.citation}" + (f" ({ref.note})" if ref.note else "")
               for ref in rule.references]
-    from .scanner.fix_order import impact_of
+    from .scanner.fix_order import impact_line, impact_of
 
     impact = impact_of(rule, catalogue)
-    lines += ["", "Measured: " + (f"{impact['text']} ({impact['source']})" if impact else
+    lines += ["", "Measured: " + (impact_line(impact) if impact else
                                   "nothing: the papers give no figure for this setting")]
     if not rule.manual_fix:
         from .remediations.generate import rule_snippets

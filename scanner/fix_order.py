@@ -24,6 +24,16 @@ def impact_of(rule: Rule, catalogue: Catalogue) -> dict[str, Any] | None:
     return None
 
 
+def impact_line(impact: Mapping[str, Any]) -> str:
+    """An impact (``Impact.to_dict``, or a results file's) as one line: the finding, then
+    what was measured on what, and the source."""
+    metric = str(impact.get("metric") or "unspecified")
+    measured = "; ".join(filter(None, (
+        "metric not named" if metric == "unspecified" else f"metric: {metric}",
+        str(impact.get("measured_on") or ""), str(impact.get("source") or ""))))
+    return f"{impact.get('text', '')} ({measured})"
+
+
 def _groups(failing: list[RuleResult], catalogue: Catalogue) -> list[list[RuleResult]]:
     """Failing rules joined with the failing rules they are at_boot_of (union of pairs)."""
     index = {result.rule_id: result for result in failing}

@@ -21,6 +21,9 @@ CATALOGUE = load_catalogue()
 MEASURED = sorted(rule.id for rule in CATALOGUE.rules.values() if rule.impact)
 # A figure: a number followed by %, "times" or a size unit (256 KiB is the paper's 256KB).
 FIGURE = re.compile(r"(\d+(?:\.\d+)?)(?=%| times| KiB)")
+# Each metric, as the papers word it.
+METRIC_WORDS = {"elapsed time": "wall clock", "system CPU time": "system time",
+                "AIM7 jobs per minute": "file server", "throughput": "throughput"}
 
 
 def _clean(text: str) -> str:
@@ -55,6 +58,16 @@ def test_each_figure_is_in_the_section_the_rule_cites(rule_id):
     # a text without a figure says so; a ranking percent comes with a figure in the text
     assert figures or "no figure" in impact.text
     assert figures or impact.percent is None
+    # Issue 49: a percent is one the section prints, never one derived (60% from "2.5 times")
+    if impact.percent is not None:
+        assert f"{impact.percent}%" in section.replace(" %", "%"), (rule_id, impact.percent)
+    # ... and the metric is the one the paper measured: its word is in the section, or for
+    # elapsed time in the paper's account of its workload ("wall clock run times")
+    word = METRIC_WORDS.get(impact.metric)
+    if word:
+        paper = (SEEDS / impact.reference.source.file).read_text()
+        assert word in section or (impact.metric == "elapsed time" and word in paper), \
+            (rule_id, impact.metric)
 
 
 def test_fix_order_is_the_order_of_the_terminal_and_the_page(tmp_path, capsys, monkeypatch):
