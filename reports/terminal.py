@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..rules.host_layout import SAS_ROLE_VALUES
-from ..scanner.fix_order import fix_ranks, impact_line
+from ..scanner.fix_order import FIX_STEPS, fix_ranks, impact_line
 from .escaping import deep, for_terminal
 from .resultfile import forced_role, scanned_archive, scanned_image
 
@@ -48,6 +48,8 @@ def render(result: dict[str, Any], console: Console) -> None:
     footnotes: list[str] = []
     rows = []
     ranks = fix_ranks(result.get("fix_order", []))
+    steps = {rule_id: str(entry.get("step", "")) for entry in result.get("fix_order", [])
+             for rule_id in entry.get("rules", []) if entry.get("step") in FIX_STEPS}
     for rule in sorted(result["rules"], key=lambda r: (ORDER.index(r["result"]),
                                                        ranks.get(r["id"], len(ranks) * 64))):
         symbol, style = SYMBOLS[rule["result"]]
@@ -59,6 +61,9 @@ def render(result: dict[str, Any], console: Console) -> None:
                 detail.append(f"\n  measured: {impact_line(impact)}" if impact
                               else "\n  measured: nothing (the papers give no figure)",
                               style="cyan" if impact else "dim")
+                if rule["id"] in steps:
+                    step = steps[rule["id"]]
+                    detail.append(f"\n  fix step: {step} ({FIX_STEPS[step]})", style="dim")
         elif rule["message"]:
             # Repeated reasons (no SAS directories, wrong role) become one footnote.
             if rule["message"] not in footnotes:

@@ -85,6 +85,7 @@ class Rule:
     profiles: tuple[str, ...] = ()  # only these profiles select it; () for every profile
     impact: Impact | None = None  # None: the papers measured nothing for it
     at_boot_of: tuple[str, ...] = ()  # the runtime rules it keeps across a reboot
+    fix_step: str = "runtime"  # where its action sits in the fix order (FIX_STEPS)
 
     def selected_by(self, profile: str) -> bool:
         return not self.profiles or profile in self.profiles

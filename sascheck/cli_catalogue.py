@@ -87,7 +87,9 @@ def explain_command(args: argparse.Namespace) -> int:
              rule.description, "", "Rationale:", rule.rationale, "", "Sources:"]
     lines += [f"  - {ref.citation}" + (f" ({ref.note})" if ref.note else "")
               for ref in rule.references]
-    from .scanner.fix_order import impact_line, impact_of
+    from .scanner.fix_order import FIX_STEPS, impact_line, impact_of
+
+    lines += ["", f"Fix step: {rule.fix_step} ({FIX_STEPS[rule.fix_step]})"]
 
     impact = impact_of(rule, catalogue)
     lines += ["", "Measured: " + (impact_line(impact) if impact else

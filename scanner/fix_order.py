@@ -1,7 +1,10 @@
-"""What to fix first (issue 38): every failing rule once, ranked by what the papers measured
-it to cost (the rule's ``impact.percent``), then by a measured effect without a figure, then
-by severity. A rule that keeps another's setting across a reboot (``at_boot_of``: THP at
-boot and THP now) is ranked with it: one action of the fix covers both."""
+"""What to fix first (issues 38, 49): every failing rule once, in the steps of a maintenance
+window as an expert orders it (each rule's ``fix_step``: safety, the tuned profile, what
+overrides it, the rest of the running system, what survives a reboot, mounts, then projects),
+within a step by severity, then by a figure the papers print (figures of different metrics
+are not compared), then a measured effect without one. A rule that keeps another's setting
+across a reboot (``at_boot_of``: THP at boot and THP now) is ranked with it: one action of
+the fix covers both."""
 
 from __future__ import annotations
 
@@ -54,13 +57,31 @@ def _groups(failing: list[RuleResult], catalogue: Catalogue) -> list[list[RuleRe
     return list(grouped.values())
 
 
-def _rank(group: list[RuleResult], impacts: Mapping[str, dict[str, Any] | None]
-          ) -> tuple[int, int, int, str]:
+# The steps of a maintenance window, in order (issue 49), and why a rule sits in each.
+FIX_STEPS = {
+    "safety": "first: a failure here risks data (barriers off without a protected cache)",
+    "base": "the tuned profile first: the steps after it override or add to what it sets",
+    "override": "after the tuned profile, which would undo it (RHEL 6's ktune turns THP on)",
+    "runtime": "the rest of the running system",
+    "boot": "what makes the running settings survive a reboot",
+    "mounts": "remounts and fstab",
+    "project": "planned work, not a window item: it rebuilds storage or hardware settings",
+}
+STEP_INDEX = {step: index for index, step in enumerate(FIX_STEPS)}
+
+
+def _rank(group: list[RuleResult], impacts: Mapping[str, dict[str, Any] | None],
+          steps: Mapping[str, str]) -> tuple[int, int, str, int, int, str]:
+    """Step, then severity, then a figure of the same metric (the larger first), then a
+    measured effect without one: figures of different metrics are not compared."""
     measured = [impacts[r.rule_id] for r in group if impacts[r.rule_id] is not None]
-    percent = max((i.get("percent", 0) for i in measured if i), default=0)
+    best = max(measured, key=lambda i: (i or {}).get("percent", 0), default=None) or {}
+    percent = int(best.get("percent", 0))
     kind = 0 if percent else 1 if measured else 2
     severity = min(SEVERITY_RANK.get(r.severity, 3) for r in group)
-    return kind, -percent, severity, min(r.rule_id for r in group)
+    step = min(STEP_INDEX[steps[r.rule_id]] for r in group)
+    return step, severity, str(best.get("metric", "")) if percent else "~", -percent, kind, \
+        min(r.rule_id for r in group)
 
 
 def fix_ranks(order: Iterable[Mapping[str, Any]]) -> dict[str, int]:
@@ -72,15 +93,19 @@ def fix_ranks(order: Iterable[Mapping[str, Any]]) -> dict[str, int]:
 
 def fix_order(results: Iterable[RuleResult], catalogue: Catalogue) -> list[dict[str, Any]]:
     """The failing rules in the order to fix them: each entry the rules one action fixes
-    (runtime rules before the at-boot rule keeping them), its impact, and its severity."""
+    (runtime rules before the at-boot rule keeping them), its step and why it sits there,
+    its impact, and its severity."""
     failing = [r for r in results if r.result == Verdict.FAIL and r.rule_id in catalogue.rules]
     impacts = {r.rule_id: impact_of(catalogue.rules[r.rule_id], catalogue) for r in failing}
+    steps = {r.rule_id: catalogue.rules[r.rule_id].fix_step for r in failing}
     order = []
-    for group in sorted(_groups(failing, catalogue), key=lambda g: _rank(g, impacts)):
+    for group in sorted(_groups(failing, catalogue), key=lambda g: _rank(g, impacts, steps)):
         members = sorted(group, key=lambda r: (bool(catalogue.rules[r.rule_id].at_boot_of),
                                                r.rule_id))
         best = next((impacts[r.rule_id] for r in members if impacts[r.rule_id]), None)
         severity = min((r.severity for r in group), key=lambda s: SEVERITY_RANK.get(s, 3))
+        step = min((steps[r.rule_id] for r in group), key=STEP_INDEX.__getitem__)
         order.append({"rules": [r.rule_id for r in members], "severity": severity,
+                      "step": step, "why": FIX_STEPS[step],
                       **({"impact": best} if best else {})})
     return order

@@ -13,6 +13,7 @@ from lxml import html as lxml_html
 
 from sascheck.cli import main
 from sascheck.rules import load_catalogue
+from sascheck.scanner.fix_order import FIX_STEPS
 
 from .example_roots import EXAMPLES
 
@@ -82,9 +83,17 @@ def test_fix_order_is_the_order_of_the_terminal_and_the_page(tmp_path, capsys, m
     order = [rule for entry in data["fix_order"] for rule in entry["rules"]]
     failing = sorted(r["id"] for r in data["rules"] if r["result"] == "fail")
     assert sorted(order) == failing  # every failing rule exactly once
-    # measured figures first (THP's 25% and the file system's 30%: the larger first), a
-    # rule with its at-boot twin in one entry, a rule the papers measured nothing for later
-    assert order.index("sas_fs_type") < order.index("thp_disabled") < order.index("read_ahead")
+    # Issue 49, an expert's window: safety first (barriers off without a protected cache),
+    # the tuned profile before THP (RHEL 6's ktune turns THP back on), rebuilds last, steps
+    # in order; a rule with its at-boot twin in one entry.
+    steps = [entry["step"] for entry in data["fix_order"]]
+    assert steps == sorted(steps, key=list(FIX_STEPS).index)
+    assert data["fix_order"][0]["rules"][0] == "barrier_requires_protected_cache"
+    assert order.index("tuned_profile") < order.index("thp_disabled") < order.index("sas_fs_type")
+    assert {entry["step"] for entry in data["fix_order"][-2:]} == {"project"}
+    assert all(entry["why"] == FIX_STEPS[entry["step"]] for entry in data["fix_order"])
+    assert "fix step: override (after the tuned profile, which would undo it" in \
+        " ".join(table.split())
     [thp] = [e for e in data["fix_order"] if "thp_disabled" in e["rules"]]
     assert thp["rules"] == ["thp_disabled", "thp_disabled_at_boot"]
     assert thp["impact"]["percent"] == 25
