@@ -17,6 +17,7 @@ import jinja2
 from markupsafe import Markup
 
 from .. import __version__
+from ..scanner.fix_order import FIX_STEPS
 from . import storage_svg, throughput_svg
 from .drift import Change, marked
 from .fix_command import fix_command
@@ -29,9 +30,11 @@ Snippets = Mapping[str, Mapping[str, str]]
 
 
 def _environment() -> jinja2.Environment:
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)),
-                              autoescape=True, undefined=jinja2.StrictUndefined,
-                              trim_blocks=True, lstrip_blocks=True)
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+                             autoescape=True, undefined=jinja2.StrictUndefined,
+                             trim_blocks=True, lstrip_blocks=True)
+    env.globals["fix_steps"] = FIX_STEPS  # why each step sits where it does
+    return env
 
 
 def _assets() -> dict[str, object]:

@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..rules.host_layout import SAS_ROLE_VALUES
-from ..scanner.fix_order import FIX_STEPS, fix_ranks, impact_line
+from ..scanner.fix_order import FIX_STEPS, fix_ranks, fix_steps, impact_line
 from .escaping import deep, for_terminal
 from .resultfile import forced_role, scanned_archive, scanned_image
 
@@ -48,8 +48,7 @@ def render(result: dict[str, Any], console: Console) -> None:
     footnotes: list[str] = []
     rows = []
     ranks = fix_ranks(result.get("fix_order", []))
-    steps = {rule_id: str(entry.get("step", "")) for entry in result.get("fix_order", [])
-             for rule_id in entry.get("rules", []) if entry.get("step") in FIX_STEPS}
+    steps = fix_steps(result.get("fix_order", []))
     for rule in sorted(result["rules"], key=lambda r: (ORDER.index(r["result"]),
                                                        ranks.get(r["id"], len(ranks) * 64))):
         symbol, style = SYMBOLS[rule["result"]]

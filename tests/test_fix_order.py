@@ -102,6 +102,10 @@ def test_fix_order_is_the_order_of_the_terminal_and_the_page(tmp_path, capsys, m
     articles = [a.get("id").removeprefix("host-") for a in
                 lxml_html.fromstring(page.read_text()).xpath("//article[@data-result='fail']")]
     assert articles == order
+    thp_article = lxml_html.fromstring(page.read_text()).xpath(
+        "//article[@id='host-thp_disabled']")[0].text_content()
+    assert "Fix step: override (after the tuned profile, which would undo it" in \
+        " ".join(thp_article.split())
     by_id = {r["id"]: r for r in data["rules"]}
     assert "25% slower" in by_id["thp_disabled"]["impact"]["text"]
     assert "impact" not in by_id["read_ahead"]  # the papers give no figure
