@@ -19,6 +19,12 @@ from ..rules.errors import UserInputError
 from .xccdf import ID_PREFIX, NS_XCCDF, OVAL_SELECTOR, profile_id, rule_id, value_id, value_text
 
 TAILORED_SUFFIX = "_tailored"
+# oscap xccdf generate fix copies a set-value into the script and playbook it writes
+# verbatim (checked with oscap 1.3.7): inside the bash fix's single quotes a ' ends the
+# quote, and in the playbook's YAML strings " and \ end or escape them and {{ or {% are
+# templated by Ansible. A value holding one of these (or a line break) would be code there,
+# so sascheck never writes one; a comma would split a list item.
+_VERBATIM_UNSAFE = frozenset("'\"\\{}%\n\r")
 
 
 class TailoringError(UserInputError):
@@ -49,7 +55,16 @@ def write_tailoring(catalogue: Catalogue, profile: str, values: Mapping[str, Any
     sub(tailored, "description", "Written by sascheck tailor from the same values sascheck "
                                  "scan uses, SAS directories included.")
     for name, variable in catalogue.variables.items():
-        sub(tailored, "set-value", value_text(variable, values[name]), idref=value_id(name))
+        value = values[name]
+        for item in value if isinstance(value, list) else [value]:
+            text = str(item)
+            if _VERBATIM_UNSAFE & set(text) or (isinstance(value, list) and "," in text):
+                raise TailoringError(
+                    f"site value {name}: {text!r} holds a character (' \" \\ {{ }} % a comma "
+                    "or a line break) that oscap xccdf generate fix would copy verbatim into "
+                    "the fix script and playbook it writes, where it would be code: no "
+                    "tailoring file written (rename the directory, or leave the value out)")
+        sub(tailored, "set-value", value_text(variable, value), idref=value_id(name))
     has_sas_dirs = any(values.get(name) for name in
                        ("sas_data_dirs", "sas_work_dirs", "sas_utilloc_dirs"))
     if has_sas_dirs:

@@ -139,3 +139,53 @@ def test_the_playbook_oscap_assembles_checks_mends_and_is_idempotent(tmp_path, e
     assert _configuration(root) == _configuration(ours)
     again = play()
     assert again.returncode == 0 and re.search(r"changed=0\s", again.stdout), again.stdout[-2000:]
+
+
+HOSTILE_VALUES = ["/sas'$(touch PWNED)'work", "/sas{{ 7 * 7 }}", '/sas"work']
+
+
+def test_oscap_copies_a_set_value_verbatim_into_the_fix_it_writes(tmp_path):
+    """Why sascheck tailor refuses some values: oscap 1.3.7 puts a tailoring file's
+    set-value into the generated script as it stands, so in a hand-edited file a ' closes
+    the fix's quote and what follows is run (here by --dry-run already)."""
+    root = _copy("rhel6-defaults", tmp_path / "root")
+    tailoring = tailor(root, HOSTS["rhel6-defaults"], tmp_path / "t.xml")
+    text = tailoring.read_text()
+    hostile = "a'$(touch " + str(tmp_path / "PWNED") + ")'b"
+    tailoring.write_text(re.sub(r"(value_allowed_tuned_profiles\">)[^<]*",
+                                lambda m: m.group(1) + hostile, text))
+    oscap_eval(root, tailoring, tmp_path)
+    script = tmp_path / "fix.sh"
+    subprocess.run(["oscap", "xccdf", "generate", "fix", "--fix-type", "bash", "--result-id",
+                    "xccdf_org.open-scap_testresult_" + tailored_profile_id("default"),
+                    "--tailoring-file", str(tailoring), "--output", str(script),
+                    str(tmp_path / "results-arf.xml")], check=True, capture_output=True,
+                   timeout=120)
+    assert f"<<< '{hostile}'" in script.read_text()  # verbatim: the ' ends the quote
+    _bash(script, root, "--dry-run")
+    assert (tmp_path / "PWNED").exists()  # the hazard is oscap's; sascheck never writes it
+
+
+@pytest.mark.parametrize("value", HOSTILE_VALUES)
+def test_sascheck_tailor_never_writes_a_value_oscap_would_make_code(tmp_path, value, capsys):
+    """A SAS directory named by a host's sasv9.cfg (host data) or by --set, holding a ', "
+    or {{ }}, would be code in oscap's generated bash or playbook: sascheck tailor says
+    which value and writes nothing."""
+    from sascheck.cli import main
+
+    for where, root in (("--set", sas_host(tmp_path / "set")),
+                        ("sasv9.cfg", sas_host(tmp_path / "cfg", sas_local_cfg=(
+                            f"-WORK \"{value}\"\n" if '"' not in value else
+                            f"-WORK '{value}'\n")))):
+        output = tmp_path / f"{where}.xml"
+        argv = ["tailor", "--root", str(root), "-o", str(output), *(
+            ["--set", f"sas_data_dirs={value}"] if where == "--set" else
+            ["--set", "sas_data_dirs=/sasdata"])]
+        status = main(argv)
+        err = capsys.readouterr().err
+        if where == "sasv9.cfg" and status == 0:  # SAS's own reader did not take the name
+            assert value not in output.read_text()
+            continue
+        assert status == 1, (where, err)
+        assert "oscap xccdf generate fix would copy verbatim" in err, err
+        assert not output.exists()
