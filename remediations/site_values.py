@@ -6,7 +6,7 @@ the playbook's variables and the per-rule XCCDF fixes with no list kept by hand.
 Each value is a shell variable named by the value in upper case, set in one of three modes:
 literal ('bash', from the site's resolved values), from ``SASCHECK_<NAME>`` in the
 environment ('env': the playbook's planner), or from an XCCDF ``<sub>`` ('xccdf'). Whatever
-the mode, the script checks each value against its type before using it (``check_lines``):
+the mode, the script checks each value against its type before using it (``FixValue.check``):
 the environment and a tailoring file are untrusted.
 """
 
@@ -18,8 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..rules import Catalogue
-from ..rules.check_kinds import KINDS, rule_values
-from ..rules.host_layout import SAS_ROLE_VALUES
+from ..rules.check_kinds import KINDS, SAS_DIR_VALUES, rule_values
 from ..rules.model import Variable
 from .rendering import FixError, _sh, _yaml_list
 
@@ -51,11 +50,7 @@ class FixValue:
 
     @property
     def env(self) -> str:
-        return "SASCHECK_" + self.variable.name.upper()
-
-    @property
-    def is_list(self) -> bool:
-        return self.variable.type == "strings"
+        return "SASCHECK_" + self.shell
 
     def assignment(self, mode: str, values: Mapping[str, Any]) -> str:
         """The shell line setting the value in ``mode``."""
@@ -117,9 +112,8 @@ def rule_fix_values(catalogue: Catalogue, rule_id: str) -> tuple[str, ...]:
     rule = catalogue.rules[rule_id]
     if rule.manual_fix or not KINDS[rule.kind].automatic_fix:
         return ()
-    sas_dirs = set(SAS_ROLE_VALUES.values())
     return tuple(name for name in rule_values(KINDS[rule.kind], rule.params)
-                 if name not in sas_dirs and name not in LIBRARY_VALUES)
+                 if name not in SAS_DIR_VALUES and name not in LIBRARY_VALUES)
 
 
 def fix_values(catalogue: Catalogue, rule_ids: Iterable[str] = (),
@@ -134,7 +128,7 @@ def fix_values(catalogue: Catalogue, rule_ids: Iterable[str] = (),
 def sas_dirs_line(mode: str, sas_dirs: Iterable[str]) -> str:
     """SAS_DIRS: the SAS directories of every role, as one list."""
     if mode == "xccdf":
-        dirs = ",".join(SUB.format(name) for name in SAS_ROLE_VALUES.values())
+        dirs = ",".join(SUB.format(name) for name in SAS_DIR_VALUES)
         return f"IFS=, read -r -a SAS_DIRS <<< '{dirs}'"
     if mode == "env":
         return f'IFS=, read -r -a SAS_DIRS <<< "${{{SAS_DIRS_ENV}:-}}"'

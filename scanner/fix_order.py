@@ -74,13 +74,12 @@ def _rank(group: list[RuleResult], impacts: Mapping[str, dict[str, Any] | None],
           steps: Mapping[str, str]) -> tuple[int, int, str, int, int, str]:
     """Step, then severity, then a figure of the same metric (the larger first), then a
     measured effect without one: figures of different metrics are not compared."""
-    measured = [impacts[r.rule_id] for r in group if impacts[r.rule_id] is not None]
-    best = max(measured, key=lambda i: (i or {}).get("percent", 0), default=None) or {}
+    measured = [i for r in group if (i := impacts[r.rule_id]) is not None]
+    best = max(measured, key=lambda i: i.get("percent", 0), default={})
     percent = int(best.get("percent", 0))
     kind = 0 if percent else 1 if measured else 2
     severity = min(SEVERITY_RANK.get(r.severity, 3) for r in group)
-    step = min(STEP_INDEX[steps[r.rule_id]] for r in group)
-    return step, severity, str(best.get("metric", "")) if percent else "~", -percent, kind, \
+    return STEP_INDEX[_step(group, steps)], severity, str(best.get("metric", "")) if percent else "~", -percent, kind, \
         min(r.rule_id for r in group)
 
 
@@ -89,6 +88,11 @@ def fix_ranks(order: Iterable[Mapping[str, Any]]) -> dict[str, int]:
     entry's index, then the rule's place in it (a rule not in the order has none)."""
     return {rule_id: index * 64 + position for index, entry in enumerate(order)
             for position, rule_id in enumerate(entry["rules"])}
+
+
+def _step(group: list[RuleResult], steps: Mapping[str, str]) -> str:
+    """A group's step: its earliest member's (one action mends them all)."""
+    return min((steps[r.rule_id] for r in group), key=STEP_INDEX.__getitem__)
 
 
 def fix_steps(order: Iterable[Mapping[str, Any]]) -> dict[str, str]:
@@ -111,7 +115,7 @@ def fix_order(results: Iterable[RuleResult], catalogue: Catalogue) -> list[dict[
                                                r.rule_id))
         best = next((impacts[r.rule_id] for r in members if impacts[r.rule_id]), None)
         severity = min((r.severity for r in group), key=lambda s: SEVERITY_RANK.get(s, 3))
-        step = min((steps[r.rule_id] for r in group), key=STEP_INDEX.__getitem__)
+        step = _step(group, steps)
         order.append({"rules": [r.rule_id for r in members], "severity": severity,
                       "step": step, "why": FIX_STEPS[step],
                       **({"impact": best} if best else {})})

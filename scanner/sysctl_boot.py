@@ -117,12 +117,12 @@ def kernel_line_sysctl(entries: list[BootSource], kernel: str, key: str
         return [], ""
     match = re.match(r"([0-9]+)\.([0-9]+)", kernel)
     release = (int(match.group(1)), int(match.group(2))) if match else None
-    if release is not None and release < SYSCTL_ARGS_SINCE and ".el8" not in kernel:
-        return [], ""  # the kernel ignores them (before Linux 5.8)
     if release is None or ".el8" in kernel:
         return [], (f"the kernel line sets sysctl.{key} ({setting[0][0]}), and whether "
                     f"kernel {kernel or '(unknown)'} applies sysctl.* boot parameters (Linux "
                     "5.8 on; RHEL 8's 4.18 backport unknown) cannot be told")
+    if release < SYSCTL_ARGS_SINCE:
+        return [], ""  # the kernel ignores them (before Linux 5.8)
     if len({value for _, value in found}) > 1:
         return [], f"the boot entries set sysctl.{key} differently"
     path, value = setting[0]

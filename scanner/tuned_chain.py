@@ -373,11 +373,11 @@ def _disabled(controls: dict[str, str], true: tuple[str, ...]) -> str:
     return f"enabled={text}, which this tuned reads as false (true is only {', '.join(true)})"
 
 
-def _merge(chain: TunedChain, profile: str, sections: Sections,
-           true: tuple[str, ...] = LoaderRules.unit_true) -> None:
+def _merge(chain: TunedChain, profile: str, sections: Sections, true: tuple[str, ...]) -> None:
     """Merge one profile's sections into the chain's units, as tuned's Merger does
     (tuned/profiles/merger.py): a unit of the newer profile takes over the type (its own
-    name unless it says), enabled (true unless it says) and devices of the older one."""
+    name unless it says) and enabled (true unless it says) of the older one. Its devices
+    (``*`` unless it says) replace the older's in tuned too; sascheck does not model that."""
     for section, options in sections.items():
         if section == "main":
             continue
