@@ -290,7 +290,7 @@ class OvalFacts:
                                                            SYSV_RUNLEVEL_DIRS), var_check="at least one"),
                         entity("unix:filename", r"^S[0-9]{2}tuned$", op="pattern match"))
         # profile_mode auto (tuned 2.9+): tuned starts its recommended profile, not
-        # active_profile, which OVAL cannot work out (scanner/tuned_recommend.py): it then
+        # active_profile, which OVAL cannot work out (scanner/tuned/recommend.py): it then
         # counts nothing tuned's active profile sets.
         auto = oval.obj("ind:textfilecontent54", "tuned's profile_mode is auto",
                         entity("ind:filepath", TUNED_PROFILE_MODE_FILE),

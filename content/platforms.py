@@ -1,5 +1,5 @@
 """Applicability as CPE platforms with OVAL checks: the host's role (same signals as
-scanner/role.py), THP support and cpufreq, so a rule is ``notapplicable`` where the
+scanner/system/role.py), THP support and cpufreq, so a rule is ``notapplicable`` where the
 scanner says so."""
 
 from __future__ import annotations

@@ -19,10 +19,10 @@ from ..rules import Catalogue
 from ..scanner.checks.measured import concurrent_sums, throughput_target
 from ..scanner.engine import ScanResult
 from ..scanner.facts import Facts
-from ..scanner.hostroot import FactError, HostRoot
 from ..scanner.parsers.simple import cpuinfo_physical_cores
-from ..scanner.sasdirs import HOW_TO_NAME_SAS_DIRS
 from ..scanner.scan import run_scan
+from ..scanner.sources.hostroot import FactError, HostRoot
+from ..scanner.storage.sasdirs import HOW_TO_NAME_SAS_DIRS
 from .fio import FioJob, fio_command, fio_version
 from .plan import (
     DEFAULT_BLOCK,

@@ -37,8 +37,8 @@ def _root(args: argparse.Namespace) -> Iterator[str]:
     (removed after; args.sos holds the sosreport's notes)."""
     args.sos = args.opened_snapshot = None
     if getattr(args, "sosreport", None):
-        from .scanner.sosreport import SosreportError
-        from .scanner.sosreport import opened as opened_sosreport
+        from .scanner.sources.sosreport import SosreportError
+        from .scanner.sources.sosreport import opened as opened_sosreport
         try:
             with opened_sosreport(args.sosreport) as report:
                 args.sos = report
@@ -46,7 +46,7 @@ def _root(args: argparse.Namespace) -> Iterator[str]:
         except SosreportError as exc:
             raise UsageError(str(exc)) from exc
     elif getattr(args, "snapshot", None):
-        from .scanner.snapshot import SnapshotError, opened_snapshot
+        from .scanner.sources.snapshot import SnapshotError, opened_snapshot
         try:
             with opened_snapshot(args.snapshot) as snapshot:
                 args.opened_snapshot = snapshot
@@ -62,7 +62,7 @@ def _root(args: argparse.Namespace) -> Iterator[str]:
 
 def _collect(args: argparse.Namespace) -> int:
     if args.script:
-        from .scanner.collect_script import SCRIPT
+        from .scanner.sources.collect_script import SCRIPT
         sys.stdout.write(SCRIPT)
         return EXIT_OK
     if not args.output:

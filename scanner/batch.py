@@ -15,9 +15,9 @@ from ..reports.failure import failure_record
 from ..rules import Catalogue, load_catalogue
 from ..rules.errors import UserInputError
 from .batch_pool import DEFAULT_SECONDS, run_jobs
-from .hostroot import FactError
 from .scan import run_scan
-from .snapshot import SnapshotError, opened_snapshot
+from .sources.hostroot import FactError
+from .sources.snapshot import SnapshotError, opened_snapshot
 
 SNAPSHOT_SUFFIXES = (".tar.gz", ".tgz", ".tar")
 SHARED_MEMORY = "/dev/shm"

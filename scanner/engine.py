@@ -16,15 +16,15 @@ from ..rules.host_layout import (
     VXVM_DEVICE_DIRS,
     XTREMIO_VENDOR,
 )
-from .blockdev import StackLayer, default_scheduler, multipath_paths
 from .checks import CHECKS
 from .checks.guests import passed_through
 from .facts import Facts
 from .fix_order import fix_order, impact_of
 from .parsers.selection import Selection
 from .results import Outcome, RuleResult, Verdict
-from .sas_filesystems import SasFilesystem
-from .sasdirs import HOW_TO_NAME_SAS_DIRS
+from .storage.blockdev import StackLayer, default_scheduler, multipath_paths
+from .storage.filesystems import SasFilesystem
+from .storage.sasdirs import HOW_TO_NAME_SAS_DIRS
 from .unavailable import Unavailable
 
 RESULT_SCHEMA = "sascheck-result/1"

@@ -23,26 +23,11 @@ from ..rules.host_layout import (
     VXFS_TUNEFSTAB,
     VXVM_DEVICE_DIRS,
 )
-from .blockdev import (
-    BlockGraph,
-    disk_vendors,
-    lvm_dm_name,
-    read_queue,
-    read_topology,
-    stripe_published,
-)
-from .boot_mounts import BootMount, collect_boot_mounts
-from .boot_writers import SysfsWrite, collect_boot_writes
-from .bootloader import BootConfig, collect_boot
-from .cpu_features import CpuFeatures, collect_cpu_features
-from .cpuidle import CpuIdle, collect_cpuidle
-from .dropins import merged
-from .guests import collect_guests
-from .hostroot import FactError, HostRoot
-from .multipath import collect_multipath, knows_detect_pgpolicy
-from .multipath_hwtable import HwTable, host_table
-from .multipath_runtime import collect_runtime_maps
-from .numa import NumaFacts, collect_numa
+from .boot.dropins import merged
+from .boot.loader import BootConfig, collect_boot
+from .boot.mounts import BootMount, collect_boot_mounts
+from .boot.sysctl import SysctlBoot, collect_sysctl_boot
+from .boot.writers import SysfsWrite, collect_boot_writes
 from .parsers.dm_multipath import MultipathMap
 from .parsers.libvirt import Domain
 from .parsers.lvm_metadata import lv_read_ahead
@@ -52,16 +37,31 @@ from .parsers.selection import Selection, parse_selection
 from .parsers.simple import ascii_int, cpuinfo_count, meminfo_kib, shell_assignments
 from .parsers.udev_rules import UdevRule, parse_udev_rules
 from .parsers.vxfs import parse_tunefstab
-from .role import RoleDecision, detect_role, forced_role
-from .sas_filesystems import (
+from .sources.hostroot import FactError, HostRoot
+from .storage.blockdev import (
+    BlockGraph,
+    disk_vendors,
+    lvm_dm_name,
+    read_queue,
+    read_topology,
+    stripe_published,
+)
+from .storage.filesystems import (
     SasFilesystem,
     place_on_array,
     place_sas_dirs,
     read_bdi,
 )
-from .sasdirs import Discovery, SasDir, discover
-from .sysctl_boot import SysctlBoot, collect_sysctl_boot
-from .tuned import TunedFacts, collect_tuned
+from .storage.multipath import collect_multipath, knows_detect_pgpolicy
+from .storage.multipath_hwtable import HwTable, host_table
+from .storage.multipath_runtime import collect_runtime_maps
+from .storage.sasdirs import Discovery, SasDir, discover
+from .system.cpu_features import CpuFeatures, collect_cpu_features
+from .system.cpuidle import CpuIdle, collect_cpuidle
+from .system.guests import collect_guests
+from .system.numa import NumaFacts, collect_numa
+from .system.role import RoleDecision, detect_role, forced_role
+from .tuned.active import TunedFacts, collect_tuned
 from .unavailable import Unavailable
 
 T = TypeVar("T")

@@ -11,9 +11,9 @@ from ..rules.host_layout import SAS_ROLE_VALUES
 from . import host_regex
 from .engine import ScanResult, evaluate
 from .facts import Facts, collect
-from .hostroot import FactError, HostRoot
 from .results import RuleResult
-from .sasdirs import discover
+from .sources.hostroot import FactError, HostRoot
+from .storage.sasdirs import discover
 
 
 def _values(catalogue: Catalogue, profile_name: str, assignments: Sequence[str]
@@ -62,7 +62,7 @@ def collect_snapshot(catalogue: Catalogue, output: IO[bytes], profile_name: str 
                      assignments: Sequence[str] = (), root: str = "/") -> dict[str, Any]:
     """Archive what a scan of ``root`` reads; returns the manifest's host part."""
     from .facts import collect_host
-    from .snapshot import record, write_snapshot
+    from .sources.snapshot import record, write_snapshot
 
     profile = catalogue.profile(profile_name)
     values, origins = _values(catalogue, profile_name, assignments)

@@ -18,7 +18,7 @@ import tarfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from sascheck.scanner.collect_script import SCRIPT_FILE
+from sascheck.scanner.sources.collect_script import SCRIPT_FILE
 
 from .lab import require
 

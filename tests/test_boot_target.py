@@ -1,12 +1,12 @@
-"""The .wants directories whose units start at the next boot (scanner/boot_target.py), from
+"""The .wants directories whose units start at the next boot (scanner/boot/target.py), from
 the kernel line's target words (systemd(1)) and default.target (issue 50)."""
 
 from __future__ import annotations
 
 import pytest
 
-from sascheck.scanner.boot_target import boot_wants_dirs
-from sascheck.scanner.hostroot import HostRoot
+from sascheck.scanner.boot.target import boot_wants_dirs
+from sascheck.scanner.sources.hostroot import HostRoot
 
 from .rootbuilder import RootBuilder
 

@@ -18,9 +18,9 @@ import pytest
 from sascheck.cli import main
 from sascheck.reports.model import load
 from sascheck.rules import load_catalogue
-from sascheck.scanner import tree_copy
 from sascheck.scanner.batch_pool import run_jobs
-from sascheck.scanner.snapshot import SnapshotError
+from sascheck.scanner.sources import tree_copy
+from sascheck.scanner.sources.snapshot import SnapshotError
 
 from .browser import fleet_index
 from .hosts import BASELINE_SETS, sas_host

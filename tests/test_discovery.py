@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from sascheck.scanner.hostroot import FactError, HostRoot
-from sascheck.scanner.role import detect_role
-from sascheck.scanner.sasdirs import configured_bufsize
+from sascheck.scanner.sources.hostroot import FactError, HostRoot
+from sascheck.scanner.storage.sasdirs import configured_bufsize
+from sascheck.scanner.system.role import detect_role
 from tests.rootbuilder import RootBuilder
 
 SASROOT = "/opt/sas/SASHome/SASFoundation/9.4"

@@ -24,9 +24,9 @@ from sascheck.remediations.generate import (
 )
 from sascheck.rules import Catalogue, load_catalogue
 from sascheck.rules.loader import RULES_DIR
-from sascheck.scanner.collect_script import SCRIPT, with_current_layout
 from sascheck.scanner.scan import run_scan, site_values
-from sascheck.scanner.snapshot import opened_snapshot
+from sascheck.scanner.sources.collect_script import SCRIPT, with_current_layout
+from sascheck.scanner.sources.snapshot import opened_snapshot
 
 from .hosts import BASELINE_SETS, sas_host
 from .oscap import oscap_available, oscap_eval
@@ -258,3 +258,20 @@ def test_docs_cite_nothing_outside_the_repository():
             target = (docs / path).resolve()
             assert target.is_relative_to(project), f"{page.name}: {path}"
             assert target.exists(), f"{page.name}: {path}"
+
+
+# A repository path in backquotes: `scanner/tuned/chain.py`, `remediations/templates/bash/lib/*.sh`.
+NAMED_PATH = re.compile(r"`((?:scanner|rules|reports|content|remediations|iotest|sascheck|scripts|tests|"
+                        r"deploy|packaging|examples|docs)/[\w./*-]*)`")
+
+
+def test_every_file_the_docs_name_exists():
+    """A newcomer follows the docs' file names (issue 46): after files move, each path a page
+    or the README names in backquotes still exists (a glob matches at least one file)."""
+    project = DOCS.parent
+    missing = []
+    for page in [project / "README.md", *sorted(DOCS.glob("*.md"))]:
+        for named in NAMED_PATH.findall(page.read_text(encoding="utf-8")):
+            if not any(project.glob(named.rstrip("/"))):
+                missing.append(f"{page.name}: {named}")
+    assert not missing, "\n".join(missing)

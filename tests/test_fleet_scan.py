@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from sascheck.cli import main
-from sascheck.scanner.collect_script import SCRIPT
+from sascheck.scanner.sources.collect_script import SCRIPT
 from tests.example_roots import EXAMPLE_VALUES, EXAMPLES
 
 from .browser import browser_available, fleet_index, open_page

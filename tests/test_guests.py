@@ -155,7 +155,7 @@ def test_snapshots_keep_the_guest_definitions(tmp_path, scan):
     direct = scan(root, role="auto")["by_id"]["kvm_guest_disks_direct"]
     for archive in (_python_collect(root, BASELINE_SETS, tmp_path / "py.tar.gz"),
                     _script_collect(root, tmp_path / "sh.tar.gz", tmp_path)):
-        from sascheck.scanner.snapshot import opened
+        from sascheck.scanner.sources.snapshot import opened
         with opened(str(archive)) as extracted:
             rule = scan(extracted, role="auto")["by_id"]["kvm_guest_disks_direct"]
         assert (rule["result"], rule["evidence"]) == (direct["result"], direct["evidence"])

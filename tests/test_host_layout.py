@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 from sascheck.rules import host_layout
-from sascheck.scanner.collect_script import (
+from sascheck.scanner.sources.collect_script import (
     LAYOUT_BEGIN,
     LAYOUT_END,
     SCRIPT_FILE,

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from sascheck.scanner import host_regex
-from sascheck.scanner.hostroot import HostRoot
-from sascheck.scanner.multipath_hwtable import (
+from sascheck.scanner.sources.hostroot import HostRoot
+from sascheck.scanner.storage.multipath_hwtable import (
     MAX_DEVICES,
     HwTable,
     host_table,

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from sascheck.scanner.boot_mounts import collect_boot_mounts, mount_unit_settings
-from sascheck.scanner.boot_writers import EARLY, tmpfiles_writes, writes_in_shell
+from sascheck.scanner.boot.mounts import collect_boot_mounts, mount_unit_settings
+from sascheck.scanner.boot.sysctl import parse_sysctl
+from sascheck.scanner.boot.writers import EARLY, tmpfiles_writes, writes_in_shell
 from sascheck.scanner.checks.io_boot import tuned_readahead_kib
-from sascheck.scanner.hostroot import HostRoot
 from sascheck.scanner.parsers.boot import (
     arg_value,
     bls_entry_args,
@@ -24,9 +24,9 @@ from sascheck.scanner.parsers.selection import parse_selection
 from sascheck.scanner.parsers.simple import cpuinfo_flags, meminfo_kib, shell_assignments
 from sascheck.scanner.parsers.tuned_conf import parse_active_profile
 from sascheck.scanner.parsers.udev_rules import is_block_rule, parse_udev_rules
-from sascheck.scanner.sysctl_boot import parse_sysctl
-from sascheck.scanner.tuned import resolve_chain
-from sascheck.scanner.tuned_chain import LoaderRules, TunedConfError, include_names, parse_profile
+from sascheck.scanner.sources.hostroot import HostRoot
+from sascheck.scanner.tuned.active import resolve_chain
+from sascheck.scanner.tuned.chain import LoaderRules, TunedConfError, include_names, parse_profile
 from tests.boot_samples import (
     RHEL6_GRUB_CONF,
     RHEL7_GRUB_CFG,

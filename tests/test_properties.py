@@ -10,7 +10,6 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sascheck.scanner.hostroot import HostRoot
 from sascheck.scanner.parsers import boot
 from sascheck.scanner.parsers.mounts import parse_mounts, unescape
 from sascheck.scanner.parsers.sas_config import parse_sas_config
@@ -23,9 +22,10 @@ from sascheck.scanner.parsers.simple import (
 )
 from sascheck.scanner.parsers.tuned_conf import parse_active_profile
 from sascheck.scanner.parsers.udev_rules import is_block_rule, parse_udev_rules
-from sascheck.scanner.sasdirs import discover
-from sascheck.scanner.tuned import resolve_chain
-from sascheck.scanner.tuned_chain import LoaderRules, TunedConfError, include_names, parse_profile
+from sascheck.scanner.sources.hostroot import HostRoot
+from sascheck.scanner.storage.sasdirs import discover
+from sascheck.scanner.tuned.active import resolve_chain
+from sascheck.scanner.tuned.chain import LoaderRules, TunedConfError, include_names, parse_profile
 from tests.rootbuilder import RootBuilder
 
 FAST = settings(max_examples=300, deadline=2000,

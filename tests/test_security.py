@@ -20,7 +20,7 @@ from lxml import etree
 from sascheck.cli import main
 from sascheck.remediations.generate import generate
 from sascheck.remediations.rendering import FixInput
-from sascheck.scanner.hostroot import HostRoot
+from sascheck.scanner.sources.hostroot import HostRoot
 from tests.rootbuilder import RootBuilder
 
 from .hosts import HostSpec, SasFs, build_host, sas_host, tree_digest

@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from sascheck.scanner.snapshot import SnapshotError
-from sascheck.scanner.tree_copy import MAX_DEPTH, copy_tree
+from sascheck.scanner.sources.snapshot import SnapshotError
+from sascheck.scanner.sources.tree_copy import MAX_DEPTH, copy_tree
 
 from .boot_samples import lvm_backup
 from .hosts import sas_host

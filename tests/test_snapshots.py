@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from sascheck.cli import main
-from sascheck.scanner import snapshot
-from sascheck.scanner.collect_script import SCRIPT
+from sascheck.scanner.sources import snapshot
+from sascheck.scanner.sources.collect_script import SCRIPT
 from tests.example_roots import EXAMPLE_VALUES, EXAMPLES
 
 from .hosts import BASELINE_SETS, sas_host

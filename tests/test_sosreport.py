@@ -20,7 +20,7 @@ import pytest
 from sascheck.cli import main
 from sascheck.rules import Catalogue
 from sascheck.scanner.scan import run_scan
-from sascheck.scanner.sosreport import LSBLK, LSBLK_TREE, opened
+from sascheck.scanner.sources.sosreport import LSBLK, LSBLK_TREE, opened
 
 from .boot_samples import DEBIAN_OS_RELEASE, MULTIPATH_T_094
 from .hosts import SasFs, sas_host, tree_digest
@@ -339,7 +339,7 @@ def test_only_paths_sos_collects_count_as_gaps(tmp_path):
     gap, the mount point (never in a sosreport) is not; an error naming only files the
     sosreport holds stays an error."""
     from sascheck.scanner.results import Evidence, RuleResult, Verdict
-    from sascheck.scanner.sosreport import Sosreport
+    from sascheck.scanner.sources.sosreport import Sosreport
 
     root = tmp_path / "root"
     (root / "proc").mkdir(parents=True)

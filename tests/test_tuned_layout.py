@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from sascheck.scanner.hostroot import HostRoot
-from sascheck.scanner.tuned_layout import layout_from_consts, tuned_layout
+from sascheck.scanner.sources.hostroot import HostRoot
+from sascheck.scanner.tuned.layout import layout_from_consts, tuned_layout
 
 from . import tuned_loader
 from .boot_samples import tuned_consts_file, tuned_version_file

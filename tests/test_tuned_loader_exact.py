@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from sascheck.scanner.hostroot import HostRoot
-from sascheck.scanner.tuned_chain import HostMatch, LoaderRules, resolve_chain
+from sascheck.scanner.sources.hostroot import HostRoot
+from sascheck.scanner.tuned.chain import HostMatch, LoaderRules, resolve_chain
 
 from . import tuned_loader
 from .boot_samples import tuned_version_file

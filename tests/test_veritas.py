@@ -159,7 +159,7 @@ def test_oscap_on_the_papers_host(paper_root, tmp_path):
 
 
 def test_snapshots_of_the_papers_host_scan_the_same(paper_root, tmp_path, scan):
-    from sascheck.scanner.snapshot import opened
+    from sascheck.scanner.sources.snapshot import opened
 
     from .test_snapshots import _python_collect, _script_collect
 

@@ -1,1 +1,1 @@
-../../scanner/collect.sh
+../../scanner/sources/collect.sh

@@ -15,12 +15,12 @@ from typing import Any
 from ...rules.host_layout import (
     GRUB_DEFAULTS,
 )
-from ..boot_writers import EARLY, SysfsWrite
-from ..bootloader import BootSource
+from ..boot.loader import BootSource
+from ..boot.writers import EARLY, SysfsWrite
 from ..facts import Facts
 from ..parsers.boot import arg_value
 from ..results import Evidence, Outcome, Verdict, combine
-from ..tuned import TunedFacts
+from ..tuned.active import TunedFacts
 from ..unavailable import Unavailable
 
 TUNED_THP_KEYS = ("transparent_hugepages", "transparent_hugepage")

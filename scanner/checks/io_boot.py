@@ -19,17 +19,17 @@ from ...rules.host_layout import (
     legacy_kernel,
     scheduler_written,
 )
-from ..blockdev import BlockDevice, default_scheduler, multipath_paths
-from ..boot_writers import NOT_EXECUTABLE
+from ..boot.writers import NOT_EXECUTABLE
 from ..facts import Facts
-from ..ktune import Ktune
 from ..parsers.boot import arg_value
 from ..parsers.selection import Selection
 from ..parsers.simple import ascii_int
 from ..parsers.udev_rules import is_block_rule, partition_only
 from ..results import Evidence, Outcome, Verdict, combine_judged
-from ..sasdirs import HOW_TO_NAME_SAS_DIRS
-from ..udev_devices import sas_udev_devices
+from ..storage.blockdev import BlockDevice, default_scheduler, multipath_paths
+from ..storage.sasdirs import HOW_TO_NAME_SAS_DIRS
+from ..storage.udev_devices import sas_udev_devices
+from ..tuned.ktune import Ktune
 from ..unavailable import Unavailable
 from .boot import enabled_tuned, tuned_unknown
 

@@ -12,11 +12,11 @@ from ...rules.host_layout import (
     TUNED_VM_DIRTY_PERCENT_SINCE,
     TUNED_VM_DIRTY_SINCE,
 )
+from ..boot.sysctl import kernel_default, kernel_line_sysctl
 from ..facts import Facts
 from ..parsers.simple import ascii_int
 from ..results import Evidence, Outcome, Verdict, combine, summarise
-from ..sysctl_boot import kernel_default, kernel_line_sysctl
-from ..tuned import TunedFacts
+from ..tuned.active import TunedFacts
 from ..unavailable import Unavailable
 from .boot import tuned_unknown
 

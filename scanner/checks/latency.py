@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..cpuidle import cmdline_limit_us, force_latency_us
 from ..facts import Facts
 from ..results import Evidence, Outcome, Verdict, combine
+from ..system.cpuidle import cmdline_limit_us, force_latency_us
 from ..unavailable import Unavailable
 from .boot import enabled_tuned, tuned_unknown
 

@@ -6,11 +6,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...rules.host_layout import DMSETUP_TABLE, MULTIPATH_ALL_PATHS, MULTIPATH_UUID_PREFIX
-from ..blockdev import BlockDevice
 from ..facts import Facts
-from ..multipath import PathPriorities, grouping
 from ..parsers.dm_multipath import MultipathMap
 from ..results import Evidence, Outcome, Verdict, combine, summarise
+from ..storage.blockdev import BlockDevice
+from ..storage.multipath import PathPriorities, grouping
 from ..unavailable import Unavailable
 from .storage import _filesystems, _unplaced
 

@@ -7,10 +7,10 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ...rules.host_layout import MULTIPATH_UUID_PREFIX, XTREMIO_VENDOR
-from ..blockdev import BlockDevice
 from ..facts import Facts
 from ..results import Evidence, Outcome, Verdict
-from ..sas_filesystems import SasFilesystem
+from ..storage.blockdev import BlockDevice
+from ..storage.filesystems import SasFilesystem
 from .storage import _filesystems, _outcome, _unplaced
 
 

@@ -6,13 +6,13 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from ...rules.host_layout import VXFS_TUNEFSTAB, xfs_barrier_option, xfs_refuses_barrier_options
-from ..blockdev import BlockDevice, multipath_paths
 from ..facts import Facts
-from ..ktune import Ktune
 from ..parsers.selection import Selection
 from ..parsers.vxfs import READ_NSTREAM_DEFAULT, READ_PREF_IO_DEFAULT, read_ahead_bytes
 from ..results import Evidence, Outcome, Verdict, combine, combine_judged, summarise
-from ..sas_filesystems import SasFilesystem
+from ..storage.blockdev import BlockDevice, multipath_paths
+from ..storage.filesystems import SasFilesystem
+from ..tuned.ktune import Ktune
 from ..unavailable import Unavailable
 
 

@@ -18,10 +18,10 @@ from ...rules.host_layout import (
     SAS_DEFAULT_PAGE_MAX,
     SAS_DEFAULT_PAGE_STEP,
 )
-from ..blockdev import BlockDevice
 from ..facts import Facts
 from ..results import Evidence, Outcome, Verdict
-from ..sas_filesystems import SasFilesystem
+from ..storage.blockdev import BlockDevice
+from ..storage.filesystems import SasFilesystem
 from .storage import _device_layers, _filesystems, _outcome, _subject, _unplaced
 
 _MULTIPATH = re.compile(MULTIPATH_UUID_PATTERN)

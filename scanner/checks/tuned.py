@@ -9,7 +9,7 @@ from typing import Any
 from ...rules.host_layout import RHEL5_KERNEL_PREFIX, TUNED_ACTIVE_FILES
 from ..facts import Facts
 from ..results import Evidence, Outcome, Verdict, combine
-from ..tuned import TunedFacts
+from ..tuned.active import TunedFacts
 from ..unavailable import Unavailable
 from .boot import enabled_tuned, thp_after_boot
 from .io_boot import io_tuning_at_boot

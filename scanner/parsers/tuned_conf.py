@@ -1,5 +1,5 @@
 """tuned's active profile file; tuned.conf itself is parsed as the installed tuned parses
-it (scanner/tuned_chain.py)."""
+it (scanner/tuned/chain.py)."""
 
 from __future__ import annotations
 
