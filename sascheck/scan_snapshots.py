@@ -8,10 +8,13 @@ import glob
 import os
 import sys
 import time
+from typing import TYPE_CHECKING
 
-from .rules import Catalogue
 from .rules.errors import UserInputError
 from .scanner.batch_pool import DEFAULT_SECONDS
+
+if TYPE_CHECKING:
+    from .rules import Catalogue
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

@@ -10,13 +10,15 @@ failure record naming why, and the batch goes on.
 from __future__ import annotations
 
 import contextlib
-import multiprocessing
 import resource
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from multiprocessing.connection import Connection, wait
-from multiprocessing.process import BaseProcess
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # multiprocessing is loaded by the pool, not by `sascheck --help`
+    from multiprocessing.connection import Connection
+    from multiprocessing.process import BaseProcess
 from typing import TypeVar
 
 Job = TypeVar("Job")
@@ -50,6 +52,9 @@ def run_jobs(jobs: Sequence[Job], processes: int, work: Callable[[Job], Outcome]
              memory: int = DEFAULT_MEMORY, doing: str = "scan") -> Iterator[Outcome]:
     """Each job's outcome, in the order they end: ``work(job)`` in a worker, or
     ``failed(job, reason)`` (called here) when its worker ran out of time or died."""
+    import multiprocessing
+    from multiprocessing.connection import wait
+
     context = multiprocessing.get_context("fork")  # workers share the loaded rules
     pending = list(reversed(range(len(jobs))))
     workers: list[_Worker] = []
