@@ -118,7 +118,7 @@ dirty_bytes_chosen() {
 }
 DIRTY_BYTES_SAID=" "
 
-# A sysctl value every boot ends with (scanner/sysctl_boot.py's order): each line setting
+# A sysctl value every boot ends with (scanner/boot/sysctl.py's order): each line setting
 # KEY in /etc/sysctl.conf and /etc/sysctl.d gets VALUE, since those are applied last and
 # again by tuned's reapply_sysctl, and a file named to sort after the others (99-sysctl.conf,
 # the link to sysctl.conf, included) holds it too.

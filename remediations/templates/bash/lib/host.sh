@@ -49,7 +49,7 @@ detect_role() {
 }
 
 # RHEL 5/6: a SysV service starts at boot when a run-level directory has its S<NN> link
-# (what chkconfig NAME on makes; scanner/services.py reads it the same way).
+# (what chkconfig NAME on makes; scanner/boot/services.py reads it the same way).
 sysv_started() {
     local directory link
     for directory in $LAYOUT_SYSV_RUNLEVEL_DIRS; do

@@ -128,7 +128,7 @@ scheduler_allowed() {
     [[ -n "$selected" ]] && in_list "$selected" "${ALLOWED_SCHEDULERS[@]}"
 }
 
-# The scheduler the kernel gives a device nothing configures (scanner/blockdev.py's
+# The scheduler the kernel gives a device nothing configures (scanner/storage/blockdev.py's
 # default_scheduler): by release prefix before blk-mq (cfq for SATA disks where the default
 # is deadline), then mq-deadline for one hardware queue and none for several.
 boot_default_scheduler() {

@@ -1,6 +1,6 @@
 # ---- tuned.sh: tuned (2.x) and RHEL 5/6's tuned 0.2 and ktune
 # Whether tuned here (or in the image) can load profile NAME: a tuned.conf in one of its
-# profile directories, either layout (scanner/tuned.py's available_profiles).
+# profile directories, either layout (scanner/tuned/active.py's available_profiles).
 tuned_has_profile() {
     local dir
     [[ "$1" =~ ^[A-Za-z0-9_.-]+$ ]] || return 1
@@ -45,7 +45,7 @@ tuned_package_file() {
     done
 }
 
-# Where the site's own profiles go, decided as scanner/tuned_layout.py decides: the installed
+# Where the site's own profiles go, decided as scanner/tuned/layout.py decides: the installed
 # consts.py (a build choice: tuned.spec keeps /etc/tuned where rhel < 10, so RHEL 9's 2.25
 # has it), else the directories the package made, else the release (2.23 moved them).
 tuned_user_dir() {
@@ -73,7 +73,7 @@ tuned_user_dir() {
     fi
 }
 
-# The installed tuned's "MAJOR MINOR" from its tuned/version.py (scanner/tuned.py's
+# The installed tuned's "MAJOR MINOR" from its tuned/version.py (scanner/tuned/active.py's
 # tuned_version); nothing when no such file says it.
 tuned_version() {
     local file major minor
@@ -122,7 +122,7 @@ ktune_script_name() {
 }
 
 # The scripts ktune runs at boot: X.sh beside each /etc/ktune.d/X.conf, when executable
-# (ktune.init's call_script; scanner/ktune.py). Each as two NUL-ended paths under $ROOT: the
+# (ktune.init's call_script; scanner/tuned/ktune.py). Each as two NUL-ended paths under $ROOT: the
 # ktune.d entry, and the file to read (offline, a link's absolute target inside the image).
 ktune_scripts() {
     local conf script target
@@ -229,7 +229,7 @@ ktune_profile_remounts_nobarrier() {
     return 1
 }
 
-# Whether the host's tune-profiles/functions defines a function (scanner/ktune.py): where the
+# Whether the host's tune-profiles/functions defines a function (scanner/tuned/ktune.py): where the
 # file is missing, tuned's 1.0 branch (RHEL 6) stands in, which has disable_disk_barriers and
 # set_transparent_hugepages (and not v0.2.22's remount_partitions).
 ktune_defines() {
@@ -241,7 +241,7 @@ ktune_defines() {
     fi
 }
 
-# tuned's programs exist (scanner/tuned.py reads the same files).
+# tuned's programs exist (scanner/tuned/active.py reads the same files).
 tuned_installed() {
     local binary
     for binary in $LAYOUT_TUNED_BINARIES; do
