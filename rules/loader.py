@@ -220,7 +220,7 @@ def _rule_from(document: LocatedDocument, variables: dict[str, Variable],
         # both engines would judge an unknown value.
         raise document.error(["check", "key"], f"the kernel's default for {check['key']} is "
                              "not known: add it, by release, to KERNEL_SYSCTL_DEFAULTS in "
-                             "rules/host_layout.py")
+                             "rules/host_layout/boot.py")
     manual_fix = " ".join(str(data.get("manual_fix", "")).split())
     if not kind.automatic_fix and not manual_fix:
         raise document.error(["manual_fix"], f"check kind '{kind.name}' has no automatic fix: "

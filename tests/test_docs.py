@@ -239,7 +239,7 @@ def test_adding_a_check_kind_names_every_place_a_kind_lives():
     text = (DOCS / "adding-a-check-kind.md").read_text(encoding="utf-8")
     for place in ("rules/check_kinds.py", "scanner/checks/", "CHECKS", "content/checks/",
                   "GENERATORS", "remediations/templates/bash/", "scripts/update-generated",
-                  "tests/test_check_kinds.py", "tests/test_parity.py", "host_layout.py"):
+                  "tests/test_check_kinds.py", "tests/test_parity.py", "host_layout/"):
         assert place in text, place
 
 

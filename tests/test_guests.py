@@ -62,7 +62,7 @@ VOLUME_DISK = """    <disk type='volume' device='disk'>
     </disk>
 """
 GOOD_DRIVER = " cache='none' io='native'"
-# kvm_intel in use by two running guests: a KVM host (rules/host_layout.py).
+# kvm_intel in use by two running guests: a KVM host (rules/host_layout/system.py).
 MODULES = ("kvm_intel 344064 2 - Live 0xffffffffc0b6e000\n"
            "kvm 1028096 1 kvm_intel, Live 0xffffffffc0a3b000\n")
 

@@ -1,4 +1,4 @@
-"""The host layout has one home (rules/host_layout.py): every engine reads it from there,
+"""The host layout has one home (rules/host_layout/): every engine reads it from there,
 and the committed collect.sh carries its current rendering."""
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ def test_no_engine_restates_a_host_fact():
         if LAYOUT_BEGIN in text:  # the generated block is the layout itself
             text = text.split(LAYOUT_BEGIN)[0] + text.split(LAYOUT_END)[1]
         restated += [f"{path.relative_to(REPO)}: {fact}" for fact in FACTS if fact in text]
-    assert not restated, "host facts restated outside rules/host_layout.py:\n" + "\n".join(
+    assert not restated, "host facts restated outside rules/host_layout/:\n" + "\n".join(
         restated)
 
 

@@ -30,7 +30,7 @@ system instead of this host.
 USAGE
 }
 
-# ---- host layout: generated from rules/host_layout.py (scripts/update-generated) ----
+# ---- host layout: generated from rules/host_layout/ (scripts/update-generated) ----
 LAYOUT_THP_DIRS='/sys/kernel/mm/transparent_hugepage '
 LAYOUT_THP_DIRS="$LAYOUT_THP_DIRS"/sys/kernel/mm/redhat_transparent_hugepage
 LAYOUT_CONTAINER_MARKERS='/.dockerenv /run/.containerenv'

@@ -1,6 +1,6 @@
 """The standalone collector script, for hosts without sascheck (sascheck collect --script).
 
-Its lists of paths come from the host layout (rules/host_layout.py) and the catalogue (the
+Its lists of paths come from the host layout (rules/host_layout/) and the catalogue (the
 /proc/sys keys its rules read), rendered into a marked block of the committed ``collect.sh``
 by ``scripts/update-generated``; a test fails when the committed block is stale.
 """
@@ -14,7 +14,7 @@ from ...rules.check_kinds import proc_sys_keys
 from ...rules.host_layout import shell_assignment, shell_layout
 
 SCRIPT_FILE = Path(__file__).resolve().parent / "collect.sh"
-LAYOUT_BEGIN = "# ---- host layout: generated from rules/host_layout.py (scripts/update-generated) ----\n"
+LAYOUT_BEGIN = "# ---- host layout: generated from rules/host_layout/ (scripts/update-generated) ----\n"
 LAYOUT_END = "# ---- end of host layout\n"
 
 

@@ -1,6 +1,6 @@
 # ---- host.sh: the host's role and init system: the same signals as sascheck's scanner (LAYOUT_*
 #      above)
-# A KVM host runs guests (rules/host_layout.py): a KVM vendor module in use, a running
+# A KVM host runs guests (rules/host_layout/system.py): a KVM vendor module in use, a running
 # libvirt guest, or a defined guest with libvirt enabled at boot.
 runs_guests() {
     local module directory unit file
@@ -68,7 +68,7 @@ uses_systemd() {
 
 kernel_release() { cat "$ROOT/proc/sys/kernel/osrelease" 2>/dev/null || uname -r; }
 
-# Whether the host's kernel XFS refuses barrier and nobarrier (rules/host_layout.py's
+# Whether the host's kernel XFS refuses barrier and nobarrier (rules/host_layout/storage.py's
 # xfs_refuses_barrier_options): Linux 4.19 on, and RHEL 8's 4.18. An image that does not say
 # its kernel is not judged by this machine's.
 xfs_refuses_barrier_options() {
