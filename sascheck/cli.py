@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import functools
 import os
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from . import __version__
@@ -23,41 +22,14 @@ from .cli_common import (
     load_rules,
     user_errors,
 )
+from .cli_fix import fix_command
 from .cli_parser import build_parser
 from .cli_reports import diff_command, html_page, report_command
+from .cli_roots import check_root, rooted, with_source
 from .outputs import console_options
 
 # Where the sascheck-content RPM puts the data stream (packaging/sascheck.spec).
 INSTALLED_DATASTREAM = "/usr/share/xml/scap/sascheck/content/sascheck-ds.xml"
-
-
-@contextlib.contextmanager
-def _root(args: argparse.Namespace) -> Iterator[str]:
-    """The root to read: a directory, this host, or an extracted --snapshot or --sosreport
-    (removed after; args.sos holds the sosreport's notes)."""
-    args.sos = args.opened_snapshot = None
-    if getattr(args, "sosreport", None):
-        from .scanner.sources.sosreport import SosreportError
-        from .scanner.sources.sosreport import opened as opened_sosreport
-        try:
-            with opened_sosreport(args.sosreport) as report:
-                args.sos = report
-                yield report.root
-        except SosreportError as exc:
-            raise UsageError(str(exc)) from exc
-    elif getattr(args, "snapshot", None):
-        from .scanner.sources.snapshot import SnapshotError, opened_snapshot
-        try:
-            with opened_snapshot(args.snapshot) as snapshot:
-                args.opened_snapshot = snapshot
-                # The collection's site values first: --set given now overrides them.
-                if hasattr(args, "set"):
-                    args.set = [*snapshot.sets, *args.set]
-                yield snapshot.root
-        except SnapshotError as exc:
-            raise UsageError(str(exc)) from exc
-    else:
-        yield getattr(args, "root", None) or "/"
 
 
 def _collect(args: argparse.Namespace) -> int:
@@ -72,7 +44,7 @@ def _collect(args: argparse.Namespace) -> int:
     from .scanner.scan import collect_snapshot
 
     catalogue = load_rules()
-    _check_root(args.root)
+    check_root(args.root)
     try:
         # 0600: the archive holds the host's configuration, for its owner to pass on.
         with user_errors(), opened_output(args.output, binary=True, mode=0o600) as handle:
@@ -92,24 +64,7 @@ def _scan_snapshots(args: argparse.Namespace) -> int:
         return EXIT_FINDINGS if run(args, load_rules()) else EXIT_OK
 
 
-def _check_root(root: str | None) -> None:
-    if root == "":
-        raise UsageError("--root needs a directory ('' is not one; omit --root for this host)")
-
-
-def _rooted(command: Callable[[argparse.Namespace], int]
-            ) -> Callable[[argparse.Namespace], int]:
-    """Run a command with args.root set to the root to read (extracting --snapshot)."""
-    @functools.wraps(command)
-    def run(args: argparse.Namespace) -> int:
-        _check_root(getattr(args, "root", None))
-        with _root(args) as root:
-            args.root = root
-            return command(args)
-    return run
-
-
-@_rooted
+@rooted
 def _scan(args: argparse.Namespace) -> int:
     from .outputs import STDOUT, check_destinations, write_output
     from .reports import json_output
@@ -128,7 +83,7 @@ def _scan(args: argparse.Namespace) -> int:
         result = run_scan(catalogue, profile, assignments, args.root, args.role,
                           reframe=args.sos.reframe if args.sos else None)
     duration = time.monotonic() - started
-    data = _with_source(result.to_dict(), args)
+    data = with_source(result.to_dict(), args)
     to_stdout = STDOUT in (args.json, args.html, args.junit, args.prometheus)
     outputs: list[tuple[str, Any]] = []
     if args.json:
@@ -262,7 +217,7 @@ def _build(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-@_rooted
+@rooted
 def _tailor(args: argparse.Namespace) -> int:
     from datetime import datetime, timezone
 
@@ -294,91 +249,7 @@ def _tailor(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _with_source(data: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
-    """Results that name the sosreport or snapshot scanned (not the temporary directory it
-    was opened in), and for a sosreport what was rebuilt and what it lacked."""
-    if args.opened_snapshot:
-        named: dict[str, Any] = args.opened_snapshot.named(data)
-        return named
-    if args.sos:
-        data["host"]["root"] = args.sos.path
-        data["source"] = args.sos.source()
-        data["problems"] = [*data["problems"], *(f"sosreport: {gap}" for gap in args.sos.gaps)]
-    return data
-
-
-def _fix_input(catalogue: Any, args: argparse.Namespace) -> Any:
-    """What to remediate: an earlier scan's results (--from), or a scan now; either way
-    through the one results contract (remediations.generate.fix_input_from_result)."""
-    from .remediations.generate import fix_input_from_result
-    from .reports.resultfile import read_result
-    from .scanner.scan import run_scan
-
-    with user_errors():
-        if args.from_json:
-            result = read_result(args.from_json)
-        else:
-            result = _with_source(run_scan(
-                catalogue, args.profile or "default", args.set, args.root or "/", args.role,
-                reframe=args.sos.reframe if args.sos else None).to_dict(), args)
-        return fix_input_from_result(
-            catalogue, result, profile=args.profile, assignments=args.set, role=args.role,
-            everything=args.all, only=args.rule)
-
-
-def _fix_outputs(args: argparse.Namespace) -> list[str]:
-    """What ``fix`` writes: the output, and an Ansible playbook's planner beside it."""
-    from .remediations.generate import planner_name
-
-    if args.format != "ansible" or args.output == "-":
-        return [args.output]
-    return [args.output, os.path.join(os.path.dirname(args.output), planner_name(args.output))]
-
-
-def _write_playbook(catalogue: Any, fix_input: Any, output: str) -> None:
-    """The playbook and, beside it, the planner it runs on each host (the library once, not
-    a copy in the playbook's variables)."""
-    from .outputs import STDOUT, write_output
-    from .remediations.generate import ansible_planner, ansible_playbook, planner_name
-
-    if output == STDOUT:
-        raise UsageError("the playbook runs a planner script written beside it: give -o FILE")
-    name = planner_name(output)
-    write_output(os.path.join(os.path.dirname(output), name),
-                 ansible_planner(catalogue, fix_input), mode=0o755)
-    write_output(output, ansible_playbook(catalogue, fix_input, name).rstrip("\n") + "\n")
-
-
-@_rooted
-def _fix(args: argparse.Namespace) -> int:
-    from .outputs import STDOUT, check_destinations, write_output
-    from .remediations.generate import generate, next_steps
-
-    with user_errors():
-        check_destinations(_fix_outputs(args), [args.from_json, args.snapshot, args.sosreport])
-    catalogue = load_rules()
-    fix_input = _fix_input(catalogue, args)
-    with user_errors():
-        if args.format == "ansible":
-            _write_playbook(catalogue, fix_input, args.output)
-        else:
-            text = generate(args.format, catalogue, fix_input)
-            # A script is executable from the moment it has its name (the mode is set on the
-            # descriptor before the rename, so no racer can redirect a chmod).
-            write_output(args.output, text, mode=0o755 if args.format == "bash" else None)
-    if not fix_input.rule_ids:
-        print("sascheck: nothing failed; the remediation changes nothing", file=sys.stderr)
-    if args.output != STDOUT:
-        from .reports.escaping import for_terminal
-
-        print(for_terminal(f"{args.output}: {args.format} fix for "
-                           f"{len(fix_input.rule_ids)} rules"), file=sys.stderr)
-        for step in next_steps(args.format, args.output, fix_input):
-            print(for_terminal(step), file=sys.stderr)
-    return EXIT_OK
-
-
-COMMANDS = {"scan": _scan, "build": _build, "tailor": _tailor, "fix": _fix, "report": report_command,
+COMMANDS = {"scan": _scan, "build": _build, "tailor": _tailor, "fix": fix_command, "report": report_command,
             "diff": diff_command,
             "collect": _collect, "scan-snapshots": _scan_snapshots, "iotest": _iotest,
             "rules": rules_command,
