@@ -386,6 +386,7 @@ allow_sas() {
     return 0
 }
 
+# ==== the kernel's files in /proc, which every subsystem reads: scanner/facts.py ==============
 # /proc: on this host the kernel's own files (/proc/self is the reader itself, so it is not
 # resolved as a link here); in a directory root, files like any other.
 # The /proc/sys keys come from the catalogue's rules (CATALOGUE_PROC_SYS, in the layout block).
@@ -399,29 +400,12 @@ for file in mounts self/mountinfo cpuinfo meminfo modules cmdline sys/kernel/osr
     $TIMEOUT dd if="/proc/$file" iflag=nonblock bs=4096 count="$BLOCKS" > "$R/proc/$file" 2>/dev/null \
         || { rm -f "$R/proc/$file"; note_unreadable "/proc/$file" "cannot read"; }
 done
-# NFS mounts' read-ahead: the bdi named by each mount's major:minor (two numbers, nothing else).
-if [ -f "$R$LAYOUT_MOUNTINFO" ]; then
-    while read -r _ _ number _ _ rest; do
-        case "$number" in [0-9]*:[0-9]*) ;; *) continue ;; esac
-        case "$number" in *[!0-9:]*|*:*:*) continue ;; esac
-        for type in $LAYOUT_NETWORK_FS_TYPES; do
-            case "$rest" in *" - $type "*) follow "$LAYOUT_BDI_CLASS/$number/read_ahead_kb" ;; esac
-        done
-    done < "$R$LAYOUT_MOUNTINFO"
-fi
-# VxFS tunables applied at mount time.
-follow "$LAYOUT_VXFS_TUNEFSTAB"
-# dm-multipath's configuration, with its config_dir files, and its manual page (which
-# options the installed multipath-tools knows).
-follow "$LAYOUT_MULTIPATH_CONF"
-for file in $LAYOUT_MULTIPATH_MANPAGES; do follow "$file"; done
-if listable "$LAYOUT_MULTIPATH_CONF_DIR"; then
-    for file in "$ROOT$CANON"/*.conf; do
-        [ -f "$file" ] && follow "${file#"$ROOT"}"
-    done
-fi
-# NUMA nodes online (the kernel's cpulist).
-follow "$LAYOUT_NUMA_NODES_ONLINE"
+
+# ==== what the host is, its CPUs and guests: scanner/system/ ==================================
+# Who the host is and what it runs.
+for file in /etc/hostname /etc/machine-id /etc/os-release /etc/redhat-release; do
+    follow "$file"
+done
 # init's environment may hold secrets: only its container= entry is kept.
 if canon /proc/1/environ; then
     environ="$CANON"
@@ -436,6 +420,157 @@ if canon /proc/1/environ; then
     fi
 fi
 
+for file in $LAYOUT_CONTAINER_MARKERS; do
+    mark "$file"
+done
+# THP, DMI and each CPU's governor.
+for dir in $LAYOUT_THP_DIRS; do
+    follow "$dir/enabled"
+    follow "$dir/defrag"
+done
+for file in $LAYOUT_DMI_FILES; do
+    follow "$file"
+done
+if listable /sys/devices/system/cpu; then
+    cpus="$CANON"
+    for cpu in "$ROOT$cpus"/cpu[0-9]*; do
+        [ -d "$cpu" ] || continue
+        follow "$cpus/${cpu##*/}" dir
+        if [ -e "$cpu/cpufreq" ]; then follow "$cpus/${cpu##*/}/cpufreq/scaling_governor"; fi
+    done
+fi
+# The C-states tuned's force_latency=cstate.* and the command line's limits resolve through.
+follow "$LAYOUT_CPUIDLE_DRIVER"
+for file in $LAYOUT_CPU_FEATURE_FILES; do follow "$file"; done
+if listable "$LAYOUT_CPUIDLE_STATES"; then
+    for state in "$ROOT$CANON"/state[0-9]*; do
+        [ -d "$state" ] || continue
+        for file in name latency; do follow "$LAYOUT_CPUIDLE_STATES/${state##*/}/$file"; done
+    done
+fi
+
+# NUMA nodes online (the kernel's cpulist).
+follow "$LAYOUT_NUMA_NODES_ONLINE"
+# KVM guests: running ones by name (status files); defined ones whole (their disks).
+for dir in $LAYOUT_LIBVIRT_RUNNING_DOMAINS; do
+    listable "$dir" || continue
+    domains="$CANON"
+    for entry in "$ROOT$domains"/*.xml; do
+        [ -e "$entry" ] && mark "$domains/${entry##*/}"
+    done
+done
+if listable "$LAYOUT_LIBVIRT_DEFINED_DOMAINS"; then
+    domains="$CANON"
+    for entry in "$ROOT$domains"/*.xml; do
+        [ -e "$entry" ] && follow "$domains/${entry##*/}"
+    done
+fi
+
+# ==== tuned and ktune: scanner/tuned/ =========================================================
+# The active profile, tuned's own settings, tuned-ppd's switch, and RHEL 5/6's ktune.
+for file in $LAYOUT_TUNED_RECOMMEND_FILES $LAYOUT_TUNED_ACTIVE_FILES $LAYOUT_TUNED_MAIN_CONF \
+        $LAYOUT_KTUNE_SYSCONFIG $LAYOUT_KTUNE_SYSCTL $LAYOUT_TUNED_PPD_FILES $LAYOUT_TUNED02_FUNCTIONS; do
+    follow "$file"
+done
+# The installed tuned's version decides which options count (tuned/version.py), and its
+# build where the profiles live (tuned/consts.py).
+if listable "$LAYOUT_TUNED_VERSION_PARENT"; then
+    parent="$CANON"
+    for dir in "$ROOT$parent"/python[23]*; do
+        for packages in $LAYOUT_TUNED_VERSION_DIRS; do
+            for name in version.py consts.py; do
+                file="$parent/${dir##*/}/$packages/tuned/$name"
+                [ -e "$ROOT$file" ] && follow "$file"
+            done
+        done
+    done
+fi
+# profile_mode auto: tuned boots its recommended profile, chosen by these files.
+for dir in $LAYOUT_TUNED_RECOMMEND_DIRS; do
+    listable "$dir" || continue
+    for entry in "$ROOT$CANON"/*; do
+        [ -f "$entry" ] && follow "${entry#"$ROOT"}"
+    done
+done
+for dir in $LAYOUT_TUNED_PROFILE_DIRS; do
+    listable "$dir" || continue
+    for entry in "$ROOT$CANON"/*/tuned.conf; do
+        [ -e "$entry" ] && follow "${entry#"$ROOT"}"
+    done
+done
+follow "$LAYOUT_TUNED_SHIPPED_PROFILES" dir
+
+for file in $LAYOUT_TUNED_BINARIES; do
+    mark "$file"
+done
+# ktune runs /etc/ktune.d/*.sh and reads its *.conf (tuned-adm links a profile's there).
+if listable "$LAYOUT_KTUNE_SCRIPTS"; then
+    for entry in "$ROOT$CANON"/*.conf "$ROOT$CANON"/*.rules "$ROOT$CANON"/*.sh; do
+        [ -e "$entry" ] && follow "${entry#"$ROOT"}"
+    done
+fi
+
+# ==== what the next boot runs: scanner/boot/ ==================================================
+# The boot loader's files, fstab, sysctl.conf and the rc scripts.
+for file in /etc/fstab $LAYOUT_GRUB_DEFAULTS $LAYOUT_KERNEL_CMDLINE $LAYOUT_GRUBENV \
+        $LAYOUT_LEGACY_GRUB_CONFS $LAYOUT_GRUB2_CFG $LAYOUT_INIT_SCRIPTS $LAYOUT_SYSCTL_CONF; do
+    follow "$file"
+done
+# An EFI boot reads the loader's files from the EFI system partition.
+if listable "$LAYOUT_EFI_FIRMWARE"; then
+    stage_dir "$CANON" || true
+    for dir in $LAYOUT_EFI_VENDOR_DIRS; do
+        for file in grub.cfg grubenv grub.conf; do follow "$dir/$file"; done
+    done
+fi
+# BLS entries, udev rules, tmpfiles and sysctl.d: each directory's configuration files.
+for dir in $LAYOUT_BLS_ENTRIES $LAYOUT_UDEV_RULES_DIRS $LAYOUT_TMPFILES_DIRS $LAYOUT_SYSCTL_DIRS; do
+    listable "$dir" || continue
+    for entry in "$ROOT$CANON"/*.conf "$ROOT$CANON"/*.rules "$ROOT$CANON"/*.sh; do
+        [ -e "$entry" ] && follow "${entry#"$ROOT"}"
+    done
+done
+# SysV start links (RHEL 5, 6) of the services whose start at boot the rules judge.
+for dir in $LAYOUT_SYSV_RUNLEVEL_DIRS; do
+    listable "$dir" || continue
+    runlevel="$CANON"
+    for service in tuned "$LAYOUT_KTUNE_SYSV" "$LAYOUT_LIBVIRT_SYSV"; do
+        for link in "$ROOT$runlevel"/S[0-9][0-9]"$service"; do
+            [ -e "$link" ] || [ -L "$link" ] || continue
+            follow "$dir" dir
+            keep_link "$runlevel/${link##*/}"
+        done
+    done
+done
+for dir in $LAYOUT_SYSTEMD_UNIT_DIRS; do  # their presence says the host boots with systemd
+    follow "$dir" dir
+done
+# Mount units of the site, and which targets want them.
+units="${LAYOUT_SYSTEMD_UNIT_DIRS%% *}"
+if listable "$units"; then
+    units="$CANON"
+    for entry in "$ROOT$units"/*.mount "$ROOT$units"/*.wants/*.mount "$ROOT$units"/*.requires/*.mount; do
+        if [ -e "$entry" ] || [ -L "$entry" ]; then follow "${entry#"$ROOT"}"; fi
+    done
+fi
+for dir in $LAYOUT_SYSTEMD_WANTS_DIRS; do
+    for unit in tuned.service $LAYOUT_LIBVIRT_UNITS; do mark "$dir/$unit"; done
+    listable "$dir" || continue
+    # Services started at boot: their Exec lines may write sysfs (THP, queues).
+    for entry in "$ROOT$CANON"/*.service; do
+        [ -e "$entry" ] || [ -L "$entry" ] || continue
+        unit="${entry##*/}"
+        follow "$dir/$unit"
+        for unit_dir in $LAYOUT_SYSTEMD_UNIT_DIRS; do
+            if canon "$unit_dir/$unit" && [ -e "$ROOT$CANON" ]; then
+                follow "$unit_dir/$unit"
+                break
+            fi
+        done
+    done
+done
+
+# ==== the storage below the SAS file systems: scanner/storage/ ================================
 # Block devices: each /sys/block entry, its queue, device-mapper names, slaves, partitions.
 if listable /sys/block; then
     block="$CANON"
@@ -473,145 +608,61 @@ if listable /sys/block; then
     done
 fi
 
-# Kernel settings, CPUs, DMI.
-for dir in $LAYOUT_THP_DIRS; do
-    follow "$dir/enabled"
-    follow "$dir/defrag"
-done
-for file in $LAYOUT_DMI_FILES; do
-    follow "$file"
-done
-if listable /sys/devices/system/cpu; then
-    cpus="$CANON"
-    for cpu in "$ROOT$cpus"/cpu[0-9]*; do
-        [ -d "$cpu" ] || continue
-        follow "$cpus/${cpu##*/}" dir
-        if [ -e "$cpu/cpufreq" ]; then follow "$cpus/${cpu##*/}/cpufreq/scaling_governor"; fi
-    done
-fi
-# The C-states tuned's force_latency=cstate.* and the command line's limits resolve through.
-follow "$LAYOUT_CPUIDLE_DRIVER"
-for file in $LAYOUT_CPU_FEATURE_FILES; do follow "$file"; done
-if listable "$LAYOUT_CPUIDLE_STATES"; then
-    for state in "$ROOT$CANON"/state[0-9]*; do
-        [ -d "$state" ] || continue
-        for file in name latency; do follow "$LAYOUT_CPUIDLE_STATES/${state##*/}/$file"; done
-    done
-fi
-
-# Configuration: boot, tuned, udev, init scripts, identity.
-for file in /etc/hostname /etc/machine-id /etc/os-release /etc/redhat-release /etc/fstab \
-        $LAYOUT_GRUB_DEFAULTS $LAYOUT_KERNEL_CMDLINE $LAYOUT_GRUBENV $LAYOUT_LEGACY_GRUB_CONFS \
-        $LAYOUT_GRUB2_CFG \
-        $LAYOUT_INIT_SCRIPTS $LAYOUT_TUNED_RECOMMEND_FILES $LAYOUT_TUNED_ACTIVE_FILES \
-        $LAYOUT_SYSCTL_CONF $LAYOUT_TUNED_MAIN_CONF $LAYOUT_KTUNE_SYSCONFIG $LAYOUT_KTUNE_SYSCTL \
-        $LAYOUT_TUNED_PPD_FILES $LAYOUT_TUNED02_FUNCTIONS; do
-    follow "$file"
-done
-# An EFI boot reads the loader's files from the EFI system partition.
-if listable "$LAYOUT_EFI_FIRMWARE"; then
-    stage_dir "$CANON" || true
-    for dir in $LAYOUT_EFI_VENDOR_DIRS; do
-        for file in grub.cfg grubenv grub.conf; do follow "$dir/$file"; done
-    done
-fi
-# The installed tuned's version decides which options count (tuned/version.py), and its
-# build where the profiles live (tuned/consts.py).
-if listable "$LAYOUT_TUNED_VERSION_PARENT"; then
-    parent="$CANON"
-    for dir in "$ROOT$parent"/python[23]*; do
-        for packages in $LAYOUT_TUNED_VERSION_DIRS; do
-            for name in version.py consts.py; do
-                file="$parent/${dir##*/}/$packages/tuned/$name"
-                [ -e "$ROOT$file" ] && follow "$file"
-            done
-        done
-    done
-fi
-# profile_mode auto: tuned boots its recommended profile, chosen by these files.
-for dir in $LAYOUT_TUNED_RECOMMEND_DIRS; do
-    listable "$dir" || continue
-    for entry in "$ROOT$CANON"/*; do
-        [ -f "$entry" ] && follow "${entry#"$ROOT"}"
-    done
-done
-for dir in $LAYOUT_TUNED_PROFILE_DIRS; do
-    listable "$dir" || continue
-    for entry in "$ROOT$CANON"/*/tuned.conf; do
-        [ -e "$entry" ] && follow "${entry#"$ROOT"}"
-    done
-done
-for dir in $LAYOUT_BLS_ENTRIES $LAYOUT_UDEV_RULES_DIRS $LAYOUT_TMPFILES_DIRS $LAYOUT_SYSCTL_DIRS \
-        $LAYOUT_KTUNE_SCRIPTS; do
-    listable "$dir" || continue
-    # ktune runs /etc/ktune.d/*.sh (tuned-adm links a profile's ktune.sh there).
-    for entry in "$ROOT$CANON"/*.conf "$ROOT$CANON"/*.rules "$ROOT$CANON"/*.sh; do
-        [ -e "$entry" ] && follow "${entry#"$ROOT"}"
-    done
-done
-# SysV start links (RHEL 5, 6) of the services whose start at boot the rules judge.
-for dir in $LAYOUT_SYSV_RUNLEVEL_DIRS; do
-    listable "$dir" || continue
-    runlevel="$CANON"
-    for service in tuned "$LAYOUT_KTUNE_SYSV" "$LAYOUT_LIBVIRT_SYSV"; do
-        for link in "$ROOT$runlevel"/S[0-9][0-9]"$service"; do
-            [ -e "$link" ] || [ -L "$link" ] || continue
-            follow "$dir" dir
-            keep_link "$runlevel/${link##*/}"
-        done
-    done
-done
 if listable "$LAYOUT_LVM_BACKUP"; then  # LVM metadata: each LV's read_ahead
     for entry in "$ROOT$CANON"/*; do
         if [ -f "$entry" ]; then follow "${entry#"$ROOT"}"; fi
     done
 fi
-for dir in $LAYOUT_SYSTEMD_UNIT_DIRS; do  # their presence says the host boots with systemd
-    follow "$dir" dir
-done
-# Mount units of the site, and which targets want them.
-units="${LAYOUT_SYSTEMD_UNIT_DIRS%% *}"
-if listable "$units"; then
-    units="$CANON"
-    for entry in "$ROOT$units"/*.mount "$ROOT$units"/*.wants/*.mount "$ROOT$units"/*.requires/*.mount; do
-        if [ -e "$entry" ] || [ -L "$entry" ]; then follow "${entry#"$ROOT"}"; fi
-    done
-fi
-for dir in $LAYOUT_SYSTEMD_WANTS_DIRS; do
-    for unit in tuned.service $LAYOUT_LIBVIRT_UNITS; do mark "$dir/$unit"; done
-    listable "$dir" || continue
-    # Services started at boot: their Exec lines may write sysfs (THP, queues).
-    for entry in "$ROOT$CANON"/*.service; do
-        [ -e "$entry" ] || [ -L "$entry" ] || continue
-        unit="${entry##*/}"
-        follow "$dir/$unit"
-        for unit_dir in $LAYOUT_SYSTEMD_UNIT_DIRS; do
-            if canon "$unit_dir/$unit" && [ -e "$ROOT$CANON" ]; then
-                follow "$unit_dir/$unit"
-                break
-            fi
+# NFS mounts' read-ahead: the bdi named by each mount's major:minor (two numbers, nothing else).
+if [ -f "$R$LAYOUT_MOUNTINFO" ]; then
+    while read -r _ _ number _ _ rest; do
+        case "$number" in [0-9]*:[0-9]*) ;; *) continue ;; esac
+        case "$number" in *[!0-9:]*|*:*:*) continue ;; esac
+        for type in $LAYOUT_NETWORK_FS_TYPES; do
+            case "$rest" in *" - $type "*) follow "$LAYOUT_BDI_CLASS/$number/read_ahead_kb" ;; esac
         done
-    done
-done
-# KVM guests: running ones by name (status files); defined ones whole (their disks).
-for dir in $LAYOUT_LIBVIRT_RUNNING_DOMAINS; do
-    listable "$dir" || continue
-    domains="$CANON"
-    for entry in "$ROOT$domains"/*.xml; do
-        [ -e "$entry" ] && mark "$domains/${entry##*/}"
-    done
-done
-if listable "$LAYOUT_LIBVIRT_DEFINED_DOMAINS"; then
-    domains="$CANON"
-    for entry in "$ROOT$domains"/*.xml; do
-        [ -e "$entry" ] && follow "$domains/${entry##*/}"
+    done < "$R$LAYOUT_MOUNTINFO"
+fi
+# VxFS tunables applied at mount time.
+follow "$LAYOUT_VXFS_TUNEFSTAB"
+# dm-multipath's configuration, with its config_dir files, and its manual page (which
+# options the installed multipath-tools knows).
+follow "$LAYOUT_MULTIPATH_CONF"
+for file in $LAYOUT_MULTIPATH_MANPAGES; do follow "$file"; done
+if listable "$LAYOUT_MULTIPATH_CONF_DIR"; then
+    for file in "$ROOT$CANON"/*.conf; do
+        [ -f "$file" ] && follow "${file#"$ROOT"}"
     done
 fi
-for file in $LAYOUT_TUNED_BINARIES $LAYOUT_CONTAINER_MARKERS; do
-    mark "$file"
-done
-follow "$LAYOUT_TUNED_SHIPPED_PROFILES" dir
+# What the kernel says of each multipath map, on the running host as root: read-only
+# (dmsetup's table and status ioctls), and only of this host, never of a --root directory.
+if [ -z "$ROOT" ] && [ "$(id -u)" = 0 ] && command -v dmsetup >/dev/null 2>&1 \
+        && stage_dir "${LAYOUT_DMSETUP_TABLE%/*}"; then
+    dmsetup table --target multipath 2>/dev/null | head -c 4194304 > "$R$LAYOUT_DMSETUP_TABLE" \
+        || rm -f "$R$LAYOUT_DMSETUP_TABLE"
+    dmsetup status --target multipath 2>/dev/null | head -c 4194304 > "$R$LAYOUT_DMSETUP_STATUS" \
+        || rm -f "$R$LAYOUT_DMSETUP_STATUS"
+fi
+# The installed multipath-tools' configuration with its built-in hardware table (read-only:
+# multipath -t prints it and exits), which decides for arrays multipath.conf does not name.
+if [ -z "$ROOT" ] && [ "$(id -u)" = 0 ] && command -v multipath >/dev/null 2>&1 \
+        && stage_dir "${LAYOUT_MULTIPATH_CONFIG_DUMP%/*}"; then
+    multipath -t 2>/dev/null | head -c 4194304 > "$R$LAYOUT_MULTIPATH_CONFIG_DUMP" \
+        || rm -f "$R$LAYOUT_MULTIPATH_CONFIG_DUMP"
+    [ -s "$R$LAYOUT_MULTIPATH_CONFIG_DUMP" ] || rm -f "$R$LAYOUT_MULTIPATH_CONFIG_DUMP"
+fi
 
+# Mount points must exist in the snapshot (oscap's partition probe stats them); one with a
+# '..' or on the way through a recorded link is left out.
+if [ -f "$R/proc/mounts" ]; then
+    while read -r _ point _; do
+        point="$(printf '%b' "$(printf '%s' "$point" | sed 's/\\/\\0/g')")"
+        case "$point" in /*) stage_dir "$point" || true ;; esac
+    done < "$R/proc/mounts"
+fi
+
+
+# ==== SAS: scanner/storage/sasdirs.py =========================================================
 # SAS: the standard configuration files, what they include, and what the arguments name.
 # The SAS account writes sasv9.cfg and owns the SAS directories, so nothing there may steer
 # this script (run as root) to another file: an include is copied only from inside the
@@ -679,33 +730,6 @@ find "$R" -name 'sasv9*.cfg' -type f -exec \
         follow "$include"
     fi
 done
-
-# What the kernel says of each multipath map, on the running host as root: read-only
-# (dmsetup's table and status ioctls), and only of this host, never of a --root directory.
-if [ -z "$ROOT" ] && [ "$(id -u)" = 0 ] && command -v dmsetup >/dev/null 2>&1 \
-        && stage_dir "${LAYOUT_DMSETUP_TABLE%/*}"; then
-    dmsetup table --target multipath 2>/dev/null | head -c 4194304 > "$R$LAYOUT_DMSETUP_TABLE" \
-        || rm -f "$R$LAYOUT_DMSETUP_TABLE"
-    dmsetup status --target multipath 2>/dev/null | head -c 4194304 > "$R$LAYOUT_DMSETUP_STATUS" \
-        || rm -f "$R$LAYOUT_DMSETUP_STATUS"
-fi
-# The installed multipath-tools' configuration with its built-in hardware table (read-only:
-# multipath -t prints it and exits), which decides for arrays multipath.conf does not name.
-if [ -z "$ROOT" ] && [ "$(id -u)" = 0 ] && command -v multipath >/dev/null 2>&1 \
-        && stage_dir "${LAYOUT_MULTIPATH_CONFIG_DUMP%/*}"; then
-    multipath -t 2>/dev/null | head -c 4194304 > "$R$LAYOUT_MULTIPATH_CONFIG_DUMP" \
-        || rm -f "$R$LAYOUT_MULTIPATH_CONFIG_DUMP"
-    [ -s "$R$LAYOUT_MULTIPATH_CONFIG_DUMP" ] || rm -f "$R$LAYOUT_MULTIPATH_CONFIG_DUMP"
-fi
-
-# Mount points must exist in the snapshot (oscap's partition probe stats them); one with a
-# '..' or on the way through a recorded link is left out.
-if [ -f "$R/proc/mounts" ]; then
-    while read -r _ point _; do
-        point="$(printf '%b' "$(printf '%s' "$point" | sed 's/\\/\\0/g')")"
-        case "$point" in /*) stage_dir "$point" || true ;; esac
-    done < "$R/proc/mounts"
-fi
 
 # Each line of file $1 as a JSON string, between $2 and $3, the items separated by commas.
 json_items() {
