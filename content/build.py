@@ -14,7 +14,7 @@ from ..rules import Catalogue
 from ..rules.check_kinds import KINDS
 from .checks import GENERATORS
 from .datastream import cpe_dictionary, data_stream
-from .oval import OvalDocument
+from .oval import OvalDocument, criteria
 from .oval_facts import OvalFacts
 from .platforms import build_facts
 from .xccdf import benchmark
@@ -53,6 +53,11 @@ def compile_catalogue(catalogue: Catalogue, when: datetime | None = None,
         if not KINDS[rule.kind].has_oval:
             continue  # judged by sascheck iotest, or beyond OVAL: the XCCDF rule has no check
         body = GENERATORS[rule.kind](oval_facts, rule)
+        if rule.sas_filesystems:
+            # Judged only where SAS directories are named and there: XOR with the negated
+            # body is the body where the first holds, and an error where it errs.
+            body = criteria("XOR", oval_facts.sas_dirs_judgeable(), criteria("AND", body, negate=True),
+                            comment="the rule, where its SAS directories can be judged")
         definitions[rule.id] = oval.definition(
             rule.title, rule.description, body,
             references=[("sascheck", rule.id)])

@@ -21,40 +21,6 @@ XCCDF_FILE = "sascheck-xccdf.xml"
 OVAL_FILE = "sascheck-oval.xml"
 CPE_DICT_FILE = "sascheck-cpe-dictionary.xml"
 CPE_OVAL_FILE = "sascheck-cpe-oval.xml"
-OCIL_FILE = "sascheck-ocil.xml"
-NS_OCIL = "http://scap.nist.gov/schema/ocil/2.0"
-
-
-def ocil_questionnaire(timestamp: str) -> etree._Element:
-    """The one question oscap cannot answer: where are the SAS directories?"""
-    def sub(parent: etree._Element, tag: str, text: str | None = None,
-            **attrs: str) -> etree._Element:
-        child = etree.SubElement(parent, f"{{{NS_OCIL}}}{tag}", attrs)
-        child.text = text
-        return child
-
-    root = etree.Element(f"{{{NS_OCIL}}}ocil",
-                         nsmap={None: NS_OCIL})  # type: ignore[dict-item]
-    generator = sub(root, "generator")
-    sub(generator, "schema_version", "2.0")
-    sub(generator, "timestamp", timestamp)
-    questionnaire = sub(sub(root, "questionnaires"), "questionnaire",
-                        id="ocil:org.sascheck:questionnaire:1")
-    sub(questionnaire, "title", "SAS directories")
-    sub(sub(questionnaire, "actions"), "test_action_ref", "ocil:org.sascheck:testaction:1")
-    action = sub(sub(root, "test_actions"), "boolean_question_test_action",
-                 id="ocil:org.sascheck:testaction:1", question_ref="ocil:org.sascheck:question:1")
-    sub(sub(action, "when_true"), "result", "PASS")
-    sub(sub(action, "when_false"), "result", "FAIL")
-    question = sub(sub(root, "questions"), "boolean_question", id="ocil:org.sascheck:question:1")
-    sub(question, "question_text",
-        "No SAS DATA, WORK or UTILLOC directory is named in the values, so the SAS file "
-        "system rules cannot be judged. Write a tailoring file with 'sascheck tailor "
-        "[--set sas_data_dirs=/path]' (it also discovers WORK and UTILLOC from sasv9.cfg) "
-        "and pass it to oscap with --tailoring-file.")
-    return root
-
-
 def cpe_dictionary(facts: Mapping[str, Fact], timestamp: str) -> etree._Element:
     root = etree.Element(f"{{{NS_CPE_DICT}}}cpe-list",
                          nsmap={None: NS_CPE_DICT})  # type: ignore[dict-item]
@@ -103,14 +69,11 @@ def data_stream(xccdf: etree._Element, oval: etree._Element, cpe_dict: etree._El
     dictionaries = etree.SubElement(stream, f"{{{NS_DS}}}dictionaries")
     _component_ref(dictionaries, CPE_DICT_FILE, {CPE_OVAL_FILE: CPE_OVAL_FILE})
     checklists = etree.SubElement(stream, f"{{{NS_DS}}}checklists")
-    _component_ref(checklists, XCCDF_FILE, {OVAL_FILE: OVAL_FILE, OCIL_FILE: OCIL_FILE,
-                                            CPE_DICT_FILE: CPE_DICT_FILE})
+    _component_ref(checklists, XCCDF_FILE, {OVAL_FILE: OVAL_FILE, CPE_DICT_FILE: CPE_DICT_FILE})
     checks = etree.SubElement(stream, f"{{{NS_DS}}}checks")
     _component_ref(checks, OVAL_FILE)
-    _component_ref(checks, OCIL_FILE)
     _component_ref(checks, CPE_OVAL_FILE)
     for name, content in ((CPE_OVAL_FILE, cpe_oval), (OVAL_FILE, oval),
-                          (OCIL_FILE, ocil_questionnaire(timestamp)),
                           (CPE_DICT_FILE, cpe_dict), (XCCDF_FILE, xccdf)):
         component = etree.SubElement(root, f"{{{NS_DS}}}component", id=_comp_id(name),
                                      timestamp=timestamp)

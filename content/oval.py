@@ -91,6 +91,11 @@ def unique(part: Element) -> Element:
     return _with("unique", [part])
 
 
+def substring(part: Element, start: int = 1, length: int = 0) -> Element:
+    """The default: the empty string of each value (a marker that exists where it does)."""
+    return _with("substring", [part], substring_start=str(start), substring_length=str(length))
+
+
 def count(part: Element) -> Element:
     return _with("count", [part])
 

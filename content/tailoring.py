@@ -16,7 +16,7 @@ from lxml import etree
 
 from ..rules import Catalogue
 from ..rules.errors import UserInputError
-from .xccdf import ID_PREFIX, NS_XCCDF, OVAL_SELECTOR, profile_id, rule_id, value_id, value_text
+from .xccdf import ID_PREFIX, NS_XCCDF, profile_id, value_id, value_text
 
 TAILORED_SUFFIX = "_tailored"
 # oscap xccdf generate fix copies a set-value into the script and playbook it writes
@@ -65,12 +65,6 @@ def write_tailoring(catalogue: Catalogue, profile: str, values: Mapping[str, Any
                     "the fix script and playbook it writes, where it would be code: no "
                     "tailoring file written (rename the directory, or leave the value out)")
         sub(tailored, "set-value", value_text(variable, value), idref=value_id(name))
-    has_sas_dirs = any(values.get(name) for name in
-                       ("sas_data_dirs", "sas_work_dirs", "sas_utilloc_dirs"))
-    if has_sas_dirs:
-        for rule in catalogue.rules.values():
-            if rule.sas_filesystems:
-                sub(tailored, "refine-rule", idref=rule_id(rule.id), selector=OVAL_SELECTOR)
     return etree.tostring(root, xml_declaration=True, encoding="UTF-8", pretty_print=True)
 
 

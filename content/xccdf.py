@@ -14,10 +14,6 @@ NS_CPE_LANG = "http://cpe.mitre.org/language/2.0"
 NS_DC = "http://purl.org/dc/elements/1.1/"
 NS_XHTML = "http://www.w3.org/1999/xhtml"
 OVAL_SYSTEM = "http://oval.mitre.org/XMLSchema/oval-definitions-5"
-OCIL_SYSTEM = "http://scap.nist.gov/schema/ocil/2"
-OCIL_HREF = "sascheck-ocil.xml"
-NO_SAS_DIRS_QUESTIONNAIRE = "ocil:org.sascheck:questionnaire:1"
-OVAL_SELECTOR = "oval"
 ID_PREFIX = "xccdf_org.sascheck.content_"
 OVAL_HREF = "sascheck-oval.xml"
 SEVERITY = {"low": "low", "medium": "medium", "high": "high"}
@@ -125,15 +121,10 @@ def _rule(rule: Rule, definition: str | None, exports: list[tuple[str, str]],
     element.extend(fix_element(rule, system, text) for system, text in fixes)
     if definition is None:
         return element  # no OVAL check (measured, or beyond OVAL): oscap says notchecked
-    if rule.sas_filesystems:
-        # Without SAS directories in the values there is nothing to judge: the default
-        # check is an OCIL question (name the directories), which oscap reports as
-        # notchecked, as sascheck does. A tailoring that names them selects the OVAL check.
-        placeholder = _sub(element, "check", system=OCIL_SYSTEM)
-        _sub(placeholder, "check-content-ref", href=OCIL_HREF, name=NO_SAS_DIRS_QUESTIONNAIRE)
-        element.append(_check(definition, exports, OVAL_SELECTOR))
-    else:
-        element.append(_check(definition, exports, None))
+    # SAS file-system rules too: their OVAL is an error where no SAS directory is named or
+    # one named is missing (oval_facts.sas_dirs_judgeable), so values set by any tailoring
+    # tool take effect without selecting a check.
+    element.append(_check(definition, exports, None))
     return element
 
 

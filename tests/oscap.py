@@ -10,6 +10,7 @@ from pathlib import Path
 
 from sascheck.cli import main
 from sascheck.content.tailoring import tailored_profile_id
+from sascheck.content.xccdf import profile_id
 from sascheck.reports.arf import read_arf
 from sascheck.rules import load_catalogue
 from sascheck.rules.check_kinds import KINDS
@@ -34,15 +35,17 @@ def tailor(root: Path, sets: list[str], output: Path, profile: str = "default") 
     return output
 
 
-def oscap_eval(root: Path, tailoring: Path, workdir: Path, profile: str = "default",
+def oscap_eval(root: Path, tailoring: Path | None, workdir: Path, profile: str = "default",
                datastream: Path = DATASTREAM) -> dict[str, str]:
-    """oscap xccdf eval with OSCAP_PROBE_ROOT=root; rule id -> result."""
+    """oscap xccdf eval with OSCAP_PROBE_ROOT=root (the data stream's own profile where no
+    tailoring is given); rule id -> result."""
     arf = workdir / "results-arf.xml"
     env = dict(os.environ)
     if str(root) != "/":
         env["OSCAP_PROBE_ROOT"] = str(root)
-    argv = ["oscap", "xccdf", "eval", "--tailoring-file", str(tailoring), "--profile",
-            tailored_profile_id(profile), "--results-arf", str(arf), str(datastream)]
+    chosen = (["--tailoring-file", str(tailoring), "--profile", tailored_profile_id(profile)]
+              if tailoring else ["--profile", profile_id(profile)])
+    argv = ["oscap", "xccdf", "eval", *chosen, "--results-arf", str(arf), str(datastream)]
     arf.unlink(missing_ok=True)
     completed = run_oscap(argv, env)
     # 0: all pass, 2: some rule failed; anything else is oscap itself failing.

@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
+from lxml import etree
 
 from sascheck.cli import main
 from tests.example_roots import EXAMPLE_VALUES, EXAMPLES
@@ -146,21 +147,33 @@ KNOWN_DIFFERENCES: dict[str, dict[str, tuple[str, str]]] = {
 }
 
 
-def _scan(root: Path, tailoring: Path, workdir: Path, profile: str) -> dict[str, str]:
+# Where no SAS directory is named, sascheck says notchecked with that reason and the OVAL
+# errs (content/oval_facts.py, sas_dirs_judgeable): neither judges, and both are said so.
+NO_SAS_DIRS_NOTE = "no SAS directory is known"
+
+
+def _scan(root: Path, tailoring: Path, workdir: Path, profile: str
+          ) -> tuple[dict[str, str], set[str]]:
+    """Each rule's result, and the rules notchecked because no SAS directory is known."""
     out = workdir / "sascheck.json"
     main(["scan", "--root", str(root), "--tailoring", str(tailoring), "--json", str(out),
           "--quiet"])
     data = json.loads(out.read_text())
     assert data["profile"] == profile
-    return {rule["id"]: rule["result"] for rule in data["rules"]}
+    unnamed = {rule["id"] for rule in data["rules"] if rule["result"] == "notchecked"
+               and rule["message"].startswith(NO_SAS_DIRS_NOTE)}
+    return {rule["id"]: rule["result"] for rule in data["rules"]}, unnamed
 
 
 def _compare(name: str, root: Path, sets: list[str], workdir: Path,
              profile: str = "default") -> None:
     workdir.mkdir(parents=True, exist_ok=True)
     tailoring = tailor(root, sets, workdir / "tailoring.xml", profile)
-    ours = _scan(root, tailoring, workdir, profile)
+    ours, unnamed = _scan(root, tailoring, workdir, profile)
     theirs = oscap_eval(root, tailoring, workdir, profile)
+    for rule in unnamed:
+        assert theirs.get(rule) == "error", (name, rule, theirs.get(rule))
+        theirs[rule] = ours[rule]
     # A rule OVAL cannot express (xtremio_paths_per_lun) has no check: oscap says notchecked
     # wherever its platform holds, notapplicable where it does not (and so does sascheck).
     for rule in BEYOND_OVAL & set(ours):
@@ -205,16 +218,73 @@ def test_parity_on_example_roots(tmp_path, name):
     _compare(name, tmp_path / "root", EXAMPLE_VALUES[name], tmp_path / "work")
 
 
-def test_parity_without_sas_directories_is_notchecked(tmp_path):
+def test_parity_without_sas_directories_judges_nothing(tmp_path):
+    """No SAS directory named: sascheck says notchecked and why, oscap errs; neither passes
+    or fails a SAS file-system rule, with a tailoring or without one (issue 45)."""
     root = sas_host(tmp_path / "root", sas_local_cfg=None)
     (root / "opt").rename(root / "opt-gone")  # no SAS install: nothing to discover
     workdir = tmp_path / "work"
     workdir.mkdir()
     tailoring = tailor(root, [], workdir / "tailoring.xml")
-    ours = _scan(root, tailoring, workdir, "default")
+    ours, unnamed = _scan(root, tailoring, workdir, "default")
     theirs = oscap_eval(root, tailoring, workdir)
+    untailored = oscap_eval(root, None, workdir)
     for rule in ("io_scheduler", "read_ahead", "sas_fs_type", "sas_dirs_separate"):
-        assert ours[rule] == theirs[rule] == "notchecked"
+        assert rule in unnamed and ours[rule] == "notchecked"
+        assert theirs[rule] == untailored[rule] == "error", rule
+
+
+def _set_value_only(root: Path, sets: list[str], output: Path) -> Path:
+    """A tailoring file as SCAP Workbench writes one: the profile and set-value elements,
+    nothing else (no check selected)."""
+    tailored = tailor(root, sets, output)
+    tree = etree.parse(str(tailored))
+    kept = {"set-value", "title", "description"}
+    for profile in tree.iterfind("{*}Profile"):
+        for child in list(profile):
+            if etree.QName(child).localname not in kept:
+                profile.remove(child)
+    assert all(etree.QName(child).localname in kept for child in tree.iterfind("{*}Profile/*"))
+    tree.write(str(output))
+    return output
+
+
+def test_a_set_value_only_tailoring_judges_the_sas_rules(tmp_path):
+    """The SAS rules are judged from the values any tailoring tool sets, as sascheck judges
+    them, with no refine-rule (issue 45)."""
+    root = sas_host(tmp_path / "root")
+    tailoring = _set_value_only(root, BASELINE_SETS, tmp_path / "workbench.xml")
+    ours, _ = _scan(root, tailoring, tmp_path, "default")
+    theirs = oscap_eval(root, tailoring, tmp_path)
+    sas_rules = ("io_scheduler", "read_ahead", "sas_fs_type", "sas_dirs_separate", "sas_fs_noatime")
+    assert {rule: theirs[rule] for rule in sas_rules} == {rule: ours[rule] for rule in sas_rules}
+    assert {theirs[rule] for rule in sas_rules} <= {"pass", "fail"}
+
+
+def test_a_tailoring_that_selects_the_oval_check_still_works(tmp_path):
+    """Tailoring files written before issue 45 select the OVAL check by name; the data
+    stream no longer names it, and XCCDF falls back to the check without a selector."""
+    root = sas_host(tmp_path / "root")
+    tailoring = tailor(root, BASELINE_SETS, tmp_path / "t.xml")
+    tree = etree.parse(str(tailoring))
+    [profile] = tree.iterfind("{*}Profile")
+    etree.SubElement(profile, etree.QName(profile, "refine-rule"),
+                     idref="xccdf_org.sascheck.content_rule_sas_fs_type", selector="oval")
+    tree.write(str(tailoring))
+    ours, _ = _scan(root, tailoring, tmp_path, "default")
+    assert oscap_eval(root, tailoring, tmp_path)["sas_fs_type"] == ours["sas_fs_type"] == "pass"
+
+
+def test_a_sas_directory_that_is_not_there_is_never_judged(tmp_path):
+    """A policy naming a directory this host lacks (one tailoring for many hosts): both
+    engines say error, never the verdict of the file system above it (issue 45)."""
+    root = sas_host(tmp_path / "root")
+    sets = [*BASELINE_SETS, "sas_utilloc_dirs=/otherhost/sasutil"]
+    tailoring = tailor(root, sets, tmp_path / "t.xml")
+    ours, _ = _scan(root, tailoring, tmp_path, "default")
+    theirs = oscap_eval(root, tailoring, tmp_path)
+    for rule in ("sas_fs_type", "sas_fs_noatime", "sas_dirs_separate", "read_ahead"):
+        assert ours[rule] == theirs[rule] == "error", (rule, ours[rule], theirs[rule])
 
 
 # Mount points and SAS directories with the characters OVAL's pair machinery must carry as
@@ -235,7 +305,7 @@ def test_parity_with_hostile_mount_names(tmp_path, name, data_dirs, noatime):
                     sas_local_cfg="-WORK '/data$(x)/work'\n-UTILLOC \"/sas util\"\n")
     sets = [f"sas_data_dirs={data_dirs}"]
     _compare(name, root, sets, tmp_path / "work")
-    ours = _scan(root, tailor(root, sets, tmp_path / "t.xml"), tmp_path / "work", "default")
+    ours, _ = _scan(root, tailor(root, sets, tmp_path / "t.xml"), tmp_path / "work", "default")
     assert (ours["sas_fs_noatime"], ours["sas_fs_type"]) == (noatime, "fail")
 
 
@@ -246,5 +316,5 @@ def test_parity_on_role_evidence(tmp_path, case):
     root = sas_host(tmp_path / "root", extra_files=files, extra_links=links)
     _compare(case, root, BASELINE_SETS, tmp_path / "work")
     applicable = _scan(root, tailor(root, BASELINE_SETS, tmp_path / "t.xml"), tmp_path / "work",
-                       "default")["thp_enabled_on_kvm_host"] != "notapplicable"
+                       "default")[0]["thp_enabled_on_kvm_host"] != "notapplicable"
     assert applicable == (role == "kvm_host")
