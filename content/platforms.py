@@ -20,14 +20,20 @@ from ..rules.host_layout import (
     LIBVIRT_SYSV,
     LIBVIRT_UNITS,
     MULTIPATH_UUID_PREFIX,
+    OS_PLATFORMS,
+    OS_RELEASE,
+    OS_RELEASE_LEGACY,
     PROC_MODULES,
     QUEUE_IO_OPT,
+    REDHAT_RELEASE,
     RHEL5_KERNEL_PREFIX,
     SYSTEMD_WANTS_DIRS,
     SYSV_RUNLEVEL_DIRS,
     THP_DIRS,
     VXVM_DEVICE_DIRS,
     XTREMIO_VENDOR,
+    os_release_patterns,
+    redhat_release_pattern,
     vm_vendor_regex,
 )
 from .oval import Element, OvalDocument, all_of, any_of, criterion, entity, none_of
@@ -40,15 +46,48 @@ HOST_STORAGE_DISKS = ("//devices/disk[(@type='block' or @type='volume' or @devic
                       "(not(@device) or @device='disk' or @device='lun')]")
 
 
+# A root whose release files are both missing (a partial root) is judged, as sascheck does.
+NO_RELEASE_FILES = "release_files_absent"
+
+
 @dataclass(frozen=True)
 class Fact:
     name: str  # the CPE name's product part
     title: str
     definition: str  # OVAL definition id in the CPE OVAL document
+    cpe_name: str = ""  # a published CPE name (the operating systems), else sascheck's
 
     @property
     def cpe(self) -> str:
-        return CPE_PREFIX + self.name
+        return self.cpe_name or CPE_PREFIX + self.name
+
+
+def os_platform_names() -> list[str]:
+    """Every operating system the guidance is for, as CPE names, and the partial root."""
+    return [*(f"cpe:/o:{product}:{major}" for _, product, majors, _ in OS_PLATFORMS
+              for major in majors), CPE_PREFIX + NO_RELEASE_FILES]
+
+
+def _os_facts(oval: OvalDocument) -> dict[str, tuple[str, Element, str]]:
+    """The operating systems as the release files name them (os_platform's OVAL twin)."""
+    has_os_release = _exists(oval, "an os-release file", (OS_RELEASE,))
+    has_redhat_release = _exists(oval, "a redhat-release file", (REDHAT_RELEASE,))
+    bodies: dict[str, tuple[str, Element, str]] = {}
+    for os_id, product, majors, legacy in OS_PLATFORMS:
+        for major in majors:
+            named = all_of(*(_contains(oval, f"os-release says {os_id} {major}: {part}",
+                                       (OS_RELEASE,), pattern)
+                             for part, pattern in zip(("ID", "VERSION_ID"),
+                                                      os_release_patterns(os_id, major))))
+            if legacy and major in OS_RELEASE_LEGACY:
+                named = any_of(named, all_of(none_of(has_os_release), _contains(
+                    oval, f"redhat-release says {legacy} {major}", (REDHAT_RELEASE,),
+                    redhat_release_pattern(legacy, major))))
+            cpe = f"cpe:/o:{product}:{major}"
+            bodies[f"os_{os_id}_{major}"] = (f"The host runs {os_id} {major}", named, cpe)
+    bodies[NO_RELEASE_FILES] = ("The root has neither os-release nor redhat-release", all_of(
+        none_of(has_os_release), none_of(has_redhat_release)), "")
+    return bodies
 
 
 def _exists(oval: OvalDocument, comment: str, paths: tuple[str, ...]) -> Element:
@@ -188,12 +227,13 @@ def build_facts(oval: OvalDocument) -> dict[str, Fact]:
             op="pattern match")),
     }
     facts = {}
-    for name, (title, body) in bodies.items():
+    named = {name: (title, body, "") for name, (title, body) in bodies.items()}
+    for name, (title, body, cpe) in {**named, **_os_facts(oval)}.items():
         # The XML bodies above were built once; definitions copy them.
         definition = oval.definition(title, f"sascheck applicability: {title.lower()}.", body,
                                      klass="inventory",
-                                     references=[("CPE", CPE_PREFIX + name)])
-        facts[name] = Fact(name, title, definition)
+                                     references=[("CPE", cpe or CPE_PREFIX + name)])
+        facts[name] = Fact(name, title, definition, cpe)
     return facts
 
 

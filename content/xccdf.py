@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from lxml import etree
 
 from ..rules import Catalogue, Rule, Variable
-from .platforms import CPE_PREFIX, facts_for
+from .platforms import CPE_PREFIX, facts_for, os_platform_names
 
 NS_XCCDF = "http://checklists.nist.gov/xccdf/1.2"
 NS_CPE_LANG = "http://cpe.mitre.org/language/2.0"
@@ -145,6 +145,8 @@ def benchmark(catalogue: Catalogue, version: str, date: str,
                               "Pages, I/O schedulers, read-ahead, write barriers, noatime, file "
                               "systems, tuned, the CPU governor and persistence across reboots.")
     root.append(_platform_spec(catalogue))
+    for name in os_platform_names():  # any one applies (XCCDF 1.2 section 6.2.5)
+        _sub(root, "platform", idref=name)
     _sub(root, "version", version, time=f"{date}T00:00:00", update="https://sascheck.org/")
     metadata = _sub(root, "metadata")
     for tag, text in (("creator", "sascheck"), ("publisher", "sascheck"),

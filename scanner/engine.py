@@ -190,7 +190,12 @@ MISSING_FACT: dict[str, Callable[[Facts], str | None]] = {
 
 
 def _gate(rule: Rule, facts: Facts) -> Outcome | None:
-    """An outcome that stops evaluation (wrong role, no SAS directories), or None."""
+    """An outcome that stops evaluation (another system, wrong role, no SAS directories),
+    or None."""
+    if facts.host.os_platform is None:
+        return Outcome(Verdict.NOTAPPLICABLE, "", "", message=(
+            f"this host is {facts.host.os or 'another system'}: the guidance is for RHEL and its "
+            "rebuilds (CentOS, Rocky Linux, AlmaLinux, Oracle Linux) 5 to 10"))
     role = facts.role.name
     if facts.role.uncertain and len({r in rule.applies_to for r in facts.role.candidates}) > 1:
         reason = "; ".join(facts.role.problems)

@@ -18,10 +18,13 @@ from ..rules.host_layout import (
     LVM_BACKUP,
     MOUNTINFO,
     NETWORK_FS_TYPES,
+    OS_RELEASE,
+    REDHAT_RELEASE,
     THP_DIRS,
     UDEV_RULES_DIRS,
     VXFS_TUNEFSTAB,
     VXVM_DEVICE_DIRS,
+    os_platform,
 )
 from .boot.dropins import merged
 from .boot.loader import BootConfig, collect_boot
@@ -84,6 +87,9 @@ class HostInfo:
     os: str = ""
     cpus: int = 0
     memory_kib: int | None = None
+    # The CPE name of the RHEL-family system the release files name; "" where there are
+    # none (a partial root, or unreadable: judged); None for another system (not judged).
+    os_platform: str | None = ""
 
 
 @dataclass
@@ -241,6 +247,11 @@ def collect_host(root: HostRoot) -> HostInfo:
     info.os = release.get("PRETTY_NAME") or text("/etc/redhat-release").strip()
     info.cpus = cpuinfo_count(text("/proc/cpuinfo"))
     info.memory_kib = meminfo_kib(text("/proc/meminfo"))
+    try:
+        info.os_platform = os_platform(root.read_optional(OS_RELEASE, 1024 * 1024),
+                                       root.read_optional(REDHAT_RELEASE, 64 * 1024))
+    except FactError:
+        info.os_platform = ""  # what cannot be read never makes a rule notapplicable
     return info
 
 

@@ -398,6 +398,9 @@ SAS_MPATH_WWID = "3600" + "1".zfill(28)  # tests/rootbuilder.py's mpatha (first_
 MULTIPATH_T_094 = (Path(__file__).resolve().parent / "fixtures" / "multipath-tools-0.9.4"
                    / "multipath-t").read_text()
 # /etc/os-release of a host whose multipath-tools sascheck has no table for.
+# RHEL 5.11's /etc/redhat-release (redhat-release-5Server): the release has no os-release, and
+# its multipath-tools 0.4.7 is a version whose built-in table sascheck does not carry.
+RHEL5_REDHAT_RELEASE = "Red Hat Enterprise Linux Server release 5.11 (Tikanga)\n"
 DEBIAN_OS_RELEASE = ('PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nNAME="Debian GNU/Linux"\n'
                      'VERSION_ID="12"\nID=debian\n')
 RHEL10_OS_RELEASE = ('NAME="Red Hat Enterprise Linux"\nVERSION="10.0 (Coughlan)"\nID="rhel"\n'

@@ -83,6 +83,7 @@ class HostSpec:
     # /etc/tmpfiles.d keeps THP defrag never at boot, whatever the tuned profile does not set.
     defrag_tmpfiles: bool = True
     extra_files: dict[str, str] = field(default_factory=dict)
+    without_files: tuple[str, ...] = ()  # e.g. /etc/os-release, which RHEL 5 and 6 lack
     extra_links: dict[str, str] = field(default_factory=dict)
     # Extra files made executable (when written): a site that puts commands in rc.local
     # makes it executable, as RHEL 7+ requires; () shows RHEL 7's shipped 0644 rc.local.
@@ -219,6 +220,8 @@ def build_host(path: Path, spec: HostSpec) -> RootBuilder:
         root.file(file_path, text, mode=0o755 if executable else None)
     for link, target in spec.extra_links.items():
         root.symlink(link, target)
+    for file_path in spec.without_files:
+        (path / file_path.lstrip("/")).unlink()
     return root
 
 

@@ -318,3 +318,51 @@ def test_parity_on_role_evidence(tmp_path, case):
     applicable = _scan(root, tailor(root, BASELINE_SETS, tmp_path / "t.xml"), tmp_path / "work",
                        "default")[0]["thp_enabled_on_kvm_host"] != "notapplicable"
     assert applicable == (role == "kvm_host")
+
+
+# The release files as each system writes them: os-release(5) from the base-files or
+# *-release package (Ubuntu 22.04, Rocky 9.4, CentOS 7.9, Debian 12), and RHEL 6's
+# /etc/redhat-release (redhat-release-server 6Server-6.10), which has no os-release.
+RELEASE_FILES = {
+    "Ubuntu 22.04": ({"/etc/os-release": 'PRETTY_NAME="Ubuntu 22.04.4 LTS"\nNAME="Ubuntu"\n'
+                      'VERSION_ID="22.04"\nID=ubuntu\nID_LIKE=debian\n'}, "notapplicable"),
+    "Debian 12": ({"/etc/os-release": 'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\n'
+                   'VERSION_ID="12"\nID=debian\n'}, "notapplicable"),
+    "Rocky 9.4": ({"/etc/os-release": 'NAME="Rocky Linux"\nVERSION="9.4 (Blue Onyx)"\n'
+                   'ID="rocky"\nID_LIKE="rhel centos fedora"\nVERSION_ID="9.4"\n'
+                   'PRETTY_NAME="Rocky Linux 9.4 (Blue Onyx)"\n'}, "judged"),
+    "CentOS 7.9": ({"/etc/os-release": 'NAME="CentOS Linux"\nVERSION="7 (Core)"\nID="centos"\n'
+                    'ID_LIKE="rhel fedora"\nVERSION_ID="7"\n'
+                    'PRETTY_NAME="CentOS Linux 7 (Core)"\n'}, "judged"),
+    "RHEL 6.10": ({"/etc/redhat-release": "Red Hat Enterprise Linux Server release 6.10 "
+                   "(Santiago)\n"}, "judged"),
+    "RHEL 4 (too old)": ({"/etc/redhat-release": "Red Hat Enterprise Linux AS release 4 "
+                          "(Nahant Update 9)\n"}, "notapplicable"),
+}
+
+
+@pytest.mark.parametrize("system", sorted(RELEASE_FILES))
+def test_the_operating_system_decides_applicability_in_both_engines(tmp_path, system):
+    """RHEL and its rebuilds are judged; a root whose release files name another system is
+    notapplicable throughout, in sascheck and through the benchmark's platforms in oscap
+    (issue 45: an Ubuntu root was judged as RHEL)."""
+    files, expected = RELEASE_FILES[system]
+    root = sas_host(tmp_path / "root")
+    for name in ("os-release", "redhat-release"):
+        (root / "etc" / name).unlink()
+    for path, text in files.items():
+        (root / path.lstrip("/")).write_text(text)
+    tailoring = tailor(root, BASELINE_SETS, tmp_path / "t.xml")
+    ours, _ = _scan(root, tailoring, tmp_path, "default")
+    theirs = {rule: result for rule, result in oscap_eval(root, tailoring, tmp_path).items()
+              if rule in ours}
+    if expected == "notapplicable":
+        assert set(ours.values()) == set(theirs.values()) == {"notapplicable"}
+    else:
+        # The baseline's array is known to RHEL 8's multipath hardware table; sascheck reads
+        # the release for that table, so on another release it may not judge that rule.
+        judged_by_release = {"multipath_all_paths_active"}
+        same = BEYOND_OVAL | judged_by_release
+        assert {r: v for r, v in ours.items() if r not in same} == {
+            r: v for r, v in theirs.items() if r not in same}
+        assert "pass" in ours.values() and set(theirs.values()) != {"notapplicable"}

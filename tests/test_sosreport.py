@@ -22,7 +22,7 @@ from sascheck.rules import Catalogue
 from sascheck.scanner.scan import run_scan
 from sascheck.scanner.sources.sosreport import LSBLK, LSBLK_TREE, opened
 
-from .boot_samples import DEBIAN_OS_RELEASE, MULTIPATH_T_094
+from .boot_samples import MULTIPATH_T_094, RHEL5_REDHAT_RELEASE
 from .hosts import SasFs, sas_host, tree_digest
 from .lab import make_fs, prerequisites_missing
 from .sosbuilder import sosreport_archive, sosreport_tree
@@ -362,7 +362,8 @@ def test_the_multipath_plugins_multipath_t_gives_the_built_in_table(catalogue, t
     own hardware table, which decides for an array multipath.conf does not name, here on a
     host whose release sascheck has no table for."""
     root = sas_host(tmp_path / "root", path_vendor="ACME", path_model="Box",
-                    extra_files={"/etc/os-release": DEBIAN_OS_RELEASE})
+                    without_files=("/etc/os-release",),
+                    extra_files={"/etc/redhat-release": RHEL5_REDHAT_RELEASE})
     top = sosreport_tree(root, tmp_path / "without")
     rule = {r["id"]: r for r in _scan_sosreport(catalogue, top, SAS_SETS)["rules"]}[
         "multipath_all_paths_active"]

@@ -7,10 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 from .boot_samples import (
-    DEBIAN_OS_RELEASE,
     MULTIPATH_T_094,
     RHEL5_KTUNE_FILES,
     RHEL5_KTUNE_ON,
+    RHEL5_REDHAT_RELEASE,
     RHEL10_OS_RELEASE,
     SAS_MPATH_WWID,
     multipath_conf,
@@ -191,14 +191,14 @@ RUNTIME_CASES: list[tuple[str, str, dict[str, Any], list[str], str]] = [
      {"path_vendor": "DellEMC", "path_model": "PowerStore",
       "extra_files": {"/etc/multipath.conf": multipath_conf()}}, [], "notchecked"),
     ("multipath: a release whose table sascheck lacks", "multipath_all_paths_active",
-     {"path_vendor": "ACME", "path_model": "Box",
+     {"path_vendor": "ACME", "path_model": "Box", "without_files": ("/etc/os-release",),
       "extra_files": {"/etc/multipath.conf": multipath_conf(),
-                      "/etc/os-release": DEBIAN_OS_RELEASE}}, [], "notchecked"),
+                      "/etc/redhat-release": RHEL5_REDHAT_RELEASE}}, [], "notchecked"),
     # The host's own `multipath -t` (a snapshot's or a sosreport's) decides over any tag.
     ("multipath: the host's own multipath -t knows the array", "multipath_all_paths_active",
-     {"path_vendor": "ACME", "path_model": "Box",
+     {"path_vendor": "ACME", "path_model": "Box", "without_files": ("/etc/os-release",),
       "extra_files": {"/etc/multipath.conf": multipath_conf(),
-                      "/etc/os-release": DEBIAN_OS_RELEASE,
+                      "/etc/redhat-release": RHEL5_REDHAT_RELEASE,
                       "/run/sascheck/multipath-t": MULTIPATH_T_094}}, [], "pass"),
     # HITACHI OPEN-V: multibus up to 0.9.x, group_by_prio in RHEL 10's 0.9.9 (both use
     # every path of the best group).

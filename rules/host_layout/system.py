@@ -37,6 +37,43 @@ LIBVIRT_SYSV = "libvirtd"  # RHEL 6: /etc/rc.d/rc3.d/S97libvirtd
 
 OS_RELEASE = "/etc/os-release"
 REDHAT_RELEASE = "/etc/redhat-release"
+# The systems the guidance is for (README): RHEL and the rebuilds, as (os-release ID, the
+# CPE vendor:product it publishes, its major releases, how /etc/redhat-release names it on
+# releases without os-release, RHEL 5 and 6). A host whose release files name anything
+# else is notapplicable in both engines; a root with neither file is judged (a partial root).
+OS_PLATFORMS = (
+    ("rhel", "redhat:enterprise_linux", tuple(range(5, 11)), "Red Hat Enterprise Linux"),
+    ("centos", "centos:centos", tuple(range(5, 11)), "CentOS"),
+    ("rocky", "rocky:rocky", (8, 9, 10), None),
+    ("almalinux", "almalinux:almalinux", (8, 9, 10), None),
+    ("ol", "oracle:linux", tuple(range(5, 11)), "Oracle Linux"),
+)
+OS_RELEASE_LEGACY = (5, 6)  # the releases named by /etc/redhat-release alone
+
+
+def os_release_patterns(os_id: str, major: int) -> tuple[str, str]:
+    """os-release lines (Python ``re`` and OVAL alike, multi-line) naming ``os_id`` ``major``."""
+    return (rf"^ID=[\"']?{re.escape(os_id)}[\"']?[ \t]*$",
+            rf"^VERSION_ID=[\"']?{major}(?:\.[0-9]+)*[\"']?[ \t]*$")
+
+
+def redhat_release_pattern(name: str, major: int) -> str:
+    """/etc/redhat-release's line for ``name`` ``major`` (RHEL 5 and 6 have no os-release)."""
+    return rf"^{re.escape(name)}\b.* release {major}(?:\.|[ \t]|$)"
+
+
+def os_platform(os_release: str | None, redhat_release: str | None) -> str | None:
+    """The CPE name of the system the release files name; "" where neither file exists;
+    None where they name another system."""
+    for os_id, product, majors, legacy in OS_PLATFORMS:
+        for major in majors:
+            if os_release is not None:
+                if all(re.search(p, os_release, re.M) for p in os_release_patterns(os_id, major)):
+                    return f"cpe:/o:{product}:{major}"
+            elif redhat_release is not None and legacy and major in OS_RELEASE_LEGACY and \
+                    re.search(redhat_release_pattern(legacy, major), redhat_release, re.M):
+                return f"cpe:/o:{product}:{major}"
+    return "" if os_release is None and redhat_release is None else None
 
 # -- CPU and NUMA ---------------------------------------------------------------------------------
 PROC_CMDLINE = "/proc/cmdline"  # the arguments the running kernel booted with
