@@ -46,48 +46,26 @@ HOST_STORAGE_DISKS = ("//devices/disk[(@type='block' or @type='volume' or @devic
                       "(not(@device) or @device='disk' or @device='lun')]")
 
 
-# A root whose release files are both missing (a partial root) is judged, as sascheck does.
-NO_RELEASE_FILES = "release_files_absent"
-
-
 @dataclass(frozen=True)
 class Fact:
     name: str  # the CPE name's product part
     title: str
     definition: str  # OVAL definition id in the CPE OVAL document
-    cpe_name: str = ""  # a published CPE name (the operating systems), else sascheck's
 
     @property
     def cpe(self) -> str:
-        return self.cpe_name or CPE_PREFIX + self.name
+        return CPE_PREFIX + self.name
+
+
+RHEL_FAMILY = "rhel_family"
 
 
 def os_platform_names() -> list[str]:
-    """Every operating system the guidance is for, as CPE names, and the partial root."""
-    return [*(f"cpe:/o:{product}:{major}" for _, product, majors, _ in OS_PLATFORMS
-              for major in majors), CPE_PREFIX + NO_RELEASE_FILES]
-
-
-def _os_facts(oval: OvalDocument) -> dict[str, tuple[str, Element, str]]:
-    """The operating systems as the release files name them (os_platform's OVAL twin)."""
-    has_os_release = _exists(oval, "an os-release file", (OS_RELEASE,))
-    has_redhat_release = _exists(oval, "a redhat-release file", (REDHAT_RELEASE,))
-    bodies: dict[str, tuple[str, Element, str]] = {}
-    for os_id, product, majors, legacy in OS_PLATFORMS:
-        for major in majors:
-            named = all_of(*(_contains(oval, f"os-release says {os_id} {major}: {part}",
-                                       (OS_RELEASE,), pattern)
-                             for part, pattern in zip(("ID", "VERSION_ID"),
-                                                      os_release_patterns(os_id, major))))
-            if legacy and major in OS_RELEASE_LEGACY:
-                named = any_of(named, all_of(none_of(has_os_release), _contains(
-                    oval, f"redhat-release says {legacy} {major}", (REDHAT_RELEASE,),
-                    redhat_release_pattern(legacy, major))))
-            cpe = f"cpe:/o:{product}:{major}"
-            bodies[f"os_{os_id}_{major}"] = (f"The host runs {os_id} {major}", named, cpe)
-    bodies[NO_RELEASE_FILES] = ("The root has neither os-release nor redhat-release", all_of(
-        none_of(has_os_release), none_of(has_redhat_release)), "")
-    return bodies
+    """The benchmark's platform: RHEL or a rebuild, 5 to 10, or a root without release files.
+    sascheck's own CPE name, not the published cpe:/o:redhat:enterprise_linux:N: oscap would
+    also evaluate its built-in dictionary's checks for those, whose rpm probe writes an
+    rpmdb.sqlite into the root it scans offline."""
+    return [CPE_PREFIX + RHEL_FAMILY]
 
 
 def _exists(oval: OvalDocument, comment: str, paths: tuple[str, ...]) -> Element:
@@ -172,6 +150,27 @@ def _xml_has(oval: OvalDocument, comment: str, path: str, filename: str,
     return criterion(oval.test("ind:xmlfilecontent", comment, found))
 
 
+def _rhel_family(oval: OvalDocument) -> Element:
+    """RHEL or a rebuild as the release files name them, or neither file (os_platform's
+    OVAL twin, in rules/host_layout/system.py)."""
+    has_os_release = _exists(oval, "an os-release file", (OS_RELEASE,))
+    has_redhat_release = _exists(oval, "a redhat-release file", (REDHAT_RELEASE,))
+    systems = []
+    for os_id, _, majors, legacy in OS_PLATFORMS:
+        for major in majors:
+            named = all_of(*(_contains(oval, f"os-release says {os_id} {major}: {part}",
+                                       (OS_RELEASE,), pattern)
+                             for part, pattern in zip(("ID", "VERSION_ID"),
+                                                      os_release_patterns(os_id, major))))
+            if legacy and major in OS_RELEASE_LEGACY:
+                named = any_of(named, all_of(none_of(has_os_release), _contains(
+                    oval, f"redhat-release says {legacy} {major}", (REDHAT_RELEASE,),
+                    redhat_release_pattern(legacy, major))))
+            systems.append(named)
+    return any_of(*systems, all_of(none_of(has_os_release), none_of(has_redhat_release)),
+                  comment="RHEL or a rebuild, or a root without release files")
+
+
 def build_facts(oval: OvalDocument) -> dict[str, Fact]:
     container = _container(oval)
     guest = _guest_signals(oval)
@@ -226,14 +225,15 @@ def build_facts(oval: OvalDocument) -> dict[str, Fact]:
             oval, "cpufreq directories", r"^/sys/devices/system/cpu/cpu[0-9]+/cpufreq$",
             op="pattern match")),
     }
+    bodies[RHEL_FAMILY] = ("Red Hat Enterprise Linux or a rebuild (CentOS, Rocky Linux, "
+                           "AlmaLinux, Oracle Linux), 5 to 10", _rhel_family(oval))
     facts = {}
-    named = {name: (title, body, "") for name, (title, body) in bodies.items()}
-    for name, (title, body, cpe) in {**named, **_os_facts(oval)}.items():
+    for name, (title, body) in bodies.items():
         # The XML bodies above were built once; definitions copy them.
         definition = oval.definition(title, f"sascheck applicability: {title.lower()}.", body,
                                      klass="inventory",
-                                     references=[("CPE", cpe or CPE_PREFIX + name)])
-        facts[name] = Fact(name, title, definition, cpe)
+                                     references=[("CPE", CPE_PREFIX + name)])
+        facts[name] = Fact(name, title, definition)
     return facts
 
 

@@ -189,13 +189,14 @@ MISSING_FACT: dict[str, Callable[[Facts], str | None]] = {
 }
 
 
-def _gate(rule: Rule, facts: Facts) -> Outcome | None:
+def _gate(rule: Rule, facts: Facts, values: Mapping[str, Any]) -> Outcome | None:
     """An outcome that stops evaluation (another system, wrong role, no SAS directories),
     or None."""
-    if facts.host.os_platform is None:
+    if facts.host.os_platform is None and not values.get("judge_any_os"):
         return Outcome(Verdict.NOTAPPLICABLE, "", "", message=(
             f"this host is {facts.host.os or 'another system'}: the guidance is for RHEL and its "
-            "rebuilds (CentOS, Rocky Linux, AlmaLinux, Oracle Linux) 5 to 10"))
+            "rebuilds (CentOS, Rocky Linux, AlmaLinux, Oracle Linux) 5 to 10; "
+            "--set judge_any_os=true judges it anyway"))
     role = facts.role.name
     if facts.role.uncertain and len({r in rule.applies_to for r in facts.role.candidates}) > 1:
         reason = "; ".join(facts.role.problems)
@@ -231,7 +232,7 @@ def _gate(rule: Rule, facts: Facts) -> Outcome | None:
 
 def evaluate_rule(rule: Rule, facts: Facts, values: Mapping[str, Any],
                   catalogue: Catalogue | None = None) -> RuleResult:
-    outcome = _gate(rule, facts) or CHECKS[rule.kind](rule.params, facts, values)
+    outcome = _gate(rule, facts, values) or CHECKS[rule.kind](rule.params, facts, values)
     impact = impact_of(rule, catalogue) if catalogue and outcome.result == Verdict.FAIL else None
     return RuleResult(
         rule_id=rule.id,

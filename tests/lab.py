@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+# The lab is this machine, which need not run RHEL (CI runs Debian): judge it all the same.
+LAB_HOST_SETS = ["judge_any_os=true"]
 TOOLS = ("losetup", "mount", "umount", "mkfs.xfs", "mkfs.ext4", "mkfs.ext3")
 
 

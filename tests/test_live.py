@@ -16,7 +16,7 @@ import pytest
 
 from sascheck.cli import main
 
-from .lab import LabFs, make_fs, require_lab  # noqa: F401  (require_lab is autouse)
+from .lab import LAB_HOST_SETS, LabFs, make_fs, require_lab  # noqa: F401  (require_lab is autouse)
 
 pytestmark = pytest.mark.live
 
@@ -58,7 +58,7 @@ def test_live_scan_judges_each_lab_device(lab, tmp_path, capsys):
     report = tmp_path / "live.json"
     status = main(["scan", "--role", "bare_metal", "--quiet", "--json", str(report),
                    "--set", f"sas_data_dirs={lab['data'].mountpoint}/data",
-                   "--set", f"sas_config_files={config}"])
+                   "--set", f"sas_config_files={config}", "--set", LAB_HOST_SETS[0]])
     import json
     result = json.loads(report.read_text())
     rules = {rule["id"]: rule for rule in result["rules"]}
@@ -92,7 +92,8 @@ def test_live_scan_judges_each_lab_device(lab, tmp_path, capsys):
     # The site declares a protected cache: barriers off is then accepted.
     status = main(["scan", "--role", "bare_metal", "--quiet", "--json", str(report),
                    "--set", f"sas_data_dirs={lab['data'].mountpoint}/data",
-                   "--set", f"sas_config_files={config}", "--set", "storage_cache_protected=yes"])
+                   "--set", f"sas_config_files={config}", "--set", "storage_cache_protected=yes",
+                   "--set", LAB_HOST_SETS[0]])
     rules = {rule["id"]: rule for rule in json.loads(report.read_text())["rules"]}
     assert rules["barrier_requires_protected_cache"]["result"] == "pass"
 
@@ -100,18 +101,19 @@ def test_live_scan_judges_each_lab_device(lab, tmp_path, capsys):
 def test_live_oscap_agrees_with_sascheck(lab, tmp_path):
     import json
 
-    from .oscap import oscap_available, oscap_eval, tailor
+    from .oscap import any_os_datastream, oscap_available, oscap_eval, tailor
 
     if not oscap_available():
         pytest.fail("oscap is not installed (scripts/setup --test installs it)")
     config = tmp_path / "sasv9.cfg"
     config.write_text(f"-WORK '{lab['work'].mountpoint}'\n-UTILLOC {lab['utilloc'].mountpoint}\n")
-    sets = [f"sas_data_dirs={lab['data'].mountpoint}/data", f"sas_config_files={config}"]
+    sets = [f"sas_data_dirs={lab['data'].mountpoint}/data", f"sas_config_files={config}",
+            *LAB_HOST_SETS]
     tailoring = tailor(Path("/"), sets, tmp_path / "tailoring.xml")
     report = tmp_path / "live.json"
     main(["scan", "--tailoring", str(tailoring), "--quiet", "--json", str(report)])
     ours = {rule["id"]: rule["result"] for rule in json.loads(report.read_text())["rules"]}
-    theirs = oscap_eval(Path("/"), tailoring, tmp_path)
+    theirs = oscap_eval(Path("/"), tailoring, tmp_path, datastream=any_os_datastream(tmp_path))
     # Auto-detected role: the device rules may not apply (in a container, say), the
     # file-system rules always do, and both engines must see the lab the same way.
     assert ours["sas_fs_type"] == "fail" and ours["sas_fs_noatime"] == "fail"
@@ -130,7 +132,8 @@ LAB_RULES = ("io_scheduler", "read_ahead", "sas_fs_noatime")
 def _lab_sets(lab, tmp_path: Path) -> list[str]:
     config = tmp_path / "sasv9.cfg"
     config.write_text(f"-WORK '{lab['work'].mountpoint}'\n-UTILLOC {lab['utilloc'].mountpoint}\n")
-    return [f"sas_data_dirs={lab['data'].mountpoint}/data", f"sas_config_files={config}"]
+    return [f"sas_data_dirs={lab['data'].mountpoint}/data", f"sas_config_files={config}",
+            *LAB_HOST_SETS]
 
 
 def _lab_verdicts(sets: list[str]) -> dict[str, str]:

@@ -24,7 +24,7 @@ from sascheck.scanner.sources.sosreport import LSBLK, LSBLK_TREE, opened
 
 from .boot_samples import MULTIPATH_T_094, RHEL5_REDHAT_RELEASE
 from .hosts import SasFs, sas_host, tree_digest
-from .lab import make_fs, prerequisites_missing
+from .lab import LAB_HOST_SETS, make_fs, prerequisites_missing
 from .sosbuilder import sosreport_archive, sosreport_tree
 
 # sos has no SAS plugin: both scans are told the SAS directories and BUFSIZE alike.
@@ -238,7 +238,8 @@ def lab(tmp_path: Path, real_sos: None) -> Iterator[dict[str, Any]]:
 
 @pytest.mark.live
 def test_real_sos_report_gives_the_live_scans_verdicts(catalogue, lab, tmp_path):
-    sets = [f"sas_data_dirs={lab['data'].mountpoint}", f"sas_work_dirs={lab['work'].mountpoint}"]
+    sets = [f"sas_data_dirs={lab['data'].mountpoint}", f"sas_work_dirs={lab['work'].mountpoint}",
+            *LAB_HOST_SETS]
     live = run_scan(catalogue, "default", sets, "/", "bare_metal").to_dict()
     output = tmp_path / "sos"
     output.mkdir()
