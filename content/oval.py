@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
+from ..rules.host_layout import OS_NAMES, OS_PLATFORMS
+
 NS_OVAL = "http://oval.mitre.org/XMLSchema/oval-definitions-5"
 NS_COMMON = "http://oval.mitre.org/XMLSchema/oval-common-5"
 NS_IND = "http://oval.mitre.org/XMLSchema/oval-definitions-5#independent"
@@ -228,6 +230,10 @@ class OvalDocument:
         element = el("definition", **{"class": klass})
         metadata = el("metadata")
         metadata.append(el("title", title))
+        affected = el("affected", family="unix")
+        affected.extend(el("platform", f"{OS_NAMES[os_id]} {major}")
+                        for os_id, _, majors, _ in OS_PLATFORMS for major in majors)
+        metadata.append(affected)
         for source, ref_id in references:
             metadata.append(el("reference", source=source, ref_id=ref_id))
         metadata.append(el("description", description))

@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from lxml import etree
 
 from ..rules import Catalogue, Rule, Variable
+from ..rules.check_kinds import GROUPS
+from ..rules.host_layout import SAS_PATH_VALUES
 from .platforms import CPE_PREFIX, facts_for, os_platform_names
 
 NS_XCCDF = "http://checklists.nist.gov/xccdf/1.2"
@@ -26,6 +28,11 @@ def rule_id(name: str) -> str:
 
 def profile_id(name: str) -> str:
     return f"{ID_PREFIX}profile_{name}"
+
+
+# A rule's stable identifier, kept when its title or check changes (XCCDF ident, as SSG
+# gives each rule its CCE).
+IDENT_SYSTEM = "https://sascheck.org/rules"
 
 
 def value_id(name: str) -> str:
@@ -118,6 +125,7 @@ def _rule(rule: Rule, definition: str | None, exports: list[tuple[str, str]],
             _sub(element, "reference", reference.citation)
     _sub(element, "rationale", rule.rationale)
     _sub(element, "platform", idref=f"#sascheck_platform_{rule.id}")
+    _sub(element, "ident", f"SASCHECK-{rule.id}", system=IDENT_SYSTEM)
     element.extend(fix_element(rule, system, text) for system, text in fixes)
     if definition is None:
         return element  # no OVAL check (measured, or beyond OVAL): oscap says notchecked
@@ -164,12 +172,40 @@ def benchmark(catalogue: Catalogue, version: str, date: str,
             _sub(element, "set-value", value_text(catalogue.variables[name], value),
                  idref=value_id(name))
     for variable in catalogue.variables.values():
-        element = _sub(root, "Value", id=value_id(variable.name),
-                       type=VALUE_TYPES[variable.type])
-        _sub(element, "title", variable.name)
-        _sub(element, "description", variable.description)
-        _sub(element, "value", value_text(variable, variable.default))
-    for rule in catalogue.rules.values():
-        root.append(_rule(rule, definitions.get(rule.id), exports[rule.id],
-                          (fixes or {}).get(rule.id, [])))
+        root.append(_value(variable))
+    for name, (title, kinds) in GROUPS.items():
+        group = _sub(root, "Group", id=f"{ID_PREFIX}group_{name}")
+        _sub(group, "title", title)
+        _sub(group, "description", f"The rules that judge {title[0].lower()}{title[1:]}.")
+        for rule in catalogue.rules.values():
+            if rule.kind in kinds:
+                group.append(_rule(rule, definitions.get(rule.id), exports[rule.id],
+                                   (fixes or {}).get(rule.id, [])))
     return root
+
+
+# oscap reads the SAS directories from these values only: it cannot follow sasv9.cfg.
+_OSCAP_NAMES_SAS = ("Under oscap, name them here (sascheck tailor writes the directories it "
+                    "discovers): with none named, or one named that the host lacks, the SAS "
+                    "rules are error.")
+
+
+def _value(variable: Variable) -> etree._Element:
+    """An XCCDF Value an administrator can set from its title and description alone."""
+    element = x("Value", id=value_id(variable.name), type=VALUE_TYPES[variable.type])
+    summary = variable.description.split(". ")[0].rstrip(".")
+    _sub(element, "title", f"{variable.name}: {summary}")
+    how = {"paths": "Absolute paths, separated by commas; a lone comma means none.",
+           "strings": "Words separated by commas.",
+           "integer": "A whole number.", "boolean": "true or false."}[variable.type]
+    text = variable.description.replace(" Empty means discover", " In sascheck, empty means "
+                                                                 "discover")
+    if variable.name in SAS_PATH_VALUES:
+        text = f"{text} {_OSCAP_NAMES_SAS}"
+    _sub(element, "description", f"{text} {how}")
+    _sub(element, "value", value_text(variable, variable.default))
+    if variable.minimum is not None:
+        _sub(element, "lower-bound", str(variable.minimum))
+    if variable.maximum is not None:
+        _sub(element, "upper-bound", str(variable.maximum))
+    return element

@@ -154,6 +154,28 @@ KINDS: dict[str, CheckKind] = {kind.name: kind for kind in (
 )}
 
 
+# How the data stream groups its rules (XCCDF Group, as SSG groups by subsystem): each kind
+# belongs to exactly one (tests/test_check_kinds.py holds it).
+GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "memory": ("Memory: Transparent Huge Pages and dirty pages",
+               ("thp_mode", "thp_at_boot", "sysctl_value", "sysctl_at_boot")),
+    "storage": ("Storage below the SAS file systems: schedulers, read-ahead, paths, stripes",
+                ("block_scheduler", "block_read_ahead", "io_tuning_at_boot", "multipath_all_paths",
+                 "paths_per_lun", "volume_striped", "bufsize_matches_stripe")),
+    "filesystems": ("SAS file systems: type, layout, mount options and throughput",
+                    ("fs_type", "sas_dirs_separate", "mount_option_required",
+                     "mount_option_forbidden", "mount_options_at_boot", "throughput")),
+    "cpu": ("CPU: governor, Turbo Boost and SMT, NUMA, wake-up latency",
+            ("cpu_governor", "turbo_and_smt", "numa_enabled", "tuned_cpu_latency")),
+    "tuned": ("tuned: the throughput profile that holds the tuning at boot", ("tuned_profile",)),
+    "virtualisation": ("Virtualisation: KVM guests' disks", ("kvm_guest_disks_direct",)),
+}
+
+
+def group_of(kind: str) -> str:
+    return next(name for name, (_, kinds) in GROUPS.items() if kind in kinds)
+
+
 def rule_values(kind: CheckKind, params: Mapping[str, Any]) -> tuple[str, ...]:
     """The site values a rule of this kind with these parameters depends on, in a stable
     order: the kind's own, those its parameters name, then the SAS directories."""

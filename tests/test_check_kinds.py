@@ -17,7 +17,7 @@ from sascheck.content.platforms import build_facts
 from sascheck.remediations.generate import ansible_playbook
 from sascheck.remediations.rendering import TEMPLATES, FixInput
 from sascheck.rules import CatalogueError, load_catalogue
-from sascheck.rules.check_kinds import APPLICABILITY_FACTS, KINDS, schema_with_current_kinds
+from sascheck.rules.check_kinds import APPLICABILITY_FACTS, GROUPS, KINDS, schema_with_current_kinds
 from sascheck.rules.loader import RULES_DIR
 from sascheck.scanner.checks import CHECKS
 from sascheck.scanner.engine import MISSING_FACT
@@ -190,3 +190,10 @@ def test_every_site_value_a_fix_block_reads_is_set_in_every_fix_format(catalogue
             assert f"SASCHECK_{upper}: " in playbook and f"sascheck_{name}" in playbook
             assert re.search(rf"^(IFS=, read -r -a )?{upper}[= ]", planner, re.M)
     assert {"dirty_ratio", "storage_cache_protected"} <= seen  # the test reads something
+
+
+def test_every_kind_sits_in_exactly_one_group():
+    """The data stream's XCCDF Groups come from rules/check_kinds.py GROUPS: a new kind
+    must name its subsystem there."""
+    placed = [kind for _, kinds in GROUPS.values() for kind in kinds]
+    assert sorted(placed) == sorted(KINDS)

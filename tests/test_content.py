@@ -80,6 +80,35 @@ def test_ids_follow_the_documented_scheme(catalogue):
     assert externals == {v[len("xccdf_org.sascheck.content_value_"):] for v in exported}
 
 
+def test_an_auditor_reads_groups_idents_and_values_they_can_act_on(catalogue):
+    """Issue 45: rules grouped by subsystem (XCCDF Group, as SSG does), each with a stable
+    ident, and each Value titled and described for the person who sets it in a tailoring
+    tool (not the raw id; under oscap the SAS directories must be named)."""
+    tree = etree.parse(str(DATASTREAM))
+    groups = tree.findall(".//x:Group", NS)
+    in_groups = [rule.get("id") for group in groups for rule in group.iterfind("x:Rule", NS)]
+    assert sorted(in_groups) == sorted(f"xccdf_org.sascheck.content_rule_{r}" for r in catalogue.rules)
+    assert not tree.findall(".//x:Benchmark/x:Rule", NS)  # every rule sits in its group
+    assert {g.findtext("x:title", namespaces=NS).split(":")[0] for g in groups} >= {
+        "Memory", "CPU", "tuned"}
+    for rule in tree.iterfind(".//x:Rule", NS):
+        [ident] = rule.findall("x:ident", NS)
+        assert ident.text == "SASCHECK-" + rule.get("id").rsplit("_rule_", 1)[1]
+        assert ident.get("system") == "https://sascheck.org/rules"
+    values = {v.get("id").rsplit("_value_", 1)[1]: v for v in tree.iterfind(".//x:Value", NS)}
+    for name, value in values.items():
+        title = value.findtext("x:title", namespaces=NS)
+        assert title.startswith(f"{name}: ") and len(title) > len(name) + 10, title
+    data_dirs = values["sas_data_dirs"].findtext("x:description", namespaces=NS)
+    assert "Under oscap, name them here" in data_dirs and "a lone comma means none" in data_dirs
+    assert values["read_ahead_min_kb"].findtext("x:upper-bound", namespaces=NS) == "4194304"
+    oval = "{http://oval.mitre.org/XMLSchema/oval-definitions-5}"
+    for definition in tree.iter(f"{oval}definition"):
+        [affected] = definition.iter(f"{oval}affected")
+        assert affected.get("family") == "unix"
+        assert "Red Hat Enterprise Linux 9" in [p.text for p in affected]
+
+
 def test_tailoring_round_trip(catalogue, host, tmp_path, monkeypatch):
     monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
     root = host()

@@ -48,6 +48,8 @@ OS_PLATFORMS = (
     ("almalinux", "almalinux:almalinux", (8, 9, 10), None),
     ("ol", "oracle:linux", tuple(range(5, 11)), "Oracle Linux"),
 )
+OS_NAMES = {"rhel": "Red Hat Enterprise Linux", "centos": "CentOS", "rocky": "Rocky Linux",
+            "almalinux": "AlmaLinux", "ol": "Oracle Linux"}
 OS_RELEASE_LEGACY = (5, 6)  # the releases named by /etc/redhat-release alone
 
 
