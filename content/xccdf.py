@@ -8,7 +8,7 @@ from lxml import etree
 
 from ..rules import Catalogue, Rule, Variable
 from ..rules.check_kinds import GROUPS
-from ..rules.host_layout import SAS_PATH_VALUES
+from ..rules.host_layout import SAS_ROLE_VALUES
 from .platforms import CPE_PREFIX, facts_for, os_platform_names
 
 NS_XCCDF = "http://checklists.nist.gov/xccdf/1.2"
@@ -200,8 +200,11 @@ def _value(variable: Variable) -> etree._Element:
            "integer": "A whole number.", "boolean": "true or false."}[variable.type]
     text = variable.description.replace(" Empty means discover", " In sascheck, empty means "
                                                                  "discover")
-    if variable.name in SAS_PATH_VALUES:
+    if variable.name in SAS_ROLE_VALUES.values():
         text = f"{text} {_OSCAP_NAMES_SAS}"
+    elif variable.name == "sas_config_files":
+        text = f"{text} sascheck only: OVAL reads no SAS configuration, so oscap needs the " \
+               "directories named in the three SAS directory values."
     _sub(element, "description", f"{text} {how}")
     _sub(element, "value", value_text(variable, variable.default))
     if variable.minimum is not None:
