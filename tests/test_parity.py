@@ -366,3 +366,16 @@ def test_the_operating_system_decides_applicability_in_both_engines(tmp_path, sy
         assert {r: v for r, v in ours.items() if r not in same} == {
             r: v for r, v in theirs.items() if r not in same}
         assert "pass" in ours.values() and set(theirs.values()) != {"notapplicable"}
+
+
+def test_judge_any_os_judges_another_system_in_sascheck_only(tmp_path):
+    """A lab machine (CI runs Debian) is judged with judge_any_os=true; the benchmark's
+    platform keeps oscap at notapplicable, as docs/oval.md lists."""
+    root = sas_host(tmp_path / "root")
+    (root / "etc/redhat-release").unlink()
+    (root / "etc/os-release").write_text(RELEASE_FILES["Debian 12"][0]["/etc/os-release"])
+    tailoring = tailor(root, [*BASELINE_SETS, "judge_any_os=true"], tmp_path / "t.xml")
+    ours, _ = _scan(root, tailoring, tmp_path, "default")
+    theirs = {rule: result for rule, result in oscap_eval(root, tailoring, tmp_path).items()
+              if rule in ours}
+    assert "pass" in ours.values() and set(theirs.values()) == {"notapplicable"}
