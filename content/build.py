@@ -14,6 +14,7 @@ from ..rules import Catalogue
 from ..rules.check_kinds import KINDS
 from .checks import GENERATORS
 from .datastream import cpe_dictionary, data_stream
+from .judgeable import sas_dirs_judgeable
 from .oval import OvalDocument, criteria
 from .oval_facts import OvalFacts
 from .platforms import build_facts
@@ -56,7 +57,7 @@ def compile_catalogue(catalogue: Catalogue, when: datetime | None = None,
         if rule.sas_filesystems:
             # Judged only where SAS directories are named and there: XOR with the negated
             # body is the body where the first holds, and an error where it errs.
-            body = criteria("XOR", oval_facts.sas_dirs_judgeable(), criteria("AND", body, negate=True),
+            body = criteria("XOR", sas_dirs_judgeable(oval_facts), criteria("AND", body, negate=True),
                             comment="the rule, where its SAS directories can be judged")
         definitions[rule.id] = oval.definition(
             rule.title, rule.description, body,

@@ -130,7 +130,7 @@ def _rule(rule: Rule, definition: str | None, exports: list[tuple[str, str]],
     if definition is None:
         return element  # no OVAL check (measured, or beyond OVAL): oscap says notchecked
     # SAS file-system rules too: their OVAL is an error where no SAS directory is named or
-    # one named is missing (oval_facts.sas_dirs_judgeable), so values set by any tailoring
+    # one named is missing (content/judgeable.py), so values set by any tailoring
     # tool take effect without selecting a check.
     element.append(_check(definition, exports, None))
     return element

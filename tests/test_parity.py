@@ -148,7 +148,7 @@ KNOWN_DIFFERENCES: dict[str, dict[str, tuple[str, str]]] = {
 
 
 # Where no SAS directory is named, sascheck says notchecked with that reason and the OVAL
-# errs (content/oval_facts.py, sas_dirs_judgeable): neither judges, and both are said so.
+# errs (content/judgeable.py): neither judges, and both are said so.
 NO_SAS_DIRS_NOTE = "no SAS directory is known"
 
 
