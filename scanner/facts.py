@@ -243,15 +243,21 @@ def collect_host(root: HostRoot) -> HostInfo:
     machine_id = text("/etc/machine-id").strip()
     info.machine_id = machine_id if re.fullmatch(r"[0-9a-f]{32}", machine_id) else ""
     info.kernel = text("/proc/sys/kernel/osrelease").strip()
-    release = shell_assignments(text("/etc/os-release"))
-    info.os = release.get("PRETTY_NAME") or text("/etc/redhat-release").strip()
+    # The release files, read once for the name shown and the platform judged: None where
+    # missing. What cannot be read never makes a rule notapplicable.
+    releases: dict[str, str | None] = {}
+    unreadable = False
+    for path in (OS_RELEASE, REDHAT_RELEASE):
+        try:
+            releases[path] = root.read_optional(path, 1024 * 1024)
+        except FactError:
+            releases[path], unreadable = None, True
+    release = shell_assignments(releases[OS_RELEASE] or "")
+    info.os = release.get("PRETTY_NAME") or (releases[REDHAT_RELEASE] or "").strip()
+    info.os_platform = "" if unreadable else os_platform(releases[OS_RELEASE],
+                                                         releases[REDHAT_RELEASE])
     info.cpus = cpuinfo_count(text("/proc/cpuinfo"))
     info.memory_kib = meminfo_kib(text("/proc/meminfo"))
-    try:
-        info.os_platform = os_platform(root.read_optional(OS_RELEASE, 1024 * 1024),
-                                       root.read_optional(REDHAT_RELEASE, 64 * 1024))
-    except FactError:
-        info.os_platform = ""  # what cannot be read never makes a rule notapplicable
     return info
 
 
