@@ -198,8 +198,7 @@ def _value(variable: Variable) -> etree._Element:
     how = {"paths": "Absolute paths, separated by commas; a lone comma means none.",
            "strings": "Words separated by commas.",
            "integer": "A whole number.", "boolean": "true or false."}[variable.type]
-    text = variable.description.replace(" Empty means discover", " In sascheck, empty means "
-                                                                 "discover")
+    text = variable.description
     if variable.name in SAS_ROLE_VALUES.values():
         text = f"{text} {_OSCAP_NAMES_SAS}"
     elif variable.name == "sas_config_files":

@@ -172,10 +172,6 @@ GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 
 
-def group_of(kind: str) -> str:
-    return next(name for name, (_, kinds) in GROUPS.items() if kind in kinds)
-
-
 def rule_values(kind: CheckKind, params: Mapping[str, Any]) -> tuple[str, ...]:
     """The site values a rule of this kind with these parameters depends on, in a stable
     order: the kind's own, those its parameters name, then the SAS directories."""
