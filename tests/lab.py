@@ -18,6 +18,7 @@ import pytest
 
 # The lab is this machine, which need not run RHEL (CI runs Debian): judge it all the same.
 LAB_HOST_SETS = ["judge_any_os=true"]
+LAB_HOST_ARGS = [arg for value in LAB_HOST_SETS for arg in ("--set", value)]
 TOOLS = ("losetup", "mount", "umount", "mkfs.xfs", "mkfs.ext4", "mkfs.ext3")
 
 

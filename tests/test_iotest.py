@@ -31,7 +31,7 @@ from sascheck.scanner.sources.hostroot import HostRoot
 from sascheck.scanner.storage.sasdirs import configured_bufsize
 
 from .hosts import sas_host
-from .lab import LAB_HOST_SETS, LabFs, make_fs, prerequisites_missing
+from .lab import LAB_HOST_ARGS, LabFs, make_fs, prerequisites_missing
 
 SASCHECK = [sys.executable, "-m", "sascheck"]
 
@@ -111,8 +111,7 @@ def lab(tmp_path):
 def _iotest(*args: str, env: dict[str, str] | None = None,
             user: str | None = None) -> subprocess.CompletedProcess[str]:
     prefix = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups"] if user else []
-    lab_host = [arg for value in LAB_HOST_SETS for arg in ("--set", value)]
-    return subprocess.run([*prefix, *SASCHECK, "iotest", "--quiet", *args, *lab_host], capture_output=True,
+    return subprocess.run([*prefix, *SASCHECK, "iotest", "--quiet", *args, *LAB_HOST_ARGS], capture_output=True,
                           text=True, env={**os.environ, **(env or {})}, timeout=600)
 
 

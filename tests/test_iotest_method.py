@@ -19,7 +19,7 @@ from sascheck.scanner.parsers.simple import cpuinfo_physical_cores
 from sascheck.scanner.sources.hostroot import HostRoot
 
 from .hosts import sas_host
-from .lab import LAB_HOST_SETS, make_fs, prerequisites_missing
+from .lab import LAB_HOST_ARGS, make_fs, prerequisites_missing
 from .test_iotest import SASCHECK, assert_accounted, without_directory
 
 lab_only = pytest.mark.skipif(bool(prerequisites_missing()),
@@ -60,8 +60,7 @@ def test_sas_method_plans_one_writer_per_physical_core_of_a_64_core_host(tmp_pat
 
 
 def _iotest(*args: str) -> dict:
-    lab_host = [arg for value in LAB_HOST_SETS for arg in ("--set", value)]
-    done = subprocess.run([*SASCHECK, "iotest", "--quiet", *args, *lab_host, "--json", "-"],
+    done = subprocess.run([*SASCHECK, "iotest", "--quiet", *args, *LAB_HOST_ARGS, "--json", "-"],
                           capture_output=True, text=True, timeout=900)
     assert done.returncode in (0, 2), done.stderr
     return json.loads(done.stdout)

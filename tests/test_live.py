@@ -16,7 +16,7 @@ import pytest
 
 from sascheck.cli import main
 
-from .lab import LAB_HOST_SETS, LabFs, make_fs, require_lab  # noqa: F401  (require_lab is autouse)
+from .lab import LAB_HOST_ARGS, LAB_HOST_SETS, LabFs, make_fs, require_lab  # noqa: F401  (require_lab is autouse)
 
 pytestmark = pytest.mark.live
 
@@ -58,7 +58,7 @@ def test_live_scan_judges_each_lab_device(lab, tmp_path, capsys):
     report = tmp_path / "live.json"
     status = main(["scan", "--role", "bare_metal", "--quiet", "--json", str(report),
                    "--set", f"sas_data_dirs={lab['data'].mountpoint}/data",
-                   "--set", f"sas_config_files={config}", "--set", LAB_HOST_SETS[0]])
+                   "--set", f"sas_config_files={config}", *LAB_HOST_ARGS])
     import json
     result = json.loads(report.read_text())
     rules = {rule["id"]: rule for rule in result["rules"]}
@@ -93,7 +93,7 @@ def test_live_scan_judges_each_lab_device(lab, tmp_path, capsys):
     status = main(["scan", "--role", "bare_metal", "--quiet", "--json", str(report),
                    "--set", f"sas_data_dirs={lab['data'].mountpoint}/data",
                    "--set", f"sas_config_files={config}", "--set", "storage_cache_protected=yes",
-                   "--set", LAB_HOST_SETS[0]])
+                   *LAB_HOST_ARGS])
     rules = {rule["id"]: rule for rule in json.loads(report.read_text())["rules"]}
     assert rules["barrier_requires_protected_cache"]["result"] == "pass"
 
