@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,7 @@ from ..rules.host_layout import (
     shell_layout,
 )
 from . import udev
+from .inventory_vars import check_task
 from .profile_files import (
     sysv_profile,
     tuned_profile,
@@ -35,7 +36,15 @@ from .rendering import (
     bash_library,
     environment,
 )
-from .site_values import SAS_DIRS_ENV, SUB, FixValue, fix_values, sas_dirs_line
+from .site_values import (
+    SAS_DIRS_ENV,
+    SUB,
+    FixValue,
+    boolean_words,
+    fix_values,
+    sas_dirs_line,
+    site_lines,
+)
 
 FORMATS = ("bash", "ansible", "tuned", "udev")
 
@@ -115,15 +124,35 @@ def ansible_planner(catalogue: Catalogue, fix: FixInput) -> str:
     return bash_script(catalogue, fix, "env")
 
 
+def _playbook(catalogue: Catalogue, chosen: Sequence[str], **context: Any) -> str:
+    """The playbook, for one host's fix or (``fleet``) for every host of a fleet's."""
+    return environment().get_template("ansible/playbook.yml.j2").render(
+        version=__version__, sas_dirs_env=SAS_DIRS_ENV, revertable=True,
+        site_values=fix_values(catalogue, chosen), boolean_words=boolean_words(),
+        check_task=check_task(catalogue.variables), **{"fleet": None, **context},
+        rules=[catalogue.rules[rule_id] for rule_id in chosen]).rstrip("\n") + "\n"
+
+
 def ansible_playbook(catalogue: Catalogue, fix: FixInput, planner: str = "sascheck-fix.planner.sh"
                      ) -> str:
-    env = environment()
-    return env.get_template("ansible/playbook.yml.j2").render(
-        host=fix.host, profile=fix.profile, role=fix.role, version=__version__,
-        planner_name=planner, values=fix.values,
-        sas_dirs=fix.sas_dirs, sas_dirs_env=SAS_DIRS_ENV, revertable=True,
-        site_values=fix_values(catalogue, fix.rule_ids),
-        rules=[catalogue.rules[rule_id] for rule_id in fix.rule_ids])
+    return _playbook(catalogue, fix.rule_ids, host=fix.host, profile=fix.profile,
+                     role=fix.role, planner_name=planner,
+                     site=site_lines(catalogue, fix.values, fix.rule_ids))
+
+
+def fleet_playbook(catalogue: Catalogue, hosts: Iterable[tuple[str, str, FixInput]],
+                   refused: Iterable[tuple[str, str]], profile: str) -> str:
+    """One playbook for a fleet: for each (inventory name, planner path, fix input) the
+    host's planner and site values; the refused hosts with why."""
+    planned = list(hosts)
+    failing = {rule_id for _, _, fix in planned for rule_id in fix.rule_ids}
+    every_rule = [rule_id for rule_id in catalogue.rules if rule_id in failing]
+    return _playbook(
+        catalogue, every_rule, host=f"{len(planned)} hosts of a fleet", profile=profile,
+        role="each host's own", refused=list(refused),
+        fleet=[{"name": name, "planner": planner,
+                "site": site_lines(catalogue, fix.values, every_rule)}
+               for name, planner, fix in planned])
 
 
 def rule_snippets(catalogue: Catalogue) -> dict[str, dict[str, str]]:
@@ -200,7 +229,7 @@ def generate(fmt: str, catalogue: Catalogue, fix: FixInput) -> str:
     if fmt == "bash":
         return bash_script(catalogue, fix)
     if fmt == "ansible":
-        return ansible_playbook(catalogue, fix).rstrip("\n") + "\n"
+        return ansible_playbook(catalogue, fix)
     if fmt == "tuned":
         if fix.tuned_legacy:
             raise FixError("this host runs tuned 0.2 (RHEL 5/6: /etc/tune-profiles), which "

@@ -20,6 +20,7 @@ from typing import Any
 from ..rules import Catalogue
 from ..rules.check_kinds import KINDS, SAS_DIR_VALUES, rule_values
 from ..rules.model import Variable
+from ..rules.values import FALSE_WORDS, TRUE_WORDS
 from .rendering import FixError, _sh, _yaml_list
 
 # What the bash library reads whatever the rules: the tuned profile it writes carries the
@@ -89,10 +90,32 @@ class FixValue:
             return str(int(value))
         return "true" if value else "false"
 
-    def ansible_filter(self) -> str:
-        """What turns the Ansible variable into the text the planner reads."""
-        return {"strings": " | join(',')", "boolean": " | bool | lower"}.get(
-            self.variable.type, "")
+    def ansible_text(self, expression: str) -> str:
+        """A Jinja expression turning ``expression`` (the playbook's value, from the defaults
+        or from sascheck_sets, where a string form is NAME=VALUE's text) into the text the
+        planner reads; anything else passes through for the planner to refuse. (Lines: for
+        the playbook's line length.)"""
+        if self.variable.type == "strings":
+            return f"[{expression}] | flatten | join(',')"
+        if self.variable.type == "boolean":
+            return (f"sascheck_boolean_words[{expression} | string | lower]\n"
+                    f"| default({expression} | string)")
+        return f"{expression} | string"
+
+
+def boolean_words() -> dict[str, str]:
+    """How the playbook reads a boolean given as a word, as ``--set`` does."""
+    return {**dict.fromkeys(sorted(TRUE_WORDS), "true"),
+            **dict.fromkeys(sorted(FALSE_WORDS), "false")}
+
+
+def site_lines(catalogue: Catalogue, values: Mapping[str, Any],
+               rule_ids: Iterable[str]) -> list[str]:
+    """The playbook's site values for one host, as YAML lines: its SAS directories by role
+    and every value its fix reads (host paths !unsafe, never templated)."""
+    lines = [f"{name}: {_yaml_list(values[name])}" for name in SAS_DIR_VALUES]
+    return lines + [f"{value.name}: {value.ansible_default(values)}"
+                    for value in fix_values(catalogue, rule_ids)]
 
 
 def _fix_value(catalogue: Catalogue, name: str) -> FixValue:

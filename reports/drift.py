@@ -159,14 +159,15 @@ def suspect(hosts: Sequence[HostView], side: str, now: datetime | None = None) -
 
 
 def _reachability(old: HostView, new: HostView) -> list[Change] | None:
-    """A host that could not be scanned on either side is one line, never a regression of
-    each rule: unreachable since the first failure seen, or reachable again. None where both
-    scans read the host."""
+    """A host that could not be scanned on one side is one line, never a regression of each
+    rule: unreachable since the failure, or reachable again; unreachable on both sides is no
+    change at all. None where both scans read the host."""
+    if new.unreachable and old.unreachable:
+        return []  # unreachable then and now: nothing changed (issue 48)
     if new.unreachable:
-        since = old.scanned_at if old.unreachable else new.scanned_at
-        return [Change(new.name, new.scanned_at, "", "host",
-                       "unreachable" if old.unreachable else "scanned",
-                       f"unreachable since {since or 'an unknown time'}: {new.unreachable}")]
+        return [Change(new.name, new.scanned_at, "", "host", "scanned",
+                       f"unreachable since {new.scanned_at or 'an unknown time'}: "
+                       f"{new.unreachable}")]
     if old.unreachable:
         return [Change(new.name, new.scanned_at, "", "host", "unreachable", "scanned again")]
     return None

@@ -31,6 +31,12 @@ def for_terminal(text: str) -> str:
     return _TERMINAL_UNSAFE.sub(_visible, text)
 
 
+def for_terminal_lines(text: str) -> str:
+    """Text of several lines (a failure's reason, a dry run) whose line breaks stay line
+    breaks, each line through ``for_terminal``."""
+    return "\n".join(for_terminal(line) for line in text.split("\n"))
+
+
 def for_xml(text: str) -> str:
     """Text XML 1.0 (and UTF-8) can carry: what it cannot becomes ``\\xNN``."""
     return _XML_UNSAFE.sub(_visible, text)

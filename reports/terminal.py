@@ -12,7 +12,7 @@ from rich.text import Text
 
 from ..rules.host_layout import SAS_ROLE_VALUES
 from ..scanner.fix_order import FIX_STEPS, fix_ranks, fix_steps, impact_line
-from .escaping import deep, for_terminal
+from .escaping import deep, for_terminal, for_terminal_lines
 from .resultfile import forced_role, scanned_archive, scanned_image
 
 SYMBOLS = {
@@ -157,7 +157,7 @@ def render_drift(changes: list[Any], console: Console) -> None:
             table.add_row(Text("\u25bc worse", style="bold red") if change.worse else Text(""),
                           Text(for_terminal(change.rule or "(host)")),
                           Text(for_terminal(change.field)),
-                          Text(for_terminal(f"{change.old} \u2192 {change.new}")))
+                          Text(for_terminal_lines(f"{change.old} \u2192 {change.new}")))
         console.print(table)
     worse = sum(change.worse for change in changes)
     console.print(f"{len(changes)} changes on {len(hosts)} hosts, {worse} worse")

@@ -15,12 +15,13 @@ class SiteValueError(UserInputError):
     """A site value with an unknown name or the wrong type."""
 
 
-_TRUE = {"true", "yes", "on", "1"}
+# The words a boolean site value may be given as (the fix playbook reads them the same).
+TRUE_WORDS = {"true", "yes", "on", "1"}
+FALSE_WORDS = {"false", "no", "off", "0"}
 # Tab and newline can be in a mount point (the kernel escapes them in /proc/mounts), so a
 # path may hold them; no other control character, in a path or a name.
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
 _ASCII_INTEGER = re.compile(r"[+-]?[0-9]+")
-_FALSE = {"false", "no", "off", "0"}
 
 
 def _split_list(text: str) -> list[str]:
@@ -34,8 +35,8 @@ def coerce(variable: Variable, raw: Any, origin: str) -> Any:
     if kind == "boolean":
         if isinstance(raw, bool):
             return raw
-        if isinstance(raw, str) and raw.strip().lower() in _TRUE | _FALSE:
-            return raw.strip().lower() in _TRUE
+        if isinstance(raw, str) and raw.strip().lower() in TRUE_WORDS | FALSE_WORDS:
+            return raw.strip().lower() in TRUE_WORDS
         raise SiteValueError(f"{origin}: {name} must be true or false, not {raw!r}")
     if kind == "integer":
         if isinstance(raw, bool):

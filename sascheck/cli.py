@@ -146,11 +146,6 @@ def _stdout_to_devnull() -> None:
     os.close(devnull)
 
 
-def for_terminal_lines(text: str) -> str:
-    from .reports.escaping import for_terminal
-    return "\n".join(for_terminal(line) for line in text.split("\n"))
-
-
 def _iotest(args: argparse.Namespace) -> int:
     from rich.console import Console
 
@@ -177,6 +172,7 @@ def _iotest(args: argparse.Namespace) -> int:
     except (PlanError, FioError) as exc:
         raise UsageError(str(exc)) from exc
     if args.dry_run:
+        from .reports.escaping import for_terminal_lines
         sys.stdout.write(for_terminal_lines(dry_run_text(request.plans)))
         return EXIT_OK
     data = result.to_dict()

@@ -51,11 +51,18 @@ def _write_playbook(catalogue: Any, fix_input: Any, output: str) -> None:
     name = planner_name(output)
     write_output(os.path.join(os.path.dirname(output), name),
                  ansible_planner(catalogue, fix_input), mode=0o755)
-    write_output(output, ansible_playbook(catalogue, fix_input, name).rstrip("\n") + "\n")
+    write_output(output, ansible_playbook(catalogue, fix_input, name))
+
+
+def fix_command(args: argparse.Namespace) -> int:
+    if args.fleet:
+        from .cli_fleet_fix import fleet_fix_command
+        return fleet_fix_command(args)
+    return _host_fix_command(args)
 
 
 @rooted
-def fix_command(args: argparse.Namespace) -> int:
+def _host_fix_command(args: argparse.Namespace) -> int:
     from .outputs import STDOUT, check_destinations, write_output
     from .remediations.generate import generate, next_steps
 

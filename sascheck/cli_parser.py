@@ -98,6 +98,11 @@ def build_parser() -> argparse.ArgumentParser:
     source.add_argument("--snapshot", metavar="FILE", help="scan this 'sascheck collect' archive")
     source.add_argument("--sosreport", metavar="FILE|DIR",
                         help="scan this sosreport (tar archive or unpacked directory)")
+    source.add_argument("--fleet", metavar="RESULTS_DIR",
+                        help="every host of a fleet results directory, each planned from its "
+                             "own results (-o names a new directory)")
+    fix.add_argument("--max-age", type=float, default=7.0, metavar="DAYS",
+                     help="with --fleet: refuse hosts whose results are older (0: any age)")
     fix.add_argument("--profile", default=None, metavar="NAME")
     fix.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
     fix.add_argument("--role", default="auto", choices=ROLE_CHOICES)
@@ -105,7 +110,8 @@ def build_parser() -> argparse.ArgumentParser:
                                                        "those that failed")
     fix.add_argument("--rule", action="append", default=[], metavar="ID",
                      help="only these rules (repeatable)")
-    fix.add_argument("-o", "--output", required=True, metavar="FILE")
+    fix.add_argument("-o", "--output", required=True, metavar="FILE",
+                     help="the fix (with --fleet: a new directory)")
 
     report = commands.add_parser(
         "report", help="HTML report from results: one host, or a fleet (sascheck JSON and "

@@ -65,7 +65,7 @@ def run(args: argparse.Namespace, catalogue: Catalogue) -> bool:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
     from .outputs import write_output
-    from .reports.escaping import for_terminal
+    from .reports.escaping import for_terminal, for_terminal_lines
     from .reports.identity import FLEET_MARKER, FLEET_MARKER_TEXT
     from .scanner.batch import BatchOutcome, plan, scan_all
     from .scanner.scan import check_values
@@ -105,7 +105,7 @@ def run(args: argparse.Namespace, catalogue: Catalogue) -> bool:
     elapsed = time.monotonic() - started
     if not args.quiet:
         for failure in sorted(failures, key=lambda outcome: outcome.snapshot):
-            print(for_terminal(f"{failure.snapshot}: not scanned: {failure.message}"),
+            print(for_terminal_lines(f"{failure.snapshot}: not scanned: {failure.message}"),
                   file=sys.stderr)
         findings = sum(1 for outcome in outcomes if outcome.status == "findings")
         print(for_terminal(

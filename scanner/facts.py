@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from ..rules.host_layout import (
+    ETC_HOSTNAME,
     INIT_SCRIPTS,
+    KERNEL_HOSTNAME,
     LVM_BACKUP,
     MOUNTINFO,
     NETWORK_FS_TYPES,
@@ -24,6 +26,7 @@ from ..rules.host_layout import (
     UDEV_RULES_DIRS,
     VXFS_TUNEFSTAB,
     VXVM_DEVICE_DIRS,
+    host_name,
     os_platform,
 )
 from .boot.dropins import merged
@@ -238,7 +241,7 @@ def collect_host(root: HostRoot) -> HostInfo:
         except FactError:
             return ""
 
-    info.hostname = (text("/etc/hostname").strip() or text("/proc/sys/kernel/hostname").strip())
+    info.hostname = host_name(text(ETC_HOSTNAME), text(KERNEL_HOSTNAME))
     # systemd's machine-id(5): 32 lower-case hex digits; anything else is not an identity.
     machine_id = text("/etc/machine-id").strip()
     info.machine_id = machine_id if re.fullmatch(r"[0-9a-f]{32}", machine_id) else ""

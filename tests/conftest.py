@@ -74,8 +74,8 @@ NEEDS = {
     "browser": {"test_admin_first_hour", "test_copy_fix", "test_fleet_bad_files",
                 "test_fleet_page", "test_fleet_stream", "test_identity_attacks",
                 "test_iotest_reports", "test_storage_diagram"},
-    "ansible": {"test_fix_target", "test_remediations", "test_report_failing",
-                "test_security"},
+    "ansible": {"test_fix_target", "test_fleet_fix", "test_remediations", "test_report_failing",
+                "test_security", "test_site_profile"},
     "live": {"test_live", "test_iotest"},
 }
 

@@ -191,7 +191,7 @@ def test_the_drift_page_marks_the_changed_part(tmp_path):
 
 def test_an_unreachable_host_is_one_line_not_a_regression(tmp_path):
     """Issue 36: a host whose collection failed (the fleet scan's failure record) is
-    "unreachable since T" in diff, on every later run too, not each rule worse; diff exits 0
+    "unreachable since T" in diff (and no change while it stays so), not each rule worse; diff exits 0
     for it, and the fleet page's baseline view marks nothing, agreeing with diff."""
     from sascheck.reports.failure import failure_record
 
@@ -215,9 +215,27 @@ def test_an_unreachable_host_is_one_line_not_a_regression(tmp_path):
         ("host", "scanned", "unreachable since 2026-11-20T02:00:00+00:00")]
     status, report = _diff(first, later, tmp_path / "later.json")
     lines = [c for c in report["changes"] if c["host"] == "sasgrid02"]
-    assert status == 0 and [(c["old"], c["new"][:43]) for c in lines] == [
-        ("unreachable", "unreachable since 2026-11-20T02:00:00+00:00")]
+    assert status == 0 and lines == []  # issue 48: still unreachable is no change
     page = tmp_path / "fleet.html"
     main(["report", str(later / "sasgrid01.json"), str(later / "sasgrid02.failed.json"),
           "-o", str(page), "--baseline", str(baseline)])
     assert [host["w"] for host in fleet_index(page.read_text())["hosts"]] == [[], []]
+
+
+def test_a_failure_reason_of_several_lines_stays_lines_in_the_terminal(tmp_path, capsys):
+    """Issue 48: diff showed a line break of ssh's message as \\x0a; the lines stay lines,
+    and a control character in them is still made visible."""
+    from sascheck.reports.failure import failure_record
+
+    baseline, later = tmp_path / "baseline", tmp_path / "later"
+    baseline.mkdir()
+    later.mkdir()
+    _results(tmp_path, "a0", "sasgrid01").rename(baseline / "sasgrid01.json")
+    record = failure_record("sasgrid01", "collect", "ssh: connect to host sasgrid01\n"
+                            "port 22: No route to host \x1b[31m", "ansible")
+    (later / "sasgrid01.failed.json").write_text(json.dumps(record))
+    capsys.readouterr()
+    assert main(["diff", str(baseline), str(later)]) == 0
+    out = capsys.readouterr().out
+    assert "\\x0a" not in out and "\x1b" not in out
+    assert "port 22: No route to host \\x1b[31m" in out

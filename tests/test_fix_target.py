@@ -204,3 +204,31 @@ def test_a_revert_ends_green_though_a_human_has_work_left(tmp_path):
                           f"sascheck_manifest={manifest}", "-e", "sascheck_allow_manual=false")
     assert undone["failed"] == 0 and undone["changed"] == 1
     assert tree_digest(root, times=False) == before
+
+
+# /etc/hostname as people leave it, and the name systemd sets from it (hostname-setup.c
+# read_etc_hostname_stream: first line neither blank nor "#", then hostname_cleanup).
+HOSTNAME_FILES = [("sas host01\n", "sashost01"), ("# set by kickstart\n\n  sas01  \n", "sas01"),
+                  ("sas01\r\n", "sas01"), ("sas\u00e901.example.com\n", "sas01.example.com"),
+                  ("\n\t\n", "")]
+
+
+@pytest.mark.parametrize(("content", "name"), HOSTNAME_FILES)
+def test_the_fix_reads_the_host_name_as_the_scan_does(tmp_path, content, name):
+    """Issue 48: the scan kept inner blanks the fix's check removed, so a fix refused the
+    very image it was written from. Both now read it one way (host_layout.host_name)."""
+    root = image(tmp_path / "root")
+    (root / "etc/hostname").write_text(content)
+    (root / "proc/sys/kernel").mkdir(parents=True, exist_ok=True)
+    (root / "proc/sys/kernel/hostname").write_text("kernelname\n")
+    results = tmp_path / "results.json"
+    main(["scan", "--root", str(root), "--quiet", "--json", str(results), "--set",
+          BASELINE_SETS[0]])
+    assert json.loads(results.read_text())["host"]["hostname"] == (name or "kernelname")
+    fix = tmp_path / "fix.sh"
+    assert main(["fix", "--format", "bash", "--from", str(results), "-o", str(fix)]) == 0
+    ran = run_fix(fix, root, "--dry-run")
+    assert ran.returncode in (0, 3), ran.stderr
+    (root / "etc/hostname").write_text(content.replace("sas", "sbs") if name else "other\n")
+    refused = run_fix(fix, root, "--dry-run")
+    assert refused.returncode == 4 and "refused: the target is" in refused.stderr

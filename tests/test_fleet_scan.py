@@ -43,7 +43,7 @@ def _ini_sets(host: str, sets: list[str]) -> str:
 
 
 def _run_playbook(tmp_path: Path, hosts: dict[str, str], inventory: Path | None = None,
-                  outputs: bool = True) -> subprocess.CompletedProcess[str]:
+                  outputs: bool = True, extra: list[str] = ()) -> subprocess.CompletedProcess[str]:
     """ansible-playbook fleet-scan.yml over local "hosts" (each line's host variables), or
     over the ``inventory`` given; ``outputs``: name the results directory and the page
     (tmp_path/results, tmp_path/fleet.html), else leave them to the playbook's defaults."""
@@ -59,7 +59,8 @@ def _run_playbook(tmp_path: Path, hosts: dict[str, str], inventory: Path | None 
          "-e", f"sascheck_controller_command={SASCHECK}",
          "-e", f"sascheck_remote_dir={tmp_path}",
          *(["-e", f"sascheck_results_dir={tmp_path / 'results'}",
-            "-e", f"sascheck_fleet_report={tmp_path / 'fleet.html'}"] if outputs else [])],
+            "-e", f"sascheck_fleet_report={tmp_path / 'fleet.html'}"] if outputs else []),
+         *extra],
         capture_output=True, text=True, timeout=600,
         env={"PATH": f"{ANSIBLE_BIN}:/usr/bin:/bin:/usr/sbin:/sbin", "ANSIBLE_NOCOLOR": "1",
              "HOME": str(tmp_path), "ANSIBLE_LOCALHOST_WARNING": "0"})
@@ -77,10 +78,10 @@ def test_agentless_playbook_needs_nothing_but_sh_on_the_hosts(tmp_path):
     snapshots come back through ansible.builtin.script alone. host3's collection fails
     (its root is gone) and it is on the page as such, with the others' verdicts."""
     _needs_ansible()
-    hosts = {host: (f"sascheck_scan_root={root} {_ini_sets(host, sets)} "
+    hosts = {host: (f"sascheck_root={root} {_ini_sets(host, sets)} "
                     "ansible_python_interpreter=/nonexistent/python3")
              for host, (root, sets) in _example_roots(tmp_path / "roots").items()}
-    hosts["host3"] = ("sascheck_scan_root=/nonexistent/root "
+    hosts["host3"] = ("sascheck_root=/nonexistent/root "
                       "ansible_python_interpreter=/nonexistent/python3")
     completed = _run_playbook(tmp_path, hosts)
     assert completed.returncode == 0, completed.stdout[-3000:] + completed.stderr[-2000:]
@@ -127,7 +128,7 @@ def test_a_hostile_inventory_name_makes_no_path_outside_the_results(tmp_path):
     (outside / "victim.json").write_text("kept\n")
     inventory = tmp_path / "inventory.yml"
     inventory.write_text(json.dumps({"all": {"hosts": {name: {
-        "ansible_connection": "local", "sascheck_scan_root": str(root), "sascheck_sets": sets,
+        "ansible_connection": "local", "sascheck_root": str(root), "sascheck_sets": sets,
         "ansible_python_interpreter": "/nonexistent/python3"}}}}))
     completed = _run_playbook(tmp_path, {}, inventory)
     assert completed.returncode == 0, completed.stdout[-3000:] + completed.stderr[-2000:]
@@ -144,7 +145,7 @@ def test_playbook_still_runs_sascheck_and_oscap_where_hosts_have_them(tmp_path):
     from .oscap import DATASTREAM
 
     _needs_ansible()
-    hosts = {host: (f"sascheck_scan_root={root} sascheck_sets='{json.dumps(sets)}' "
+    hosts = {host: (f"sascheck_root={root} sascheck_sets='{json.dumps(sets)}' "
                     f"sascheck_engine={'oscap' if host == 'host0' else 'sascheck'} "
                     f"sascheck_datastream={DATASTREAM} "
                     f"ansible_python_interpreter={sys.executable}")
@@ -313,7 +314,7 @@ def test_results_and_page_default_to_the_users_home(tmp_path):
     for data: by default results and the page go to ~/sascheck, and the play says where."""
     _needs_ansible()
     root, _ = _example_roots(tmp_path / "roots")["host0"]
-    completed = _run_playbook(tmp_path, {"host0": f"sascheck_scan_root={root} "
+    completed = _run_playbook(tmp_path, {"host0": f"sascheck_root={root} "
                                          "ansible_python_interpreter=/nonexistent/python3"},
                               outputs=False)
     assert completed.returncode == 0, completed.stdout[-3000:] + completed.stderr[-2000:]
@@ -322,3 +323,29 @@ def test_results_and_page_default_to_the_users_home(tmp_path):
     assert f"fleet page: {tmp_path}/sascheck/fleet.html; results: {tmp_path}/sascheck/results" \
         in completed.stdout
     assert not (PLAYBOOK.parent / "results").exists()
+
+
+def test_a_host_removed_from_the_inventory_leaves_the_page(tmp_path):
+    """Issue 48: the play judges the results directory against the whole inventory: a host
+    no longer in it leaves the page (its files kept in departed/), while a host only left
+    out by --limit stays."""
+    _needs_ansible()
+    roots = _example_roots(tmp_path / "roots")
+    hosts = {host: f"sascheck_root={root} sascheck_sets='{json.dumps(sets)}' "
+                   "ansible_python_interpreter=/nonexistent/python3"
+             for host, (root, sets) in roots.items()}
+    completed = _run_playbook(tmp_path, hosts)
+    assert completed.returncode == 0, completed.stdout[-3000:] + completed.stderr[-2000:]
+    del hosts["host2"]
+    inventory = tmp_path / "inventory.ini"
+    inventory.write_text("[sas]\n" + "".join(f"{host} ansible_connection=local {variables}\n"
+                                             for host, variables in hosts.items()))
+    completed = _run_playbook(tmp_path, {}, inventory, extra=["--limit", "host0"])
+    assert completed.returncode == 0, completed.stdout[-3000:] + completed.stderr[-2000:]
+    page = fleet_index((tmp_path / "fleet.html").read_text())
+    assert sorted(row["n"] for row in page["hosts"]) == ["host0", "host1"]
+    results = tmp_path / "results"
+    assert sorted(p.name for p in (results / "departed").iterdir()) == [
+        "host2.json", "host2.tar.gz"]
+    assert json.loads((results / ".sascheck-groups").read_text()) == {
+        "host0": ["sas"], "host1": ["sas"]}

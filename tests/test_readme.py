@@ -48,6 +48,8 @@ def test_every_example_command_runs_as_written(tmp_path):
         assert done.returncode in (0, 2), f"{command}\n{done.stderr[-2000:]}"
     assert (tmp_path / "sascheck-report.html").stat().st_size > 0
     assert (tmp_path / "fix.sh").read_text().startswith("#!")
+    assert (tmp_path / "fleet-fix/manifest.tsv").read_text().startswith("sas01\tplanners/sas01.sh\t")
+    assert "sascheck_fleet:" in (tmp_path / "fleet-fix/sascheck-fix.yml").read_text()
     assert (tmp_path / "failing.txt").read_text().split()  # rhel6-defaults fails THP
     assert "Also scanned by oscap" in (tmp_path / "host.html").read_text()
 

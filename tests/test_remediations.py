@@ -71,7 +71,15 @@ def _fixable(rule_id: str, root: Path, sets: list[str]) -> bool:
         return False  # the site chose dirty_bytes too: which one wins is left to it (manual)
     if rule_id == "tuned_profile" and not (root / "usr/lib/systemd/system").is_dir():
         return False  # SysV (RHEL 5, 6): tuned-adm 0.2 is only run live
+    if rule_id == "tuned_profile" and _site_sas_performance(root):
+        return False  # a sas-performance sascheck did not write is the site's: kept (issue 48)
     return not (rule_id == "tuned_profile" and not (root / "usr/sbin/tuned").exists())
+
+
+def _site_sas_performance(root: Path) -> bool:
+    return any(not path.read_text().startswith("# sas-performance: a tuned profile for SAS, "
+                                               "written by sascheck ")
+               for path in root.glob("etc/tuned/**/sas-performance/tuned.conf"))
 
 
 def _assert_fixed(before: dict[str, str], after: dict[str, str], root: Path,

@@ -225,25 +225,31 @@ def test_playbook_never_templates_host_values(tmp_path):
 
 # -- the terminal and JUnit ------------------------------------------------------------
 def test_terminal_shows_escape_sequences_as_text(tmp_path):
+    """The kernel's release string is read as the host gives it (the host name is cleaned
+    as systemd cleans it: test_fix_target's host-name cases), so it carries the attack."""
     root = sas_host(tmp_path / "root")
     title = "\x1b]0;owned\x07\x1b[2J"
-    (root / "etc/hostname").write_text(f"host{title}\n")
-    (root / "proc/sys/kernel/hostname").write_text(f"host{title}\n")
+    (root / "proc/sys/kernel/osrelease").write_text(f"4.18.0{title}\n")
     completed = subprocess.run([sys.executable, "-m", "sascheck", "scan", "--root", str(root),
                                 "--set", "sas_data_dirs=/sasdata"], capture_output=True,
                                text=True, env={**os.environ, "TERM": "xterm", "COLUMNS": "200"})
     output = completed.stdout + completed.stderr
-    assert "host" in output
+    assert "4.18.0" in output
     assert "\x1b" not in output and "\x07" not in output
     assert "\\x1b]0;owned" in output
 
 
 def test_junit_carries_control_characters(tmp_path):
+    """A results file is untrusted: a host name in it with controls reaches JUnit escaped."""
     root = sas_host(tmp_path / "root")
-    (root / "etc/hostname").write_text("host\x01\x1b\n")
     junit, report = tmp_path / "j.xml", tmp_path / "r.json"
     assert main(["scan", "--root", str(root), "--set", "sas_data_dirs=/sasdata", "--quiet",
-                 "--json", str(report), "--junit", str(junit)]) in (0, 2)
+                 "--json", str(report)]) in (0, 2)
+    data = json.loads(report.read_text())
+    data["host"]["hostname"] = "host\x01\x1b"
+    report.write_text(json.dumps(data))
+    assert main(["report", str(report), "-o", str(tmp_path / "r.html"),
+                 "--junit", str(junit)]) in (0, 2)
     suite = etree.parse(str(junit)).find("testsuite")
     assert suite is not None and suite.get("name") == "host\\x01\\x1b"
 

@@ -36,3 +36,31 @@ def test_sas_performance_includes_the_sites_own_profile(tmp_path, scan):
 def test_a_shipped_profile_is_not_the_sites_own(tmp_path, scan):
     root = sas_host(tmp_path / "root", tuned_active="balanced")
     assert "tuned_site_profile" not in scan(root)["host"]
+
+
+# Issue 48: an image holding the site's own sas-performance (not active), as an admin wrote
+# it: tuned.conf(5) sections, [sysctl] values tuned writes with sysctl.
+SITE_SAS_PERFORMANCE = ("[main]\nsummary=Our SAS tuning\ninclude=throughput-performance\n\n"
+                        "[sysctl]\nvm.swappiness=10\nkernel.numa_balancing=0\n")
+
+
+def test_a_fix_never_replaces_a_profile_it_did_not_write(tmp_path, scan):
+    from .remedy import ansible_available, run_playbook
+
+    for fmt in ("bash", "ansible") if ansible_available() else ("bash",):
+        root = sas_host(tmp_path / fmt, tuned_active=None,
+                        tuned_custom={"sas-performance": SITE_SAS_PERFORMANCE})
+        profile = root / "etc/tuned/sas-performance/tuned.conf"
+        assert profile.read_text() == SITE_SAS_PERFORMANCE
+        assert scan(root)["by_id"]["tuned_profile"]["result"] == "fail"
+        fix = generate(fmt, tmp_path / f"fix-{fmt}.{'sh' if fmt == 'bash' else 'yml'}", root,
+                       BASELINE_SETS)
+        if fmt == "bash":
+            ran = run_bash(fix, root)
+            assert ran.returncode == 3
+            assert ("/etc/tuned/sas-performance/tuned.conf is a sas-performance profile "
+                    "sascheck did not write: kept, not replaced") in ran.stdout + ran.stderr
+        else:
+            run_playbook(fix, root)
+        assert profile.read_text() == SITE_SAS_PERFORMANCE, fmt
+        assert not list(profile.parent.glob("*.bak")), fmt

@@ -35,6 +35,27 @@ LIBVIRT_UNITS = ("libvirtd.service", "libvirtd.socket", "virtqemud.service",
                  "virtqemud.socket")  # monolithic daemon (RHEL 7, 8), modular (RHEL 9)
 LIBVIRT_SYSV = "libvirtd"  # RHEL 6: /etc/rc.d/rc3.d/S97libvirtd
 
+# A host's name as systemd sets it at boot from /etc/hostname (hostname-setup.c,
+# read_etc_hostname_stream: the first line that, stripped, is neither empty nor a "#"
+# comment, passed through hostname_cleanup, which keeps letters, digits, '-' and '.', at
+# most HOST_NAME_MAX of them), else the kernel's. The scan and the fix's target check
+# (remediations/templates/bash/lib/core.sh target_hostname) both read it so.
+ETC_HOSTNAME = "/etc/hostname"
+KERNEL_HOSTNAME = "/proc/sys/kernel/hostname"
+HOST_NAME_MAX = 64
+
+
+def host_name(etc_hostname: str, kernel_hostname: str) -> str:
+    """The name a host goes by, from its /etc/hostname and its kernel's (either may be '')."""
+    for text in (etc_hostname, kernel_hostname):
+        line = next((line.strip() for line in text.split("\n")
+                     if line.strip() and not line.strip().startswith("#")), "")
+        name = re.sub(r"[^A-Za-z0-9.-]", "", line)[:HOST_NAME_MAX]
+        if name:  # systemd refuses an empty one, and the kernel's name stays
+            return name
+    return ""
+
+
 OS_RELEASE = "/etc/os-release"
 REDHAT_RELEASE = "/etc/redhat-release"
 # The systems the guidance is for (README): RHEL and the rebuilds, as (os-release ID, the

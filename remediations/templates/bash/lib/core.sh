@@ -53,15 +53,25 @@ done
 
 live() { [[ -z "$ROOT" ]]; }
 
-# The target's host name, read as sascheck's scan reads it: /etc/hostname, else the kernel's.
+# The target's host name, read as sascheck's scan reads it (rules/host_layout/system.py
+# host_name, after systemd's read_etc_hostname_stream): the first line of /etc/hostname
+# that is neither blank nor a comment, keeping letters, digits, '-' and '.' (at most 64);
+# else the kernel's, read the same way.
+cleaned_hostname() {  # FILE
+    local line name LC_ALL=C  # byte ranges, as Python's [A-Za-z0-9]
+    [[ -r "$1" ]] || return 0
+    while IFS= read -r line || [[ -n "$line" ]]; do
+        line="${line#"${line%%[![:space:]]*}"}"
+        [[ -z "$line" || "$line" == "#"* ]] && continue
+        name="${line//[^A-Za-z0-9.-]/}"
+        printf '%s' "${name:0:64}"
+        return 0
+    done < "$1"
+}
 target_hostname() {
-    local name=""
-    if [[ -f "$ROOT/etc/hostname" ]]; then name="$(head -n 1 -- "$ROOT/etc/hostname" 2>/dev/null || true)"; fi
-    name="${name//[[:space:]]/}"
-    if [[ -z "$name" && -r "$ROOT/proc/sys/kernel/hostname" ]]; then
-        name="$(head -n 1 -- "$ROOT/proc/sys/kernel/hostname" 2>/dev/null || true)"
-        name="${name//[[:space:]]/}"
-    fi
+    local name
+    name="$(cleaned_hostname "$ROOT/etc/hostname")"
+    if [[ -z "$name" ]]; then name="$(cleaned_hostname "$ROOT/proc/sys/kernel/hostname")"; fi
     if [[ -z "$name" ]] && live; then name="$(uname -n)"; fi
     printf '%s' "$name"
 }

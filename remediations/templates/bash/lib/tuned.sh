@@ -10,6 +10,22 @@ tuned_has_profile() {
     return 1
 }
 
+# A tuned profile named NAME that sascheck did not write (its first line says whose it is):
+# printed where found. A fix never replaces it (issue 48): the site's settings would go.
+foreign_profile() {
+    local dir file first
+    for dir in $LAYOUT_TUNED_PROFILE_DIRS; do
+        file="$ROOT$dir/$1/tuned.conf"
+        [[ -f "$file" ]] || continue
+        first="$(head -n 1 -- "$file" 2>/dev/null || true)"
+        if [[ "$first" != "# $1: a tuned profile for SAS, written by sascheck "* ]]; then
+            printf '%s' "$dir/$1/tuned.conf"
+            return 0
+        fi
+    done
+    return 1
+}
+
 # The profiles sas-performance may include, best first, one a line: the site's own active
 # profile, tuned's own for the role, then the site's allowed ones (generate.py's
 # tuned_include_candidates).
@@ -259,6 +275,15 @@ tuned_active() {
     done < <(tuned-adm active 2>/dev/null || true)
 }
 
+# Whether profile NAME is the one tuned runs or starts with: tuned-adm's answer on a live
+# host, else (tuned stopped, or an image) the active-profile file tuned reads at start.
+tuned_selected() {
+    local active="" file="$ROOT${LAYOUT_TUNED_ACTIVE_FILES%% *}"
+    if live; then active="$(tuned_active)"; fi
+    if [[ -z "$active" && -r "$file" ]]; then active="$(head -n 1 -- "$file" 2>/dev/null || true)"; fi
+    [[ " $active " == *" $1 "* ]]
+}
+
 # What undoes `tuned-adm profile sas-performance`, given what was active before: that profile
 # again, or tuned-adm off; nothing to record when sas-performance was already active (an
 # earlier run's manifest holds the way back).
@@ -272,7 +297,7 @@ tuned_undo() {
 
 # Install the sas-performance tuned profile, enable tuned at boot and activate it.
 apply_tuned_profile() {
-    local tuned_ready=1 wants include before active
+    local tuned_ready=1 wants include before active found
     if [[ "$(kernel_release)" == "$LAYOUT_RHEL5_KERNEL_PREFIX"* ]] && ! tuned_installed; then
         apply_rhel5_ktune
         return 0
@@ -311,9 +336,24 @@ apply_tuned_profile() {
              "install throughput-performance (package tuned) and run the fix again"
         return 0
     fi
-    tuned_profile_text "$include"
     before="$CHANGES"
-    write_file "$ROOT$(tuned_user_dir)/$TUNED_PROFILE_NAME/tuned.conf" "$TUNED_TEXT"
+    if found="$(foreign_profile "$TUNED_PROFILE_NAME")"; then
+        if ! tuned_selected "$TUNED_PROFILE_NAME"; then
+            warn "manual: $CURRENT_RULE: $found is a" \
+                 "$TUNED_PROFILE_NAME profile sascheck did not write: kept, not replaced; add to" \
+                 "it what the scan found missing (see the evidence), or rename it and run the" \
+                 "fix again (sascheck's profile then includes it while it is active)"
+            return 0
+        fi
+        # The site's own, and the one selected: kept as it is; tuned is started below, and
+        # what the profile itself lacks is the site's to add.
+        warn "manual: $CURRENT_RULE: $found, the site's own $TUNED_PROFILE_NAME profile, is" \
+             "kept as it is (tuned is started with it); if a new scan still fails this rule," \
+             "add to it what the evidence names"
+    else
+        tuned_profile_text "$include"
+        write_file "$ROOT$(tuned_user_dir)/$TUNED_PROFILE_NAME/tuned.conf" "$TUNED_TEXT"
+    fi
     if live; then
         if ! systemctl is-enabled --quiet tuned 2>/dev/null; then
             UNDO="systemctl disable --now tuned" run_command systemctl enable --now tuned
