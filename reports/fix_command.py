@@ -48,14 +48,26 @@ def fix_command_parts(host: HostView) -> list[str] | None:
         return None
     written = ["sascheck fix --format bash --rule ",
                "".join(f" {shlex.quote(arg)}" for arg in args) + " -o sascheck-fix-"]
+    # The next step the terminal gives: a dry run first, then the same without --dry-run.
     if archive:  # a shell comment: pasted, it runs nothing
         return [*written, ".sh  # then, as root on "
-                f"{shlex.quote(target)}: bash sascheck-fix-", ".sh"]
+                f"{shlex.quote(target)}: bash sascheck-fix-", ".sh --dry-run, then without"]
     run = f"SASCHECK_ROOT={shlex.quote(host.root)} bash" if offline else "bash"
-    return [*written, f".sh && {run} sascheck-fix-", ".sh"]
+    return [*written, f".sh && {run} sascheck-fix-",
+            ".sh --dry-run  # then the same without --dry-run, as root"]
 
 
 def fix_command(host: HostView, rule_id: str) -> str | None:
     """fix_command_parts joined around one rule's id (None: no command to copy)."""
     parts = fix_command_parts(host)
     return rule_id.join(parts) if parts is not None else None
+
+
+def step_command(host: HostView, step: str, rule_ids: list[str]) -> str | None:
+    """The command fixing one step of the window alone (issue 49): its rules' whole fix,
+    written as sascheck-fix-STEP.sh and dry-run, as the terminal's step line gives it."""
+    parts = fix_command_parts(host)
+    if parts is None or not rule_ids:
+        return None
+    # the parts go around a rule id after --rule, then around the script's name, twice
+    return parts[0] + " --rule ".join(rule_ids) + step.join(parts[1:])

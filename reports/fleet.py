@@ -114,14 +114,24 @@ def rule_info(rule: Any) -> tuple[str, str, str, list[str]]:
              for ref in rule.references])
 
 
+def tuned_shown(host: HostView) -> str:
+    """The fleet's tuned column: the active profile, with the tuned release beside it."""
+    version = f"tuned {host.tuned_version}" if host.tuned_version else ""
+    if host.tuned_active:
+        return f"{host.tuned_active} ({version})" if version else host.tuned_active
+    return f"none active ({version})" if version else ""
+
+
 def host_row(host: HostView) -> dict[str, Any]:
     """The host's row of the matrix, before the fleet numbers it: verdicts by rule id."""
     failed = host.failed_by_severity()
     slowest = host.slowest_per_core()
     return {"n": host.name, "s": host.source, "sc": host.score,
+            # what the score is of: it is shown beside it, everywhere (issue 48)
+            "j": host.judged, "nj": host.not_judged,
             "i": bool(host.inventory),  # named by the controller (identity.py)
             # what an administrator sorts a fleet by, cut to what a column shows
-            "o": host.os[:80], "k": host.kernel[:80], "t": host.tuned_version[:40],
+            "o": host.os[:80], "k": host.kernel[:80], "t": tuned_shown(host)[:80],
             "ro": host.role[:40],
             "f": [failed["high"], failed["medium"], failed["low"]],
             "r": {rule.id: rule.result for rule in host.rules},

@@ -20,7 +20,7 @@ from .. import __version__
 from ..scanner.fix_order import FIX_STEPS
 from . import storage_svg, throughput_svg
 from .drift import Change, marked
-from .fix_command import fix_command
+from .fix_command import fix_command, step_command
 from .fleet import FleetWriter
 from .fleet_read import Built
 from .model import HostView
@@ -54,13 +54,26 @@ def _chart(host: HostView) -> Markup:
     return Markup(throughput_svg.render(host.measurements, host.io_targets))
 
 
+def _step_commands(host: HostView) -> dict[str, str]:
+    """Each step of the window (issue 49) and the command fixing it alone: its failing
+    rules, in the fix order; a project gets none (planned work, by hand)."""
+    steps: dict[str, list[str]] = {}
+    for rule in host.sorted_rules():
+        if rule.result == "fail" and rule.fix_step and rule.fix_step != "project":
+            steps.setdefault(rule.fix_step, []).append(rule.id)
+    return {step: command for step, rules in steps.items()
+            if (command := step_command(host, step, rules)) is not None}
+
+
 def render_host(host: HostView, snippets: Snippets) -> str:
+    sascheck = host.source == "sascheck"
     commands = ({rule.id: fix_command(host, rule.id) for rule in host.rules
-                 if rule.id in snippets} if host.source == "sascheck" else {})
+                 if rule.id in snippets} if sascheck else {})
     return _environment().get_template("host.html.j2").render(
         title=f"sascheck: {host.name}", subtitle="SAS tuning report",
         host=host, snippets=snippets, commands=commands, svgs=[_svgs(host)],
-        charts=[_chart(host)], **_assets())
+        charts=[_chart(host)], step_commands=_step_commands(host) if sascheck else {},
+        **_assets())
 
 
 def render_drift(changes: Sequence[Change], old: str, new: str) -> str:
@@ -93,8 +106,16 @@ def render_fleet_built(built: Iterable[Built], snippets: Snippets,
 
 
 def _fleet_page(writer: FleetWriter, baseline: bool) -> Iterator[str]:
+    from ..rules import load_catalogue
+    from ..scanner.fix_order import catalogue_ranks
+
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     page = writer.page()
+    # The rule table in the order a window fixes them (issue 48); rules this release does
+    # not know (older results) after those, by id.
+    ranks = catalogue_ranks(load_catalogue(), writer.columns)
+    rules_by_fix = sorted(page["rules"], key=lambda rule: (ranks.get(rule["id"], 1 << 30),
+                                                          rule["id"]))
     return _environment().get_template("fleet.html.j2").generate(
         title="sascheck: fleet report", subtitle=f"{page['host_count']} hosts, built {stamp}",
-        baseline=baseline, **page, **_assets())
+        baseline=baseline, rules_by_fix=rules_by_fix, **page, **_assets())

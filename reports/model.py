@@ -90,6 +90,7 @@ class HostView:
     inventory: str = ""
     claimed: str = ""
     tuned_version: str = ""  # the installed tuned's release, where the scan knew it
+    tuned_active: str = ""  # the profile(s) tuned runs or starts with, where known
     # what the scan read when not a live host or a directory root: "snapshot" or
     # "sosreport", whose archive ``root`` then names
     source_kind: str = ""
@@ -195,6 +196,7 @@ def from_json(data: dict[str, Any], path: str, catalogue: Catalogue) -> HostView
             os=host.get("os", ""), root=host.get("root", ""), role=role.get("name", ""),
             tuned_version=host.get("tuned_version") or ("0.2 (ktune)" if host.get(
                 "tuned_legacy") else ""),
+            tuned_active=host.get("tuned_active", ""),
             source_kind=_source_kind(data.get("source")),
             role_forced=role.get("source") == "--role",
             role_reasons=list(role.get("reasons", [])), cpus=host.get("cpus"),

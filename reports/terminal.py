@@ -92,12 +92,34 @@ def render(result: dict[str, Any], console: Console) -> None:
     console.print(Text("  ".join(parts), style="bold"))
     console.print(Text(_score_line(counts)))
     if result.get("fix_order"):
+        _print_steps(console, result)
         console.print(Text(f"next: {fix_hint(result)}", style="bold"))
 
 
-def fix_hint(result: dict[str, Any]) -> str:
-    """The fix command for this host, with every choice the scan made (its profile, a
-    forced role, the directory root it read), shell-quoted."""
+def _print_steps(console: Console, result: dict[str, Any]) -> None:
+    """The fix order as a maintenance window's steps (issue 49): each step a heading with
+    why it sits there, its actions (the rules one action mends), and the command fixing that
+    step alone; a project is planned work, listed with no command."""
+    by_step: dict[str, list[dict[str, Any]]] = {}
+    for entry in result["fix_order"]:
+        if entry.get("step") in FIX_STEPS:
+            by_step.setdefault(entry["step"], []).append(entry)
+    console.print(Text("what to fix first, as a maintenance window's steps:", style="bold"))
+    for number, step in enumerate((s for s in FIX_STEPS if s in by_step), start=1):
+        console.print(Text.assemble((f"{number}. {step}", "bold"), f": {FIX_STEPS[step]}"))
+        rules = []
+        for entry in by_step[step]:
+            rules += entry["rules"]
+            console.print(Text(f"   {' + '.join(entry['rules'])} ({entry['severity']})"))
+        if step != "project":
+            console.print(Text(f"   fix: {fix_hint(result, rules, f'sascheck-fix-{step}.sh')}",
+                               style="dim"))
+
+
+def fix_hint(result: dict[str, Any], rules: list[str] | None = None,
+             output: str = "sascheck-fix.sh") -> str:
+    """The fix command for this host (for ``rules`` alone where given), with every choice
+    the scan made (its profile, a forced role, the directory root it read), shell-quoted."""
     args = ["sascheck", "fix", "--format", "bash"]
     image = scanned_image(result)
     archive = scanned_archive(result)
@@ -115,11 +137,12 @@ def fix_hint(result: dict[str, Any]) -> str:
             given.setdefault(SAS_ROLE_VALUES[entry["role"]], []).append(entry["path"])
     for name, paths in given.items():
         args += ["--set", f"{name}={','.join(paths)}"]
-    run = (f"SASCHECK_ROOT={shlex.quote(image)} bash sascheck-fix.sh" if image
-           else "bash sascheck-fix.sh")
+    for rule_id in rules or ():
+        args += ["--rule", rule_id]
+    run = (f"SASCHECK_ROOT={shlex.quote(image)} bash {output}" if image else f"bash {output}")
     where = (f" on {for_terminal(str(result['host'].get('hostname', 'the host')))} as root"
              if archive else "")
-    return f"{shlex.join([*args, '-o', 'sascheck-fix.sh'])}, then{where} {run} --dry-run"
+    return f"{shlex.join([*args, '-o', output])}, then{where} {run} --dry-run"
 
 
 # Narrower terminals list each rule with its reason below it instead of a table.

@@ -53,6 +53,43 @@ def snapshot_files(arguments: list[str]) -> list[str]:
     return files
 
 
+def _archive_of(path: str) -> str:
+    """The archive a results file of scan-snapshots was written from ('' for any other
+    file: results fetched from a host, the playbook's failure records)."""
+    import json
+
+    from .reports.resultfile import read_bytes_capped
+
+    try:
+        data = json.loads(read_bytes_capped(path))
+    except (OSError, ValueError, UserInputError):
+        return ""
+    if not isinstance(data, dict):
+        return ""
+    source = data.get("source")
+    if isinstance(source, dict) and source.get("kind") == "snapshot":
+        return str(source.get("path") or "")
+    if data.get("stage") == "scan" and isinstance(source, str):  # its failure record
+        return source
+    return ""
+
+
+def remove_orphans(directory: str, written: set[str]) -> list[str]:
+    """Remove the results scan-snapshots wrote earlier in ``directory`` from an archive that
+    is gone (issue 48: a host removed from the fleet would stay on its page for ever). A
+    file this run wrote, or any other kind, is kept. The names removed, for the terminal."""
+    removed = []
+    for path in sorted(glob.glob(os.path.join(glob.escape(directory), "*.json"))):
+        if path in written or path.endswith(".failed.json"):
+            continue
+        archive = _archive_of(path)
+        if archive and not os.path.exists(archive) and not os.path.exists(
+                os.path.join(directory, os.path.basename(archive))):
+            os.remove(path)
+            removed.append(f"{os.path.basename(path)} (its archive {archive} is gone)")
+    return removed
+
+
 def available_cpus() -> int:
     try:
         return len(os.sched_getaffinity(0))
@@ -103,7 +140,10 @@ def run(args: argparse.Namespace, catalogue: Catalogue) -> bool:
 
         outcomes = scan_all(jobs, processes, done, args.host_timeout)
     elapsed = time.monotonic() - started
+    removed = remove_orphans(args.output_dir, {job.output for job in jobs})
     if not args.quiet:
+        for name in removed:
+            print(for_terminal(f"removed {name}"), file=sys.stderr)
         for failure in sorted(failures, key=lambda outcome: outcome.snapshot):
             print(for_terminal_lines(f"{failure.snapshot}: not scanned: {failure.message}"),
                   file=sys.stderr)

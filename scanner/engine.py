@@ -90,6 +90,8 @@ def _tuned_host(facts: Facts) -> dict[str, Any]:
     if isinstance(tuned, Unavailable):
         return {}
     site = {"tuned_site_profile": tuned.site_profile} if tuned.site_profile else {}
+    if isinstance(tuned.active, list) and tuned.active:  # what an admin reads on the page
+        site["tuned_active"] = " ".join(tuned.active)[:256]
     if tuned.legacy:
         return {"tuned_legacy": True, **site}
     if tuned.available is None:

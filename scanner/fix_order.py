@@ -120,3 +120,13 @@ def fix_order(results: Iterable[RuleResult], catalogue: Catalogue) -> list[dict[
                       "step": step, "why": FIX_STEPS[step],
                       **({"impact": best} if best else {})})
     return order
+
+
+def catalogue_ranks(catalogue: Catalogue, rule_ids: Iterable[str]) -> dict[str, int]:
+    """Each rule's place in the fix order it would have were every one of ``rule_ids``
+    failing: a fleet's rule table in the order a window would fix them (rules this release
+    does not know last)."""
+    known = [rule_id for rule_id in rule_ids if rule_id in catalogue.rules]
+    failing = [RuleResult(rule_id, rule.title, rule.severity, Verdict.FAIL, "", "", [], "", [])
+               for rule_id in known for rule in (catalogue.rules[rule_id],)]
+    return fix_ranks(fix_order(failing, catalogue))

@@ -61,6 +61,13 @@ def test_the_copied_fix_runs_on_the_image_and_the_rule_passes(tmp_path, report):
     assert done.returncode in (0, 3), done.stdout + done.stderr
     assert "thp_disabled_at_boot" in done.stdout, done.stdout  # the fix ran and said so
     assert not (work / "PWNED").exists() and not (tmp_path / "PWNED").exists()
+    # Issue 48: the copied step is the terminal's, a dry run first: nothing changed yet.
+    assert copied.endswith("--dry-run  # then the same without --dry-run, as root")
+    assert _verdict(root, "thp_disabled_at_boot", tmp_path / "dry.json") == "fail"
+    real = subprocess.run(["bash", "-c", copied.split("  #")[0].removesuffix(" --dry-run")
+                           .split(" && ", 1)[1]], cwd=work, capture_output=True, text=True,
+                          timeout=300)
+    assert real.returncode in (0, 3), real.stdout + real.stderr
     assert _verdict(root, "thp_disabled_at_boot", tmp_path / "after.json") == "pass"
 
 
@@ -134,7 +141,7 @@ def test_a_snapshots_fix_is_written_from_the_archive_and_named_for_its_host(tmp_
     assert command is not None
     assert f"--snapshot '{archive}'" in command and "--root" not in command
     assert command.endswith(f"  # then, as root on {host.name}: bash "
-                            "sascheck-fix-thp_disabled_at_boot.sh")
+                            "sascheck-fix-thp_disabled_at_boot.sh --dry-run, then without")
     work = tmp_path / "run"
     work.mkdir()
     done = subprocess.run(["bash", "-c", command], cwd=work, capture_output=True, text=True,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from .hosts import BASELINE_SETS, SAS_PROFILE
+from .hosts import BASELINE_SETS, SAS_PROFILE, sas_host
 from .oscap import oscap_available
 from .test_parity import _compare
 
@@ -71,3 +71,12 @@ def test_a_security_choice_is_reported_not_failed(host, scan):
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_oscap_agrees(host, tmp_path, name):
     _compare(name, host(**CASES[name][0]), BASELINE_SETS, tmp_path / "work")
+
+
+def test_the_turbo_values_say_what_they_mean(tmp_path, scan):
+    """Issue 48: intel_pstate's no_turbo 0 was shown bare as a pass; it means turbo is on."""
+    for no_turbo, shown in (("0", "0 (turbo on)"), ("1", "1 (turbo off)")):
+        root = sas_host(tmp_path / no_turbo, extra_files=cpu_files(no_turbo=no_turbo))
+        evidence = scan(root)["by_id"]["cpu_turbo_smt_on"]["evidence"]
+        assert [item["actual"] for item in evidence
+                if item["subject"] == "Turbo now (intel_pstate)"] == [shown]

@@ -225,7 +225,8 @@ def test_the_fix_oscap_assembles_sets_the_pages_value_in_its_block(tmp_path, tai
         capture_output=True, text=True, timeout=120)
     assert generated.returncode == 0, generated.stderr
     ran = subprocess.run(["bash", str(script)], capture_output=True, text=True, timeout=300,
-                         env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "SASCHECK_ROOT": str(root)})
+                         env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "SASCHECK_ROOT": str(root)},
+                         cwd=tmp_path)  # its manifest goes to the working directory
     assert _persisted_keys(root) == persisted
     if tailored == "101":
         assert ran.returncode == 1, ran.stdout + ran.stderr

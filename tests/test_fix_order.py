@@ -128,3 +128,50 @@ def test_the_next_step_after_a_snapshot_scan_writes_the_fix_from_it_for_its_host
     assert (f"next: sascheck fix --format bash --snapshot {archive} --set "
             "sas_data_dirs=/sasdata -o sascheck-fix.sh, then on sasprod01 as root bash "
             "sascheck-fix.sh --dry-run") in said
+
+
+@pytest.mark.parametrize("example", sorted(EXAMPLES))
+def test_the_steps_run_in_order_and_no_later_step_undoes_an_earlier_one(
+        tmp_path, capsys, monkeypatch, example):
+    """Issue 49: the terminal shows the window's steps as headings, each with the command
+    fixing that step alone. Run them in that order on a copy of the example root (bash fix
+    per step, rescan): what a step mended stays mended after every later step."""
+    import subprocess
+
+    root = tmp_path / "root"
+    EXAMPLES[example](root)
+    sets = ["--set", "sas_data_dirs=/sasdata"]
+    monkeypatch.setenv("COLUMNS", "400")
+    main(["scan", "--root", str(root), *sets, "--json", str(tmp_path / "before.json")])
+    said = capsys.readouterr().out
+    order = json.loads((tmp_path / "before.json").read_text())["fix_order"]
+    steps = [step for step in FIX_STEPS if any(e["step"] == step for e in order)]
+    headings = re.findall(r"^(\d+)\. (\w+): ", said, re.MULTILINE)
+    assert [name for _, name in headings] == steps
+    # the host page shows the same steps as headings, each with its own command
+    main(["report", str(tmp_path / "before.json"), "-o", str(tmp_path / "page.html")])
+    page = lxml_html.fromstring((tmp_path / "page.html").read_text())
+    assert [h.get("id").removeprefix("host-step-") for h in page.xpath("//h3[@class='fix-step']")] \
+        == steps
+    commands = [pre.text_content() for pre in page.xpath("//pre[@class='step-command']")]
+    assert len(commands) == len([s for s in steps if s != "project"])
+    mended: set[str] = set()
+    for step in (s for s in steps if s != "project"):
+        rules = [rule for entry in order if entry["step"] == step for rule in entry["rules"]]
+        assert f"--rule {' --rule '.join(rules)} -o sascheck-fix-{step}.sh" in said
+        assert any(f"--rule {' --rule '.join(rules)} --root" in c and f"sascheck-fix-{step}.sh"
+                   in c for c in commands), (step, commands)
+        fix = tmp_path / f"{step}.sh"
+        assert main(["fix", "--format", "bash", "--root", str(root), *sets,
+                     *[arg for rule in rules for arg in ("--rule", rule)], "-o", str(fix)]) == 0
+        ran = subprocess.run(["bash", str(fix)], env={"SASCHECK_ROOT": str(root),
+                                                       "PATH": "/usr/sbin:/usr/bin:/sbin:/bin"},
+                             capture_output=True, text=True, timeout=120, cwd=tmp_path)
+        assert ran.returncode in (0, 3), ran.stdout + ran.stderr
+        main(["scan", "--root", str(root), *sets, "--quiet", "--json", str(tmp_path / "r.json")])
+        now = {r["id"]: r["result"] for r in json.loads((tmp_path / "r.json").read_text())["rules"]}
+        assert {rule for rule in mended if now[rule] != "pass"} == set(), step
+        mended |= {rule for rule in rules if now[rule] == "pass"}
+    capsys.readouterr()
+    # where a step was run, it mended something
+    assert bool(mended) == any(step != "project" for step in steps), (example, steps)

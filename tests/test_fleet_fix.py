@@ -21,7 +21,7 @@ from sascheck.reports.identity import FLEET_MARKER, FLEET_MARKER_TEXT
 
 from .hosts import BASELINE_SETS, sas_host, tree_digest
 from .lab import require
-from .remedy import ANSIBLE_BIN, ansible_available
+from .remedy import ANSIBLE_BIN, ansible_available, lint_playbook
 from .test_reports import _scan_json
 
 pytestmark = [pytest.mark.slow, pytest.mark.ansible]
@@ -99,6 +99,8 @@ def test_one_playbook_fixes_each_failing_host_from_its_own_results(tmp_path, cap
     (tmp_path / "failing.txt").write_text("sas01\nsas02\n")  # the two fixed first
     untouched = {name: tree_digest(root) for name, root in roots.items()}
 
+    linted = lint_playbook(tmp_path / "fix/sascheck-fix.yml")
+    assert linted.returncode == 0, linted.stdout[-3000:]
     rc, out, recap = _play(tmp_path, tmp_path / "fix/sascheck-fix.yml", "--limit", "@failing.txt")
     assert rc == 0, out[-4000:]
     assert sorted(recap) == ["sas01", "sas02"], out[-3000:]

@@ -247,3 +247,39 @@ def test_a_rules_failing_hosts_and_the_fact_columns_on_1000_hosts(tmp_path, samp
         page.fill("#host-search", "")
         screenshot(page, "fleet-rule-view.png")
     assert log.console_errors == []
+
+
+@needs_browser
+def test_what_an_admin_reads_scores_with_what_they_are_of_tuned_and_the_fix_order(
+        tmp_path, samples):
+    """Issue 48: every score beside the count of rules judged, the tuned column the active
+    profile with the release beside it, and the rule table in the order a window fixes the
+    rules (the fleet's fix order), with a toggle to rule ids."""
+    from sascheck.rules import load_catalogue
+    from sascheck.scanner.fix_order import catalogue_ranks
+
+    page_path = _fleet(tmp_path, samples, len(samples))
+    index = fleet_index(page_path.read_text())
+    with open_page(page_path) as (page, log):
+        rows = page.locator("#matrix-rows tr")
+        for number in range(rows.count()):
+            name = rows.nth(number).locator("td").first.locator("a").text_content()
+            host = next(h for h in index["hosts"] if h["n"] == name)
+            score = rows.nth(number).locator("td").nth(1)
+            if host["sc"] is not None:
+                assert score.text_content() == f"{host['sc']}% of {host['j']}"
+                assert score.get_attribute("title").startswith(f"of {host['j']} judged rules")
+        tuned = page.locator("#matrix-rows tr td.fact").all_text_contents()
+        assert any(text.startswith("sas-performance") for text in tuned), tuned
+        ids = [rule["id"] for rule in index["rules"]]
+        ranks = catalogue_ranks(load_catalogue(), ids)
+        shown = page.locator("#rule-counts tr").evaluate_all(
+            "rows => rows.map(r => r.dataset.ruleId)")
+        assert shown == sorted(ids, key=lambda r: (ranks.get(r, 1 << 30), r)) != sorted(ids)
+        page.select_option("#rule-order", "id")
+        shown = page.locator("#rule-counts tr").evaluate_all(
+            "rows => rows.map(r => r.dataset.ruleId)")
+        assert shown == sorted(ids)
+        page.locator("#matrix-rows a").first.click()
+        assert "judged rules pass" in page.locator("section#h0 .summary").first.text_content()
+        assert not log.console_errors

@@ -174,3 +174,25 @@ def test_scale_benchmark_script_runs(tmp_path):
     assert completed.returncode == 0, completed.stderr
     row = completed.stdout.splitlines()[-1].split()
     assert row[:2] == ["40", "4"] and float(row[2]) > 0
+
+
+COMPLETION_CASES = [("sascheck explain thp_d", {"thp_defrag_disabled", "thp_disabled",
+                                                 "thp_disabled_at_boot"}),
+                    ("sascheck report --failing tuned_p", {"tuned_profile"}),
+                    ("sascheck scan --profile xt", {"xtremio"}),
+                    ("sascheck fix --set storage_c", {"storage_cache_protected="})]
+
+
+def test_bash_completion_completes_rule_ids_profiles_and_site_values(tmp_path):
+    """Issue 48: the completion scripts/build-docs writes (the RPM's) completes what the
+    catalogue names, run in a real bash as bash-completion calls it."""
+    project = Path(__file__).resolve().parent.parent
+    subprocess.run([sys.executable, str(project / "scripts/build-docs"), str(tmp_path)],
+                   check=True, timeout=120)
+    for line, expected in COMPLETION_CASES:
+        script = (f"source {tmp_path}/sascheck.bash-completion\n"
+                  f"read -r -a COMP_WORDS <<< '{line}'; COMP_CWORD=$((${{#COMP_WORDS[@]}}-1))\n"
+                  f"COMP_LINE='{line}'; COMP_POINT=${{#COMP_LINE}}\n"
+                  "_shtab_sascheck; printf '%s\\n' \"${COMPREPLY[@]}\"\n")
+        done = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60)
+        assert set(done.stdout.split()) == expected, (line, done.stdout, done.stderr)

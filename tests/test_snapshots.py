@@ -237,3 +237,25 @@ def test_both_collectors_keep_every_sas_configuration_layout(tmp_path):
     for archive in (_python_collect(root, sets, tmp_path / "py.tar.gz"),
                     _script_collect(root, tmp_path / "sh.tar.gz", tmp_path)):
         assert sas_dirs(["--snapshot", str(archive)]) == direct, archive.name
+
+
+def test_scan_snapshots_drops_the_results_of_an_archive_that_is_gone(tmp_path, capsys):
+    """Issue 48: a host's archive removed from the fleet directory takes its results (or its
+    scan's failure record) with it on the next run; results of any other kind stay."""
+    fleet = tmp_path / "results"
+    fleet.mkdir()
+    for name in ("sas01", "sas02"):
+        root = sas_host(tmp_path / name, extra_files={"/etc/hostname": f"{name}\n"})
+        assert main(["collect", "--root", str(root), "-o", str(fleet / f"{name}.tar.gz")]) == 0
+    (fleet / "sas03.tar.gz").write_bytes(b"not an archive")
+    (fleet / "sas04.json").write_text(json.dumps({"schema": "sascheck-result/1"}))  # fetched
+    main(["scan-snapshots", "-d", str(fleet), "--quiet", str(fleet)])
+    assert {p.name for p in fleet.glob("*.json")} == {"sas01.json", "sas02.json", "sas03.json",
+                                                      "sas04.json"}
+    (fleet / "sas02.tar.gz").unlink()
+    (fleet / "sas03.tar.gz").unlink()
+    capsys.readouterr()
+    main(["scan-snapshots", "-d", str(fleet), str(fleet)])
+    assert {p.name for p in fleet.glob("*.json")} == {"sas01.json", "sas04.json"}
+    err = capsys.readouterr().err
+    assert "removed sas02.json (its archive" in err and "removed sas03.json" in err

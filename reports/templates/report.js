@@ -118,6 +118,13 @@
     limit = PAGE;
     draw();
   }
+  // A score is never shown without what it is of: the judged rules (and those not judged).
+  function scoreText(host) {
+    return host.sc === null ? "-" : host.sc + "% of " + host.j;
+  }
+  function scoreNote(host) {
+    return "of " + host.j + " judged rules pass" + (host.nj ? "; " + host.nj + " not judged" : "");
+  }
   function row(i) {
     var host = index.hosts[i];
     var tr = el("tr");
@@ -126,7 +133,7 @@
     link.href = "#h" + i;
     name.appendChild(document.createTextNode(" "));
     add(name, el("span", host.s, "muted"));
-    add(tr, el("td", host.sc === null ? "-" : host.sc));
+    add(tr, el("td", scoreText(host), "score")).title = scoreNote(host);
     FACTS.forEach(function (key) { add(tr, el("td", host[key] || "-", "fact")); });
     if (measured) { add(tr, el("td", host.m === null ? "-" : host.m.toFixed(1), "mbcore")); }
     for (var c = 0; c < index.rules.length; c++) {
@@ -139,6 +146,19 @@
   }
   // A rule's view: the hosts failing it (the matrix filtered), how many, and their names
   // one a line, as `sascheck report --failing RULE` prints them for --limit @FILE.
+  // The rule table: as a window fixes the rules (the page's order), or by rule id.
+  var ruleOrder = document.getElementById("rule-order");
+  var ruleRows = document.getElementById("rule-counts");
+  if (ruleOrder && ruleRows) {
+    var fixOrder = Array.prototype.slice.call(ruleRows.rows);
+    ruleOrder.addEventListener("change", function () {
+      var rows = fixOrder.slice();
+      if (ruleOrder.value === "id") {
+        rows.sort(function (a, b) { return a.dataset.ruleId < b.dataset.ruleId ? -1 : 1; });
+      }
+      rows.forEach(function (tr) { ruleRows.appendChild(tr); });
+    });
+  }
   var ruleBox = document.getElementById("rule-view");
   function ruleView(failing) {
     ruleBox.hidden = failing < 0;
@@ -265,10 +285,10 @@
       return article;
     }
     // As the host page: the copied bash is the one command that writes the rule's whole fix
-    // (library included) and runs it; the rule's block is shown, not copied.
+    // (library included) and dry-runs it; the rule's block is shown, not copied.
     var runnable = text.bash && Array.isArray(fix) && fix.every(function (part) { return typeof part === "string"; });
     if (runnable) {
-      copyable("bash: this writes the rule's whole fix and runs it", "run", fix.join(id));
+      copyable("bash: this writes the rule's whole fix and dry-runs it", "run", fix.join(id));
       add(more, el("p", "what it does for this rule:", "muted"));
       add(more, el("pre", text.bash)).id = anchor + "-" + id + "-bash";
     } else if (text.bash) {
@@ -298,7 +318,8 @@
     var results = data.rules.map(function (pair) { return details.results[pair[1]]; });
     var summary = add(section, el("div", null, "summary"));
     card(summary, "Score", host.sc === null ? "-" : host.sc + "%",
-         host.sc === null ? "" : host.sc >= 90 ? "score-good" : host.sc >= 60 ? "score-mid" : "score-bad", "of judged rules pass");
+         host.sc === null ? "" : host.sc >= 90 ? "score-good" : host.sc >= 60 ? "score-mid" : "score-bad",
+         scoreNote(host));
     if (host.x) {  // not scanned: why, not failures by severity
       card(summary, "Not scanned", "unreachable", "score-bad", host.x);
     } else {

@@ -18,12 +18,15 @@ TUNED_BOOST_SINCE = (2, 24)
 
 
 def _now(subject: str, path: str, value: str | Unavailable | None, on: str,
-         off_note: str) -> Evidence | None:
+         off_note: str, meaning: tuple[str, str] | None = None) -> Evidence | None:
+    """The value read now, judged on or off; ``meaning`` (what on, what off is called) is
+    said beside a number whose sense is not its look: intel_pstate's no_turbo 0 is turbo on."""
     if value is None:
         return None
     if isinstance(value, Unavailable):
         return Evidence(subject, path, value.what, Verdict.ERROR, value.reason)
-    return Evidence(subject, path, value, Verdict.PASS if value == on else Verdict.FAIL,
+    shown = f"{value} ({meaning[0] if value == on else meaning[1]})" if meaning else value
+    return Evidence(subject, path, shown, Verdict.PASS if value == on else Verdict.FAIL,
                     "" if value == on else off_note)
 
 
@@ -69,7 +72,8 @@ def turbo_and_smt(params: Mapping[str, Any], facts: Facts, values: Mapping[str, 
                                       cpu.no_turbo, "0"),
                                      ("Turbo now (cpufreq boost)", CPUFREQ_BOOST, cpu.boost, "1")):
         if turbo := _now(subject, path, value, on,
-                         "turbo is off (the firmware, or a write to this file)"):
+                         "turbo is off (the firmware, or a write to this file)",
+                         ("turbo on", "turbo off")):
             items.append(turbo)
     items.extend(_turbo_at_boot(facts))
     judged = [item for item in items if item.verdict not in (Verdict.NOTAPPLICABLE,
