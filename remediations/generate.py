@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
+from ..reports.failing import LIMIT_SAFE
 from ..reports.resultfile import forced_role, scanned_image
 from ..rules import Catalogue, Rule, parse_assignment, resolve_values
 from ..rules.host_layout import (
@@ -143,8 +144,12 @@ def ansible_playbook(catalogue: Catalogue, fix: FixInput, planner: str = "sasche
 def fleet_playbook(catalogue: Catalogue, hosts: Iterable[tuple[str, str, FixInput]],
                    refused: Iterable[tuple[str, str]], profile: str) -> str:
     """One playbook for a fleet: for each (inventory name, planner path, fix input) the
-    host's planner and site values; the refused hosts with why."""
+    host's planner and site values; the refused hosts with why. Names are keys of the play's
+    variables, so only plain ones are written: any other is refused there by default."""
     planned = list(hosts)
+    if any(not LIMIT_SAFE.fullmatch(name) for name, _, _ in planned):
+        raise FixError("a fleet fix plans only hosts with plain inventory names")
+    refused = [(name, why) for name, why in refused if LIMIT_SAFE.fullmatch(name)]
     failing = {rule_id for _, _, fix in planned for rule_id in fix.rule_ids}
     every_rule = [rule_id for rule_id in catalogue.rules if rule_id in failing]
     return _playbook(

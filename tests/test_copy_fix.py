@@ -59,7 +59,7 @@ def test_the_copied_fix_runs_on_the_image_and_the_rule_passes(tmp_path, report):
                           env={**os.environ, "PATH": f"{VENV_BIN}:{os.environ['PATH']}"},
                           timeout=300)
     assert done.returncode in (0, 3), done.stdout + done.stderr
-    assert "thp_disabled_at_boot" in done.stdout, done.stdout  # the fix ran and said so
+    assert "dry run" in done.stdout and "would: write" in done.stdout, done.stdout
     assert not (work / "PWNED").exists() and not (tmp_path / "PWNED").exists()
     # Issue 48: the copied step is the terminal's, a dry run first: nothing changed yet.
     assert copied.endswith("--dry-run  # then the same without --dry-run, as root")
@@ -68,6 +68,8 @@ def test_the_copied_fix_runs_on_the_image_and_the_rule_passes(tmp_path, report):
                            .split(" && ", 1)[1]], cwd=work, capture_output=True, text=True,
                           timeout=300)
     assert real.returncode in (0, 3), real.stdout + real.stderr
+    assert "thp_disabled_at_boot" in real.stdout, real.stdout  # the fix ran and said so
+    assert not (work / "PWNED").exists() and not (tmp_path / "PWNED").exists()
     assert _verdict(root, "thp_disabled_at_boot", tmp_path / "after.json") == "pass"
 
 

@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
@@ -164,6 +165,13 @@ def test_a_fleet_fix_refuses_what_it_cannot_plan_and_an_old_directory(tmp_path, 
     assert main(["fix", "--format", "bash", "--fleet", str(results), "-o",
                  str(tmp_path / "fix")]) == 1
     assert "give a new or empty directory" in capsys.readouterr().err
+    # an inventory name Ansible would template never reaches the playbook's variables
+    hostile = "{{ lookup('pipe', 'touch /tmp/pwned-by-sascheck') }}"
+    shutil.copy(results / "sas03.json", results / (quote(hostile, safe="") + ".json"))
+    assert main(["fix", "--format", "ansible", "--fleet", str(results), "-o",
+                 str(tmp_path / "fix3")]) == 0
+    assert "lookup(" not in (tmp_path / "fix3/sascheck-fix.yml").read_text()
+    assert repr(hostile) in (tmp_path / "fix3/refused.tsv").read_text()
     # results outside a fleet directory name hosts by their own word: refused
     (results / FLEET_MARKER).unlink()
     assert main(["fix", "--format", "ansible", "--fleet", str(results), "-o",
