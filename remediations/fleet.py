@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import csv
 import io
-import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
@@ -27,8 +26,6 @@ from ..reports.resultfile import read_result
 from ..rules.errors import UserInputError
 from .rendering import FixError, FixInput
 
-# Results older than this many days are refused unless the administrator allows more.
-DEFAULT_MAX_AGE_DAYS = 7.0
 PLAYBOOK = "sascheck-fix.yml"
 PLANNERS = "planners"
 MANIFEST = "manifest.tsv"
@@ -143,9 +140,3 @@ def prepare_directory(directory: str) -> Path:
                        "refuses)")
     path.mkdir(parents=True, exist_ok=True)
     return path
-
-
-def write_text(path: Path, text: str, mode: int = 0o644) -> None:
-    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode)
-    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-        handle.write(text)

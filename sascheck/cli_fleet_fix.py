@@ -25,6 +25,7 @@ def _next_steps(fmt: str, directory: str, planned: int) -> list[str]:
 
 
 def fleet_fix_command(args: argparse.Namespace) -> int:
+    from .outputs import write_output
     from .remediations import fleet
     from .remediations.generate import (
         ansible_planner,
@@ -52,20 +53,21 @@ def fleet_fix_command(args: argparse.Namespace) -> int:
             def script_of(name: str) -> str:
                 return f"{name}.sh"
             for name, fix in planned:
-                fleet.write_text(out / script_of(name), bash_script(catalogue, fix), 0o755)
+                write_output(str(out / script_of(name)), bash_script(catalogue, fix), 0o755)
         else:
             def script_of(name: str) -> str:
                 return f"{fleet.PLANNERS}/{name}.sh"
             (out / fleet.PLANNERS).mkdir()
             for name, fix in planned:
-                fleet.write_text(out / script_of(name), ansible_planner(catalogue, fix), 0o755)
-            fleet.write_text(out / fleet.PLAYBOOK, fleet_playbook(
+                write_output(str(out / script_of(name)), ansible_planner(catalogue, fix),
+                             0o755)
+            write_output(str(out / fleet.PLAYBOOK), fleet_playbook(
                 catalogue, [(name, script_of(name), fix) for name, fix in planned],
                 [(host.name, host.refused) for host in hosts if host.fix is None],
                 args.profile or "each host's own"))
         listed, refused = fleet.manifest(hosts, script_of)
-        fleet.write_text(out / fleet.MANIFEST, listed)
-        fleet.write_text(out / fleet.REFUSED, refused)
+        write_output(str(out / fleet.MANIFEST), listed)
+        write_output(str(out / fleet.REFUSED), refused)
     print(for_terminal(f"{args.output}: {args.format} fix for {len(planned)} hosts, "
                        f"{len(hosts) - len(planned)} refused"), file=sys.stderr)
     for host in hosts:
