@@ -22,6 +22,7 @@ from typing import IO, Any
 
 from markupsafe import Markup
 
+from ..scanner.fix_order import FIX_STEPS, impact_line
 from . import storage_svg, throughput_svg
 from .failing import not_for_limit
 from .fix_command import fix_command_parts
@@ -139,6 +140,17 @@ def host_row(host: HostView) -> dict[str, Any]:
             **({"x": host.unreachable[:300]} if host.unreachable else {})}
 
 
+def _fix_place(host: HostView, rule: Any) -> list[str]:
+    """A failing rule's place in the host's window, as the host page shows it: its step,
+    why it sits there, and what the papers measured ("" where it has none; a failing rule of
+    sascheck's results only)."""
+    if rule.result != "fail" or host.source != "sascheck":
+        return []
+    step = rule.fix_step if rule.fix_step in FIX_STEPS else ""
+    measured = impact_line(rule.impact) if isinstance(rule.impact, dict) else ""
+    return [step, rule.fix_reason or FIX_STEPS.get(step, ""), measured]
+
+
 def host_section(host: HostView) -> dict[str, Any]:
     """The host's section, its rule results and images inline (FleetWriter pools them)."""
     verdicts = storage_svg.device_verdicts(host.rules)
@@ -149,7 +161,8 @@ def host_section(host: HostView) -> dict[str, Any]:
     rules = [[rule.id, [
         rule.result, rule.severity, rule.title, rule.expected, rule.actual, rule.message,
         [[str(e.get("subject", "")), str(e.get("actual", "")), str(e.get("note", "")),
-          str(e.get("result", "")), str(e.get("source", ""))] for e in rule.evidence]]]
+          str(e.get("result", "")), str(e.get("source", ""))] for e in rule.evidence],
+        *_fix_place(host, rule)]]
         for rule in host.sorted_rules()]
     return {"path": host.path, "profile": host.profile, "os": host.os,
             "kernel": host.kernel, "role": host.role, "reasons": host.role_reasons,
@@ -267,7 +280,7 @@ class FleetWriter:
             "regressed_hosts": sum(1 for row in rows if row["w"]),
             "measured": any(row["m"] is not None for row in rows),
             "grouped": any(row["g"] for row in rows),
-            "index_json": script_json({"rules": rules, "hosts": rows}),
+            "index_json": script_json({"rules": rules, "hosts": rows, "steps": FIX_STEPS}),
             "details_json": self._details(),
         }
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..rules import Catalogue
 from ..rules.errors import UserInputError
-from ..scanner.fix_order import fix_ranks, fix_steps
+from ..scanner.fix_order import fix_ranks, fix_steps, step_reasons
 from .arf import ArfError, read_arf
 from .arf_oval import OvalItem
 from .identity import controller_inventory, fleet_inventory_name
@@ -53,6 +53,7 @@ class RuleView:
     impact: dict[str, Any] | None = None
     fix_rank: int = 1 << 20
     fix_step: str = ""  # its step in the fix order (scanner.fix_order.FIX_STEPS), or ""
+    fix_reason: str = ""  # why it sits there, in this release's words (step_reasons)
 
 
 @dataclass
@@ -209,12 +210,14 @@ def from_json(data: dict[str, Any], path: str, catalogue: Catalogue) -> HostView
             values=dict(data["values"]) if isinstance(data.get("values"), dict) else {})
         ranks = fix_ranks(data.get("fix_order", []))
         steps = fix_steps(data.get("fix_order", []))
+        reasons = step_reasons(data.get("fix_order", []))
         view.rules = [with_catalogue(RuleView(
             id=r["id"], title=r.get("title", ""), severity=r.get("severity", ""),
             result=r["result"], expected=r.get("expected", ""), actual=r.get("actual", ""),
             message=r.get("message", ""), evidence=list(r.get("evidence", [])),
             references=list(r.get("references", [])), impact=r.get("impact"),
-            fix_rank=ranks.get(r["id"], 1 << 20), fix_step=steps.get(r["id"], "")), catalogue)
+            fix_rank=ranks.get(r["id"], 1 << 20), fix_step=steps.get(r["id"], ""),
+            fix_reason=reasons.get(r["id"], "")), catalogue)
             for r in data["rules"]]
     except (KeyError, TypeError, AttributeError) as exc:
         raise ReportInputError(f"{path}: malformed sascheck results ({exc})") from exc

@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..rules.host_layout import SAS_ROLE_VALUES
-from ..scanner.fix_order import FIX_STEPS, fix_ranks, fix_steps, impact_line
+from ..scanner.fix_order import FIX_STEPS, fix_ranks, fix_steps, impact_line, step_reasons
 from .escaping import deep, for_terminal, for_terminal_lines
 from .resultfile import forced_role, scanned_archive, scanned_image
 
@@ -49,6 +49,7 @@ def render(result: dict[str, Any], console: Console) -> None:
     rows = []
     ranks = fix_ranks(result.get("fix_order", []))
     steps = fix_steps(result.get("fix_order", []))
+    reasons = step_reasons(result.get("fix_order", []))
     for rule in sorted(result["rules"], key=lambda r: (ORDER.index(r["result"]),
                                                        ranks.get(r["id"], len(ranks) * 64))):
         symbol, style = SYMBOLS[rule["result"]]
@@ -62,7 +63,7 @@ def render(result: dict[str, Any], console: Console) -> None:
                               style="cyan" if impact else "dim")
                 if rule["id"] in steps:
                     step = steps[rule["id"]]
-                    detail.append(f"\n  fix step: {step} ({FIX_STEPS[step]})", style="dim")
+                    detail.append(f"\n  fix step: {step} ({reasons[rule['id']]})", style="dim")
         elif rule["message"]:
             # Repeated reasons (no SAS directories, wrong role) become one footnote.
             if rule["message"] not in footnotes:
@@ -111,6 +112,9 @@ def _print_steps(console: Console, result: dict[str, Any]) -> None:
         for entry in by_step[step]:
             rules += entry["rules"]
             console.print(Text(f"   {' + '.join(entry['rules'])} ({entry['severity']})"))
+            if sets := [rule for rule in entry.get("profile_sets") or () if rule in entry["rules"]]:
+                console.print(Text(f"     one action: sascheck's tuned profile sets {', '.join(sets)}"
+                                   " too", style="dim"))
         if step != "project":
             console.print(Text(f"   fix: {fix_hint(result, rules, f'sascheck-fix-{step}.sh')}",
                                style="dim"))

@@ -86,6 +86,7 @@ class Rule:
     impact: Impact | None = None  # None: the papers measured nothing for it
     at_boot_of: tuple[str, ...] = ()  # the runtime rules it keeps across a reboot
     fix_step: str = "runtime"  # where its action sits in the fix order (FIX_STEPS)
+    tuned_sets: str = ""  # the "[section] option" of sascheck's tuned profile that sets it
 
     def selected_by(self, profile: str) -> bool:
         return not self.profiles or profile in self.profiles

@@ -90,6 +90,9 @@ def explain_command(args: argparse.Namespace) -> int:
     from .scanner.fix_order import FIX_STEPS, impact_line, impact_of
 
     lines += ["", f"Fix step: {rule.fix_step} ({FIX_STEPS[rule.fix_step]})"]
+    if rule.tuned_sets:
+        lines += [f"Set by sascheck's tuned profile too ({rule.tuned_sets}): where tuned 2 "
+                  "loads it, this rule is in the tuned profile's action"]
 
     impact = impact_of(rule, catalogue)
     lines += ["", "Measured: " + (impact_line(impact) if impact else

@@ -78,9 +78,19 @@ class ScanResult:
             "storage": storage(facts),
             "summary": self.counts(),
             "rules": [result.to_dict() for result in self.results],
-            "fix_order": fix_order(self.results, self.catalogue) if self.catalogue else [],
+            "fix_order": fix_order(self.results, self.catalogue,
+                                   tuned_loads_profile=tuned_loads_profile(facts))
+            if self.catalogue else [],
             **({"measurements": facts.measurements} if facts.measurements is not None else {}),
         }
+
+
+def tuned_loads_profile(facts: Facts) -> bool:
+    """Whether the tuned_profile fix writes sascheck's own profile and this host's tuned
+    loads it: tuned 2 is installed (tuned 0.2 on RHEL 5/6 gets a shipped profile, whose ktune
+    turns THP on; a host without tuned gets none unless the site asks to install it)."""
+    tuned = facts.tuned
+    return not isinstance(tuned, Unavailable) and tuned.installed and not tuned.legacy
 
 
 def _tuned_host(facts: Facts) -> dict[str, Any]:

@@ -4,7 +4,8 @@ overrides it, the rest of the running system, what survives a reboot, mounts, th
 within a step by severity, then by a figure the papers print (figures of different metrics
 are not compared), then a measured effect without one. A rule that keeps another's setting
 across a reboot (``at_boot_of``: THP at boot and THP now) is ranked with it: one action of
-the fix covers both."""
+the fix covers both; so is a rule whose setting sascheck's tuned profile carries
+(``tuned_sets``) with the tuned profile, where the host's tuned loads that profile."""
 
 from __future__ import annotations
 
@@ -37,8 +38,13 @@ def impact_line(impact: Mapping[str, Any]) -> str:
     return f"{impact.get('text', '')} ({measured})"
 
 
-def _groups(failing: list[RuleResult], catalogue: Catalogue) -> list[list[RuleResult]]:
-    """Failing rules joined with the failing rules they are at_boot_of (union of pairs)."""
+PROFILE_RULE = "tuned_profile"
+
+
+def _groups(failing: list[RuleResult], catalogue: Catalogue,
+            profile_joins: frozenset[str]) -> list[list[RuleResult]]:
+    """Failing rules joined with the failing rules they are at_boot_of, and those of
+    ``profile_joins`` with the tuned profile (union of pairs)."""
     index = {result.rule_id: result for result in failing}
     parent = {rule_id: rule_id for rule_id in index}
 
@@ -51,6 +57,8 @@ def _groups(failing: list[RuleResult], catalogue: Catalogue) -> list[list[RuleRe
         for twin in catalogue.rules[rule_id].at_boot_of:
             if twin in index:
                 parent[root(rule_id)] = root(twin)
+        if rule_id in profile_joins and PROFILE_RULE in index:
+            parent[root(rule_id)] = root(PROFILE_RULE)
     grouped: dict[str, list[RuleResult]] = {}
     for result in failing:
         grouped.setdefault(root(result.rule_id), []).append(result)
@@ -102,22 +110,52 @@ def fix_steps(order: Iterable[Mapping[str, Any]]) -> dict[str, str]:
             if entry.get("step") in FIX_STEPS for rule_id in entry.get("rules", [])}
 
 
-def fix_order(results: Iterable[RuleResult], catalogue: Catalogue) -> list[dict[str, Any]]:
+def step_reasons(order: Iterable[Mapping[str, Any]]) -> dict[str, str]:
+    """Why each rule sits where it does in a fix order (results' ``fix_order``), in this
+    release's words: its step's reason, or that the tuned profile's action sets it too (the
+    file names rules only; no text of its own is shown)."""
+    reasons = {}
+    for entry in order:
+        if entry.get("step") not in FIX_STEPS:
+            continue
+        joined = set(entry.get("profile_sets") or ()) & set(entry.get("rules", []))
+        for rule_id in entry.get("rules", []):
+            reasons[rule_id] = (f"with {PROFILE_RULE}: {PROFILE_SETS_WHY}" if rule_id in joined
+                                else FIX_STEPS[entry["step"]])
+    return reasons
+
+
+PROFILE_SETS_WHY = ("sascheck's tuned profile sets it too: the tuned_profile fix writes that "
+                    "profile and this host's tuned loads it")
+
+
+def fix_order(results: Iterable[RuleResult], catalogue: Catalogue, *,
+              tuned_loads_profile: bool = False) -> list[dict[str, Any]]:
     """The failing rules in the order to fix them: each entry the rules one action fixes
-    (runtime rules before the at-boot rule keeping them), its step and why it sits there,
-    its impact, and its severity."""
+    (the tuned profile first, runtime rules before the at-boot rule keeping them), its step
+    and why it sits there, its impact, and its severity. Where ``tuned_loads_profile`` (tuned
+    2 is installed, so the tuned_profile fix writes sascheck's profile and tuned loads it), a
+    failing rule whose setting that profile carries (the rule's ``tuned_sets``) is in the
+    tuned profile's action: one action, one line (issue 49)."""
     failing = [r for r in results if r.result == Verdict.FAIL and r.rule_id in catalogue.rules]
     impacts = {r.rule_id: impact_of(catalogue.rules[r.rule_id], catalogue) for r in failing}
     steps = {r.rule_id: catalogue.rules[r.rule_id].fix_step for r in failing}
+    joins = frozenset(r.rule_id for r in failing if tuned_loads_profile
+                      and catalogue.rules[r.rule_id].tuned_sets)
     order = []
-    for group in sorted(_groups(failing, catalogue), key=lambda g: _rank(g, impacts, steps)):
-        members = sorted(group, key=lambda r: (bool(catalogue.rules[r.rule_id].at_boot_of),
+    for group in sorted(_groups(failing, catalogue, joins),
+                        key=lambda g: _rank(g, impacts, steps)):
+        members = sorted(group, key=lambda r: (r.rule_id != PROFILE_RULE,
+                                               bool(catalogue.rules[r.rule_id].at_boot_of),
                                                r.rule_id))
         best = next((impacts[r.rule_id] for r in members if impacts[r.rule_id]), None)
         severity = min((r.severity for r in group), key=lambda s: SEVERITY_RANK.get(s, 3))
         step = _step(group, steps)
+        sets = [r.rule_id for r in members if r.rule_id in joins
+                and any(m.rule_id == PROFILE_RULE for m in members)]
         order.append({"rules": [r.rule_id for r in members], "severity": severity,
                       "step": step, "why": FIX_STEPS[step],
+                      **({"profile_sets": sets} if sets else {}),
                       **({"impact": best} if best else {})})
     return order
 

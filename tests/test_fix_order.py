@@ -175,3 +175,93 @@ def test_the_steps_run_in_order_and_no_later_step_undoes_an_earlier_one(
     capsys.readouterr()
     # where a step was run, it mended something
     assert bool(mended) == any(step != "project" for step in steps), (example, steps)
+
+
+# A RHEL 8 host whose stock balanced profile is active: tuned 2.x loads what the
+# tuned_profile fix writes, so that profile's action also mends what it sets.
+RHEL8_BALANCED = {"tuned_active": "balanced", "tuned_custom": {}, "governor": "powersave",
+                  "thp_enabled": "[always] madvise never", "thp_defrag": "[always] defer madvise never",
+                  "dirty_ratio": 20, "defrag_tmpfiles": False, "bls_options": "root=/dev/mapper/rhel-root ro",
+                  "grub_cmdline": ""}
+
+
+def _profile_options(text: str) -> set[str]:
+    """A tuned.conf's options as "[section] option" (tuned reads it with ConfigObj: a line
+    "key=value" under the latest "[section]")."""
+    section, found = "", set()
+    for line in text.splitlines():
+        if match := re.fullmatch(r"\[([^\]]+)\]\s*", line):
+            section = match.group(1)
+        elif match := re.match(r"([\w.]+)\s*=", line):
+            found.add(f"[{section}] {match.group(1)}")
+    return found
+
+
+def test_the_tuned_profile_is_one_action_with_what_it_sets(tmp_path, capsys, monkeypatch):
+    """Issue 49, one action one line: where tuned 2 will load the profile the tuned_profile
+    fix writes, every failing rule that profile sets is in its action (the base step), named
+    on one line; running that step writes a profile holding each rule's option, and the
+    next boot's verdicts of those rules pass."""
+    import subprocess
+
+    from .hosts import sas_host
+
+    root = sas_host(tmp_path / "root", **RHEL8_BALANCED)
+    monkeypatch.setenv("COLUMNS", "400")
+    main(["scan", "--root", str(root), "--set", "sas_data_dirs=/sasdata",
+          "--json", str(tmp_path / "r.json")])
+    said = capsys.readouterr().out
+    order = json.loads((tmp_path / "r.json").read_text())["fix_order"]
+    joined = {rule.id for rule in CATALOGUE.rules.values() if rule.tuned_sets}
+    base = [entry for entry in order if entry["step"] == "base"]
+    assert len(base) == 1 and base[0]["rules"][0] == "tuned_profile"
+    action = base[0]["rules"]
+    sets = set(base[0]["profile_sets"])
+    # every failing rule the profile sets is in this action, and in no other
+    failing = {r for entry in order for r in entry["rules"]}
+    assert sets == failing & joined
+    assert {"cpu_governor_performance", "thp_disabled", "thp_disabled_at_boot",
+            "thp_defrag_disabled", "vm_dirty_ratio", "dirty_ratio_at_boot"} <= sets
+    assert all(not set(entry["rules"]) & sets for entry in order if entry is not base[0])
+    assert f"   {' + '.join(action)} (" in said
+    assert "one action: sascheck's tuned profile sets" in said
+    assert "fix step: base (with tuned_profile: sascheck's tuned profile sets it too" in said
+    # run the step: the profile written holds each joined rule's option, and the at-boot
+    # rules among them pass on the next scan
+    fix = tmp_path / "base.sh"
+    assert main(["fix", "--format", "bash", "--root", str(root), "--set", "sas_data_dirs=/sasdata",
+                 *[arg for rule in action for arg in ("--rule", rule)], "-o", str(fix)]) == 0
+    ran = subprocess.run(["bash", str(fix)], env={"SASCHECK_ROOT": str(root),
+                                                   "PATH": "/usr/sbin:/usr/bin:/sbin:/bin"},
+                         capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert ran.returncode in (0, 3), ran.stdout + ran.stderr
+    written = _profile_options((root / "etc/tuned/sas-performance/tuned.conf").read_text())
+    assert {CATALOGUE.rules[rule].tuned_sets for rule in sets} <= written, written
+    main(["scan", "--root", str(root), "--set", "sas_data_dirs=/sasdata", "--quiet",
+          "--json", str(tmp_path / "after.json")])
+    after = {r["id"]: r["result"] for r in json.loads((tmp_path / "after.json").read_text())["rules"]}
+    at_boot = {rule for rule in sets | {"tuned_profile"}
+               if rule == "tuned_profile" or CATALOGUE.rules[rule].at_boot_of}
+    assert {rule: after[rule] for rule in at_boot} == dict.fromkeys(at_boot, "pass")
+
+
+def test_tuned_02_keeps_thp_after_the_profile(tmp_path):
+    """RHEL 6's tuned 0.2 gets a shipped profile, whose ktune turns THP on (tuned's 1.0
+    branch, set_transparent_hugepages always): THP stays its own action, after the profile."""
+    from .boot_samples import tuned02_installed
+    from .hosts import sas_host
+
+    files, _links = tuned02_installed("throughput-performance")
+    files.pop("/etc/tune-profiles/active-profile")
+    root = sas_host(tmp_path / "root", kernel="2.6.32-754.35.1.el6.x86_64", rhel6_thp=True,
+                    bls_options=None, grub_cmdline=None, tuned_active=None,
+                    defrag_tmpfiles=False, thp_enabled="[always] madvise never",
+                    governor="powersave", extra_files=files)
+    main(["scan", "--root", str(root), "--set", "sas_data_dirs=/sasdata", "--quiet",
+          "--json", str(tmp_path / "r.json")])
+    order = json.loads((tmp_path / "r.json").read_text())["fix_order"]
+    where = {rule: (n, entry["step"]) for n, entry in enumerate(order) for rule in entry["rules"]}
+    assert where["tuned_profile"][1] == "base"
+    assert where["thp_disabled"][1] == "override"
+    assert where["thp_disabled"][0] > where["tuned_profile"][0]
+    assert not any(entry.get("profile_sets") for entry in order)

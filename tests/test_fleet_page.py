@@ -283,3 +283,38 @@ def test_what_an_admin_reads_scores_with_what_they_are_of_tuned_and_the_fix_orde
         page.locator("#matrix-rows a").first.click()
         assert "judged rules pass" in page.locator("section#h0 .summary").first.text_content()
         assert not log.console_errors
+
+
+@needs_browser
+def test_a_host_section_shows_the_window_as_the_host_page_does(tmp_path, samples):
+    """Issue 49: the fleet page's host section has the host page's step headings, each
+    step's command, and each failing rule's measured figure and step, word for word."""
+    from lxml import html as lxml_html
+
+    page_path = _fleet(tmp_path, samples, len(samples))
+    index = fleet_index(page_path.read_text())
+    failing = max(range(len(samples)), key=lambda n: len(samples[n]["fix_order"]))
+    sample = copy.deepcopy(samples[failing])
+    sample["host"]["hostname"] = f"sas{failing:05d}"
+    (tmp_path / "one.json").write_text(json.dumps(sample))
+    assert main(["report", str(tmp_path / "one.json"), "-o", str(tmp_path / "host.html")]) == 0
+    host_page = lxml_html.fromstring((tmp_path / "host.html").read_text())
+
+    def texts(xpath: str) -> list[str]:
+        return [" ".join(node.text_content().split()) for node in host_page.xpath(xpath)]
+
+    place = next(n for n, host in enumerate(index["hosts"]) if host["n"] == f"sas{failing:05d}")
+    with open_page(page_path) as (page, log):
+        page.goto(page_path.as_uri() + f"#h{place}")
+        section = page.locator(f"section#h{place}")
+        headings = [" ".join(t.split()) for t in section.locator("h3.fix-step").all_text_contents()]
+        assert headings == texts("//h3[@class='fix-step']") and len(headings) >= 3
+        assert [" ".join(t.split()) for t in section.locator("pre.step-command").all_text_contents()] \
+            == texts("//pre[@class='step-command']")
+        measured = [" ".join(t.split()) for t in section.locator("p.impact").all_text_contents()]
+        assert measured == texts("//p[@class='impact']") and measured
+        steps = [" ".join(t.split()) for t in section.locator("article.rule p.muted").all_text_contents()
+                 if t.startswith("Fix step:")]
+        assert steps == [t for t in texts("//article//p[@class='muted']") if t.startswith("Fix step:")]
+        assert steps
+    assert not log.console_errors

@@ -258,6 +258,18 @@
       add(values, el("b", "Actual:"));
       values.appendChild(document.createTextNode(" " + result[4]));
     }
+    if (result.length > 7) {  // failing, from sascheck's results: as the host page says it
+      var measured = add(article, el("p", null, "impact"));
+      add(measured, el("b", "Measured:"));
+      measured.appendChild(document.createTextNode(" "));
+      add(measured, el("span", result[9] || "nothing: the papers give no figure for this setting",
+                       result[9] ? "" : "muted"));
+      if (result[7]) {
+        var place = add(article, el("p", null, "muted"));
+        add(place, el("b", "Fix step:"));
+        place.appendChild(document.createTextNode(" " + result[7] + " (" + result[8] + ")"));
+      }
+    }
     if (result[5]) { add(article, el("p", result[5], "muted")); }
     if (result[6].length) {
       table(article, ["What", "Value", "Result", "Source"], result[6].map(function (e) {
@@ -341,7 +353,31 @@
       table(section, ["File system", "On", "Roles", "Write MB/s", "Read MB/s", "IOPS (w/r)",
                       "p99 latency \u00b5s (w/r)", "fio job"], data.measured, "measurements");
     }
-    data.rules.forEach(function (pair, n) { section.appendChild(ruleArticle(anchor, pair[0], results[n], data.fix)); });
+    // The window's steps as headings, each with the command fixing it alone (as the host
+    // page and the terminal give them; a project is planned work, with none).
+    var stepRules = {};
+    data.rules.forEach(function (pair, n) {
+      var step = results[n][7];
+      if (step && step !== "project") { (stepRules[step] = stepRules[step] || []).push(pair[0]); }
+    });
+    var runnable = Array.isArray(data.fix) && data.fix.every(function (part) { return typeof part === "string"; });
+    var step = "", number = 0;
+    data.rules.forEach(function (pair, n) {
+      var now = results[n][7];
+      if (results[n][0] === "fail" && now && now !== step && index.steps[now]) {
+        step = now;
+        number += 1;
+        var heading = add(section, el("h3", "Step " + number + ": " + step + " ", "fix-step"));
+        heading.id = anchor + "-step-" + step;
+        add(heading, el("span", "(" + index.steps[step] + ")", "muted"));
+        if (runnable && stepRules[step]) {
+          add(section, el("p", "Fix this step alone:", "muted"));
+          add(section, el("pre", data.fix[0] + stepRules[step].join(" --rule ") + data.fix.slice(1).join(step),
+                          "step-command"));
+        }
+      }
+      section.appendChild(ruleArticle(anchor, pair[0], results[n], data.fix));
+    });
     return section;
   }
   function openFromAddress() {
