@@ -31,6 +31,8 @@ from ..rules.host_layout import (
     QUEUE_IO_OPT,
     SAS_ROLE_VALUES,
     SAS_ROLES,
+    SURE_RUNLEVEL_DIRS,
+    SURE_WANTS_DIRS,
     SYSTEMD_WANTS_DIRS,
     SYSV_RUNLEVEL_DIRS,
     TUNED_ACTIVE_FILES,
@@ -279,15 +281,22 @@ class OvalFacts:
         return self.once("striped", build)
 
     # -- tuned ---------------------------------------------------------------------------
-    def tuned_enabled(self) -> Element:
+    def tuned_enabled(self, surely: bool = True) -> Element:
+        """tuned starts at the next boot. ``surely``: enabled where every boot starts it
+        (what makes a setting pass); else wherever some boot may (what makes one fail).
+        OVAL cannot follow default.target or inittab (scanner/boot/target.py does)."""
         oval = self.oval
-        wants = oval.paths("systemd target wants directories", SYSTEMD_WANTS_DIRS)
+        wants = oval.paths("systemd target wants directories" if not surely else
+                           "wants directories every boot reaches",
+                           SURE_WANTS_DIRS if surely else SYSTEMD_WANTS_DIRS)
         unit = oval.obj("unix:file", "tuned.service wanted at boot",
                         entity("unix:path", var=wants, var_check="at least one"),
                         entity("unix:filename", "tuned.service"))
+        levels = oval.paths("SysV server run-level directories" if surely else
+                            "SysV run-level directories",
+                            SURE_RUNLEVEL_DIRS if surely else SYSV_RUNLEVEL_DIRS)
         sysv = oval.obj("unix:file", "tuned SysV start link",
-                        entity("unix:path", var=oval.paths("SysV run-level directories",
-                                                           SYSV_RUNLEVEL_DIRS), var_check="at least one"),
+                        entity("unix:path", var=levels, var_check="at least one"),
                         entity("unix:filename", r"^S[0-9]{2}tuned$", op="pattern match"))
         # profile_mode auto (tuned 2.9+): tuned starts its recommended profile, not
         # active_profile, which OVAL cannot work out (scanner/tuned/recommend.py): it then
@@ -352,10 +361,11 @@ class OvalFacts:
             for directory in TUNED_PROFILE_DIRS])
 
     def tuned_setting(self, key_pattern: str, acceptable: list[tuple[str, str | None]],
-                      comment: str) -> Element:
+                      comment: str, surely: bool = True) -> Element:
         """The effective tuned setting is acceptable: the highest level of the chain that
         sets the key decides (a profile overrides what it includes). ``acceptable`` lists
-        (value regex with one group, state on that group or None); any one may hold."""
+        (value regex with one group, state on that group or None); any one may hold.
+        ``surely`` as tuned_enabled: False where the setting makes a rule fail."""
         oval = self.oval
 
         def setting(level: int, value_pattern: str) -> str:
@@ -378,4 +388,4 @@ class OvalFacts:
             decision = here if decision is None else any_of(
                 here, all_of(criterion(sets_it, negate=True), decision))
         assert decision is not None
-        return all_of(self.tuned_enabled(), decision, comment=comment)
+        return all_of(self.tuned_enabled(surely), decision, comment=comment)

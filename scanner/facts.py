@@ -33,7 +33,8 @@ from .boot.dropins import merged
 from .boot.loader import BootConfig, collect_boot
 from .boot.mounts import BootMount, collect_boot_mounts
 from .boot.sysctl import SysctlBoot, collect_sysctl_boot
-from .boot.writers import SysfsWrite, collect_boot_writes
+from .boot.target import BootStarts, boot_starts
+from .boot.writers import NOT_EXECUTABLE, SysfsWrite, collect_boot_writes
 from .parsers.dm_multipath import MultipathMap
 from .parsers.libvirt import Domain
 from .parsers.lvm_metadata import lv_read_ahead
@@ -204,15 +205,24 @@ def _read_noting(root: HostRoot, path: str, problems: list[str],
 @dataclass(frozen=True)
 class InitScript:
     text: str
-    executable: bool  # systemd's rc-local.service and SysV's rc run it only then
+    # Why it does not run at the next boot, or "": systemd's rc-local.service and SysV's rc
+    # run it only when executable, and only in a boot that reaches them.
+    why_not: str = ""
+
+    @property
+    def runs(self) -> bool:
+        return not self.why_not
 
 
-def collect_init_scripts(root: HostRoot, problems: list[str]) -> dict[str, InitScript]:
+def collect_init_scripts(root: HostRoot, problems: list[str],
+                         starts: BootStarts | None = None) -> dict[str, InitScript]:
+    skipped = (starts or BootStarts()).rc_local_skipped
     scripts: dict[str, InitScript] = {}
     for path in INIT_SCRIPTS:
         text = _read_noting(root, path, problems)
         if text is not None:
-            scripts[path] = InitScript(text, root.is_executable(path))
+            scripts[path] = InitScript(text, NOT_EXECUTABLE if not root.is_executable(path)
+                                       else skipped)
     return scripts
 
 
@@ -321,12 +331,14 @@ def collect(root: HostRoot, values: Mapping[str, Any], value_origins: Mapping[st
                 filesystem.bdi = read_bdi(root, numbers.get(filesystem.mount.mountpoint))
     decision = detect_role(root) if role == "auto" else forced_role(role)
     governors = _guard(lambda: collect_governors(root))
-    init_scripts = collect_init_scripts(root, problems)
+    boot = collect_boot(root, problems)
+    # What the next boot starts: its systemd target, or its SysV run level.
+    starts = boot_starts(root, boot.deciding[0].args if boot.deciding else (), problems)
+    init_scripts = collect_init_scripts(root, problems, starts)
     # tuned's ${f:virt_check} asks virt-what, which names a hypervisor or a container
     virtual = None if decision.problems else decision.name in ("kvm_guest", "container")
-    tuned = _guard(lambda: collect_tuned(root, virtual))
+    tuned = _guard(lambda: collect_tuned(root, virtual, starts))
     ktune = tuned.ktune if not isinstance(tuned, Unavailable) and tuned.ktune.enabled else None
-    boot = collect_boot(root, problems)
     return Facts(
         root=root.root,
         host=collect_host(root),
@@ -344,9 +356,8 @@ def collect(root: HostRoot, values: Mapping[str, Any], value_origins: Mapping[st
         boot=boot,
         init_scripts=init_scripts,
         boot_writes=collect_boot_writes(
-            root, {path: (script.text, script.executable)
-                   for path, script in init_scripts.items()}, problems,
-            boot.deciding[0].args if boot.deciding else ()),
+            root, {path: (script.text, script.why_not) for path, script in init_scripts.items()},
+            problems, starts),
         sysctl_boot=collect_sysctl_boot(root, ktune, problems, *_tuned_version(tuned)),
         boot_mounts=collect_boot_mounts(root, problems),
         lvm_read_ahead=collect_lvm_read_ahead(root, problems),

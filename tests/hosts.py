@@ -150,6 +150,23 @@ THUNDERX2_CPUINFO = "".join(
     "crc32 atomics cpuid asimdrdm\nCPU implementer\t: 0x43\nCPU architecture: 8\n"
     "CPU variant\t: 0x1\nCPU part\t: 0x0af\nCPU revision\t: 2\n\n" for n in range(4))
 RHEL9_STOCK = "/usr/lib/tuned/throughput-performance/tuned.conf"
+# RHEL 6's /etc/inittab (initscripts 9.03), abridged: upstart reads only initdefault.
+RHEL6_INITTAB = """\
+# inittab is only used by upstart for the default runlevel.
+#
+# ADDING OTHER CONFIGURATION HERE WILL HAVE NO EFFECT ON YOUR SYSTEM.
+#
+# Default runlevel. The runlevels used are:
+#   0 - halt (Do NOT set initdefault to this)
+#   1 - Single user mode
+#   3 - Full multiuser mode
+#   5 - X11
+#
+id:{level}:initdefault:
+"""
+# A site's own boot target, as systemd.special(7) suggests writing one.
+SAS_TARGET = ("[Unit]\nDescription=SAS batch host\nRequires=multi-user.target\n"
+              "After=multi-user.target\nAllowIsolate=yes\n")
 NO_THP_ON_CMDLINE = {"bls_options": "root=/dev/mapper/rhel-root ro", "grub_cmdline": "",
                      "tuned_active": "throughput-performance"}
 
@@ -166,6 +183,9 @@ def build_host(path: Path, spec: HostSpec) -> RootBuilder:
     if not spec.kernel.startswith("2."):  # RHEL 7+ boot with systemd, as its units show
         root.file("/usr/lib/systemd/system/systemd-sysctl.service",
                   "[Unit]\nDescription=Apply Kernel Variables\n")
+    else:  # RHEL 5/6's initscripts: rc runs rc.local from S99local in run levels 2 to 5
+        for level in "2345":
+            root.symlink(f"/etc/rc.d/rc{level}.d/S99local", "../rc.local")
     root.disk("sda", read_ahead_kb=128).partition("sda", "sda1", 1).partition("sda", "sda2", 2)
     root.dm("dm-0", "rhel-root", ["sda2"])
     lvs = [fs.lv for fs in spec.filesystems]

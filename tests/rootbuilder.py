@@ -364,8 +364,9 @@ class RootBuilder:
         if active is not None:
             self.file("/etc/tuned/active_profile", active + "\n")
         if enabled:
-            if sysv:
-                self.symlink("/etc/rc.d/rc3.d/S28tuned", "/etc/rc.d/init.d/tuned")
+            if sysv:  # chkconfig tuned on: run levels 2 to 5
+                for level in "2345":
+                    self.symlink(f"/etc/rc.d/rc{level}.d/S28tuned", "/etc/rc.d/init.d/tuned")
                 self.file("/etc/rc.d/init.d/tuned", "#!/bin/sh\n", mode=0o755)
             else:
                 self.file("/usr/lib/systemd/system/tuned.service", "[Service]\n")

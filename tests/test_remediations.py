@@ -52,9 +52,15 @@ def _fixable(rule_id: str, root: Path, sets: list[str]) -> bool:
     """Offline, tuned cannot be installed: its rule stays failing without it. A RHEL 6 ktune
     script that remounts nobarrier or lowers read-ahead is not rewritten (the fix says what
     to do), and without tuned 0.2's throughput-performance there is no profile to switch to."""
-    if rule_id == "mount_options_at_boot" and (root / "etc/rc.d/rc3.d/S27ktune").is_symlink() \
+    if rule_id == "mount_options_at_boot" and any(root.glob("etc/rc.d/rc[2-5].d/S27ktune")) \
             and not (root / "etc/tune-profiles/throughput-performance").is_dir():
         return False
+    inittab = root / "etc/inittab"
+    level = re.search(r"^[^#:]*:(\d):initdefault:", inittab.read_text(), re.MULTILINE) \
+        if inittab.exists() else None
+    if rule_id == "thp_disabled_at_boot" and level and not any(
+            root.glob(f"etc/rc.d/rc{level.group(1)}.d/S[0-9][0-9]local")):
+        return False  # rc.local does not run at that run level: the fix says to link it
     backups = root / "etc/lvm/backup"
     if rule_id == "io_tuning_at_boot" and backups.is_dir() and any(
             "read_ahead = 256" in backup.read_text() for backup in backups.iterdir()):
@@ -696,3 +702,22 @@ def test_persisting_a_sysctl_keeps_the_other_keys_sascheck_persisted(tmp_path):
     again = run_bash(script, root)
     assert "no changes" in again.stdout
     assert ours.read_text() == "# Written by sascheck\nvm.swappiness = 10\nvm.dirty_ratio = 40\n"
+
+
+def test_a_rhel6_fix_says_when_rc_local_does_not_run_at_the_boot_run_level(tmp_path):
+    """The THP fix writes rc.local on RHEL 6; where /etc/inittab's run level has no S??local
+    link, rc.local does not run there: the fix says so, naming the link to make, and with
+    the link made the rule passes."""
+    from .hosts import RHEL6_INITTAB, RHEL6_RC_LOCAL
+
+    root = sas_host(tmp_path / "root", **RHEL6_HOST, without_files=("/etc/rc.d/rc3.d/S99local",),
+                    extra_files={"/etc/inittab": RHEL6_INITTAB.format(level=3),
+                                 "/etc/rc.d/rc.local": "#!/bin/sh\n" + RHEL6_RC_LOCAL})
+    sets = [*BASELINE_SETS]
+    assert verdicts(root, sets)["thp_disabled_at_boot"] == "fail"
+    script = generate("bash", tmp_path / "fix.sh", root, sets)
+    ran = run_bash(script, root)
+    assert ("manual: thp_disabled_at_boot: rc.local does not run at run level 3" in ran.stdout
+            + ran.stderr) and "ln -s ../rc.local /etc/rc.d/rc3.d/S99local" in ran.stdout + ran.stderr
+    (root / "etc/rc.d/rc3.d/S99local").symlink_to("../rc.local")
+    assert verdicts(root, sets)["thp_disabled_at_boot"] == "pass"

@@ -25,9 +25,11 @@ from .boot_samples import (
 )
 from .hosts import (
     NO_THP_ON_CMDLINE,
+    RHEL6_INITTAB,
     RHEL6_RC_LOCAL,
     RHEL9_STOCK,
     SAS_PROFILE,
+    SAS_TARGET,
     THP_TMPFILES,
     THROUGHPUT_PERFORMANCE_2_21,
     THUNDERX2_CPUINFO,
@@ -361,6 +363,46 @@ BOOT_CASES: list[tuple[str, str, dict[str, Any], list[str], str]] = [
           ("a workstation boots graphical", "graphical.target", "", "pass"),
           ("systemd.unit=graphical.target on the kernel line", "multi-user.target",
            "systemd.unit=graphical.target", "pass"))],
+    # A site's own default target (systemd follows its Requires=) starts its .wants, and
+    # what multi-user.target pulls in.
+    *[(f"thp boot: a site's default target, {name}", "thp_disabled_at_boot",
+       {**NO_THP_ON_CMDLINE, "defrag_tmpfiles": False,
+        "extra_files": {THP_UNIT: THP_UNIT_TEXT, "/etc/systemd/system/sas.target": target},
+        "extra_links": {"/etc/systemd/system/sas.target.wants/disable-thp.service": THP_UNIT,
+                        "/etc/systemd/system/default.target": "/etc/systemd/system/sas.target"}},
+       [], verdict)
+      for name, target, verdict in (
+          ("requiring multi-user, wants the unit", SAS_TARGET, "pass"),)],
+    # tuned itself: enabled only in graphical.target.wants, a server never starts it, so
+    # its profile's THP never is not applied at boot.
+    *[(f"thp boot: tuned.service only in graphical.target.wants, {name}", "thp_disabled_at_boot",
+       {**NO_THP_ON_CMDLINE, "tuned_active": "sas-performance", "tuned_enabled": False,
+        "extra_links": {"/etc/systemd/system/graphical.target.wants/tuned.service":
+                        "/usr/lib/systemd/system/tuned.service",
+                        "/etc/systemd/system/default.target": f"/usr/lib/systemd/system/{default}"}},
+       [], verdict)
+      for name, default, verdict in (("a server", "multi-user.target", "fail"),
+                                     ("a workstation", "graphical.target", "pass"))],
+    # RHEL 6: ktune and rc.local run from the run level upstart enters (/etc/inittab's
+    # initdefault, rcS.conf): ktune linked only in rc5.d does not run on a level-3 boot.
+    *[(f"thp boot: RHEL 6 ktune only in run level 5, {name}", "thp_disabled_at_boot",
+       {**RHEL6_KTUNE, "extra_files": {**KTUNE_FILES, "/boot/grub/grub.conf": RHEL6_NEVER,
+                                       **inittab},
+        "extra_links": {link.replace("/rc3.d/", "/rc5.d/"): target
+                        for link, target in KTUNE_LINKS.items()}}, [], verdict)
+      for name, inittab, verdict in (
+          ("inittab boots 3", {"/etc/inittab": RHEL6_INITTAB.format(level=3)}, "pass"),
+          ("inittab boots 5", {"/etc/inittab": RHEL6_INITTAB.format(level=5)}, "fail"),
+          ("no inittab: every run level counts", {}, "fail"))],
+    *[(f"thp boot: RHEL 6 rc.local writes never, {name}", "thp_disabled_at_boot",
+       {**RHEL6_KTUNE, "extra_files": {**KTUNE_FILES, "/boot/grub/grub.conf": RHEL6_NEVER,
+                                       "/etc/rc.d/rc.local": RHEL6_RC_LOCAL,
+                                       "/etc/inittab": RHEL6_INITTAB.format(level=3)},
+        "without_files": without}, [], verdict)
+      for name, without, verdict in (
+          ("S99local in run level 3 (initscripts' links)", (), "pass"),
+          ("its S99local link removed from run level 3", ("/etc/rc.d/rc3.d/S99local",),
+           "fail"))],
     # With enabled never no huge page is allocated: defrag is reported, not judged (seed
     # 000 and Red Hat's transparent_hugepage=never set enabled alone).
     ("thp boot: defrag not kept at never, moot with enabled never", "thp_disabled_at_boot",
@@ -459,6 +501,24 @@ BOOT_CASES: list[tuple[str, str, dict[str, Any], list[str], str]] = [
      {"extra_files": {"/etc/sysctl.conf": "vm.dirty_ratio = 20\n",
                       "/etc/tuned/tuned-main.conf": "daemon = 1\nreapply_sysctl = on\n"}},
      [], "pass"),
+    # tuned's reapply_sysctl parses each line as its release does (plugin_sysctl.py): from
+    # 2.11 it writes /proc/sys/KEY itself, so systemd-sysctl's "-" names no file; from 2.22
+    # it swaps dots and slashes, so vm/dirty_ratio names none either; from 2.27
+    # reapply_sysctl_exclude keeps keys back. What it skips leaves the profile's 40.
+    *[(f"dirty boot: tuned {'.'.join(map(str, version))} re-applies {text.split(' =')[0]!r}",
+       "dirty_ratio_at_boot",
+       {"extra_files": {"/etc/sysctl.d/90-site.conf": text, **main,
+                        **tuned_version_file(version, "python3.6")}}, [], verdict)
+      for text, main, version, verdict in (
+          ("vm/dirty_ratio = 20\n", {}, (2, 21, 1), "fail"),
+          ("vm/dirty_ratio = 20\n", {}, (2, 22, 1), "pass"),
+          ("-vm.dirty_ratio = 20\n", {}, (2, 22, 1), "pass"),
+          ("vm.dirty_ratio = 20\n", {"/etc/tuned/tuned-main.conf":
+                                      "daemon = 1\nreapply_sysctl_exclude = vm.dirty_*, kernel.sem\n"},
+           (2, 27, 0), "pass"),
+          ("vm.dirty_ratio = 20\n", {"/etc/tuned/tuned-main.conf":
+                                      "daemon = 1\nreapply_sysctl_exclude = vm.dirty_*\n"},
+           (2, 25, 1), "fail"))],
     ("dirty boot: a later sysctl.d file wins (tuned off)", "dirty_ratio_at_boot",
      {"tuned_enabled": False,
       "extra_files": {"/etc/sysctl.d/10-sas.conf": "vm.dirty_ratio = 40\n",

@@ -14,8 +14,8 @@ from ...rules.host_layout import (
     LEGACY_DEFAULT_SCHEDULERS,
     RHEL5_KERNEL_PREFIX,
     SATA_VENDOR,
+    SURE_WANTS_DIRS,
     SYSTEMD_UNIT_DIRS,
-    SYSTEMD_WANTS_DIRS,
     TMPFILES_DIRS,
     legacy_kernel_regex,
 )
@@ -95,9 +95,11 @@ def _thp_written_late(facts: OvalFacts, file: str) -> Element:
     oval = facts.oval
     init = files_matching(facts, f"init scripts writing THP {file} never", INIT_SCRIPTS,
                   r"^[^#\n]*" + _writes_thp(file, "never"))
+    # Units a target every boot reaches wants (OVAL cannot follow default.target): one only
+    # graphical.target wants does not make the rule pass (scanner/boot/target.py).
     wanted = oval.obj("unix:file", "services boot targets want",
-                      entity("unix:path", var=oval.paths("systemd target wants directories",
-                                                         SYSTEMD_WANTS_DIRS),
+                      entity("unix:path", var=oval.paths("wants directories every boot reaches",
+                                                         SURE_WANTS_DIRS),
                              var_check="at least one"),
                       entity("unix:filename", r"\.service$", op="pattern match"))
     names = oval.local("names of wanted services", component(wanted, "filename"))
@@ -142,7 +144,7 @@ def thp_at_boot(facts: OvalFacts, rule: Rule) -> Element:
     # when no ktune script turns THP on or writes it another value.
     # A call counts where the host's tune-profiles/functions defines it (scanner.ktune).
     sets_thp = ktune_defines(facts, "set_transparent_hugepages")
-    ktune_other = all_of(ktune_started(facts), any_of(
+    ktune_other = all_of(ktune_started(facts, surely=False), any_of(
         all_of(ktune_defines(facts, "enable_transparent_hugepages"),
                ktune_script_does(facts, KTUNE_ENABLES_THP, "turns THP on")),
         all_of(sets_thp, ktune_script_does(
@@ -158,8 +160,8 @@ def thp_at_boot(facts: OvalFacts, rule: Rule) -> Element:
             "sets THP never"))))
     cmdline = Cmdline(facts)
 
-    def tuned(key: str, value: str, comment: str) -> Element:
-        return facts.tuned_setting(key, [(value, None)], comment)
+    def tuned(key: str, value: str, comment: str, surely: bool = True) -> Element:
+        return facts.tuned_setting(key, [(value, None)], comment, surely)
 
     enabled_key = "transparent_hugepages?"
     return any_of(
@@ -170,7 +172,7 @@ def thp_at_boot(facts: OvalFacts, rule: Rule) -> Element:
                    none_of(_thp_tmpfiles(facts, "enabled", "^(?!never$)", "another value"))),
             all_of(none_of(cmdline.argument("transparent_hugepage", None)), any_of(
                 tuned(enabled_key, "(never)", "tuned sets THP never"),
-                all_of(none_of(tuned(enabled_key, r"(\S+)", "tuned sets THP")),
+                all_of(none_of(tuned(enabled_key, r"(\S+)", "tuned sets THP", surely=False)),
                        _thp_tmpfiles(facts, "enabled", "^never$", "never")))))),
         comment="THP enabled is never after boot")
 
@@ -226,7 +228,7 @@ def io_tuning_at_boot(facts: OvalFacts, rule: Rule) -> Element:
                                     r'([^"\n]*)"')
         nothing_sets = [
             none_of(facts.tuned_setting("elevator", [(skip + r"(\S+)", None)],
-                                        f"tuned sets an elevator ({kind})")),
+                                        f"tuned sets an elevator ({kind})", surely=False)),
             criterion(oval.test("ind:textfilecontent54", f"a udev rule sets a scheduler ({kind})",
                                 udev_scheduler), negate=True)]
         chosen = [
@@ -243,7 +245,7 @@ def io_tuning_at_boot(facts: OvalFacts, rule: Rule) -> Element:
                     some(udev_scheduler, said, f"a udev rule sets {alias}"))))
         else:  # elevator= and RHEL 5/6 ktune work on legacy kernels only
             nothing_sets += [none_of(cmdline.argument("elevator", None)),
-                             none_of(ktune_elevator(facts, None))]
+                             none_of(ktune_elevator(facts, None, surely=False))]
             chosen += [cmdline.argument("elevator", facts.listed("allowed_schedulers")),
                        ktune_elevator(facts, scheduler_ok)]
         return any_of(*chosen, all_of(*nothing_sets, _kernel_default_allowed(facts)),

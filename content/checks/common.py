@@ -18,6 +18,8 @@ from ...rules.host_layout import (
     KTUNE_SYSCONFIG,
     KTUNE_SYSV,
     LEGACY_GRUB_CONFS,
+    SURE_RUNLEVEL_DIRS,
+    SYSTEMD_UNIT_DIRS,
     SYSV_RUNLEVEL_DIRS,
     TUNED02_FUNCTIONS,
     TUNED_1_0_FUNCTIONS,
@@ -235,16 +237,32 @@ def capture_last(name: str, object_id: str) -> Element:
 def runs_at_boot(facts: OvalFacts, comment: str, scripts: str) -> Element:
     """Some init script among the items of ``scripts`` is a regular file its owner may
     execute: systemd's rc-local.service and SysV's rc run nothing else (a link's own mode
-    does not count; the file it points at is among the items too)."""
+    does not count; the file it points at is among the items too). Under SysV it runs from
+    an S??local link: one in the server run level's directory counts (OVAL does not read
+    inittab's initdefault, scanner/boot/target.py does)."""
     oval = facts.oval
+    systemd = oval.obj("unix:file", "systemd's unit directories",
+                       entity("unix:path", var=oval.paths("systemd's packaged unit directories",
+                                                          SYSTEMD_UNIT_DIRS[2:]),
+                              var_check="at least one"),
+                       entity("unix:filename", nil=True))
+    local = oval.obj("unix:file", "rc.local's SysV start link in the server run level",
+                     entity("unix:path", var=oval.paths("SysV server run-level directories",
+                                                        SURE_RUNLEVEL_DIRS),
+                            var_check="at least one"),
+                     entity("unix:filename", r"^S[0-9]{2}local$", op="pattern match"))
+    started = any_of(criterion(oval.test("unix:file", "the host boots with systemd", systemd)),
+                     criterion(oval.test("unix:file", "rc.local starts in the server run level",
+                                         local)))
     paths = oval.local(f"{comment}: files", component(scripts, "filepath"))
     files = oval.obj("unix:file", f"{comment}: the files",
                      entity("unix:filepath", var=paths, var_check="at least one"))
     runnable = oval.state("unix:file", "a regular file its owner may execute",
                           entity("unix:type", "regular"),
                           entity("unix:uexec", "true", datatype="boolean"))
-    return criterion(oval.test("unix:file", f"{comment} and runs at boot", files, runnable,
-                               check="at least one", existence="at_least_one_exists"))
+    return all_of(started, criterion(oval.test(
+        "unix:file", f"{comment} and runs at boot", files, runnable, check="at least one",
+        existence="at_least_one_exists")))
 
 
 def kernel_is(facts: OvalFacts, pattern: str, comment: str) -> Element:
@@ -256,14 +274,17 @@ def kernel_is(facts: OvalFacts, pattern: str, comment: str) -> Element:
     return criterion(oval.test("ind:textfilecontent54", comment, release))
 
 
-def ktune_started(facts: OvalFacts) -> Element:
+def ktune_started(facts: OvalFacts, surely: bool = True) -> Element:
     """RHEL 5/6: ktune has a SysV start link (chkconfig ktune on) and its
-    /etc/sysconfig/ktune exists (without it ktune.init exits at once, status 5)."""
+    /etc/sysconfig/ktune exists (without it ktune.init exits at once, status 5).
+    ``surely``: linked in the server run level (what makes a setting pass); else in any
+    run level (what makes one fail)."""
     oval = facts.oval
+    levels = oval.paths("SysV server run-level directories" if surely else
+                        "SysV run-level directories",
+                        SURE_RUNLEVEL_DIRS if surely else SYSV_RUNLEVEL_DIRS)
     started = oval.obj("unix:file", "ktune started at boot (SysV)",
-                       entity("unix:path", var=oval.paths("SysV run-level directories",
-                                                          SYSV_RUNLEVEL_DIRS),
-                              var_check="at least one"),
+                       entity("unix:path", var=levels, var_check="at least one"),
                        entity("unix:filename", rf"^S[0-9]{{2}}{KTUNE_SYSV}$", op="pattern match"))
     config = oval.obj("unix:file", "ktune's configuration",
                       entity("unix:filepath", KTUNE_SYSCONFIG))
@@ -328,14 +349,14 @@ def ktune_defines(facts: OvalFacts, name: str) -> Element:
         existence="at_least_one_exists"))))
 
 
-def ktune_elevator(facts: OvalFacts, state: str | None) -> Element:
-    """ktune starts at boot and its ELEVATOR (/etc/sysconfig/ktune) is set (matches
-    ``state``)."""
+def ktune_elevator(facts: OvalFacts, state: str | None, surely: bool = True) -> Element:
+    """ktune starts at boot (``surely`` as ktune_started) and its ELEVATOR
+    (/etc/sysconfig/ktune) is set (matches ``state``)."""
     oval = facts.oval
     elevator = files_matching(facts, "ktune's ELEVATOR", (KTUNE_SYSCONFIG,),
                       r"""^[ \t]*ELEVATOR=["']?([A-Za-z0-9_-]+)["']?[ \t]*$""")
     sets = criterion(oval.test("ind:textfilecontent54", "ktune sets an elevator" if state is None
                                else "ktune sets an allowed elevator", elevator, state))
     # ktune.init skips it when the booting command line holds "elevator=".
-    return all_of(ktune_started(facts), sets,
+    return all_of(ktune_started(facts, surely), sets,
                   none_of(Cmdline(facts).any_argument("elevator", "")))

@@ -43,6 +43,7 @@ def turbo_and_smt(facts: OvalFacts, rule: Rule) -> Element:
         none_of(_file_says(facts, INTEL_NO_TURBO, r"^1\s*$", "intel_pstate turbo is off")),
         none_of(_file_says(facts, CPUFREQ_BOOST, r"^0\s*$", "cpufreq boost is off")),
         none_of(facts.tuned_setting("no_turbo", [(r"0*([1-9][0-9]*)", None)],
-                                    "tuned turns turbo off (no_turbo)")),
-        none_of(facts.tuned_setting("boost", [(r"(0)", None)], "tuned turns boost off")),
+                                    "tuned turns turbo off (no_turbo)", surely=False)),
+        none_of(facts.tuned_setting("boost", [(r"(0)", None)], "tuned turns boost off",
+                                    surely=False)),
         comment="Hyper-Threading and Turbo Boost on, now and at the next boot")

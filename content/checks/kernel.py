@@ -149,20 +149,21 @@ def sysctl_at_boot(facts: OvalFacts, rule: Rule) -> Element:
     # _tuned_vm_dirty); OVAL does not read tuned's version.
     vm_twin = SYSCTL_BYTES_TWINS.get(key, "").partition(".")[2]
 
-    def tuned_sets(value: str, state: str | None, comment: str) -> Element:
-        """tuned's [sysctl] key, or its [vm] option, has ``value`` (one group)."""
-        found = [facts.tuned_setting(tuned_key, [(value, state)], comment)]
+    def tuned_sets(value: str, state: str | None, comment: str, surely: bool = True) -> Element:
+        """tuned's [sysctl] key, or its [vm] option, has ``value`` (one group); ``surely``
+        as OvalFacts.tuned_enabled (False where it makes the rule fail)."""
+        found = [facts.tuned_setting(tuned_key, [(value, state)], comment, surely)]
         if vm_twin:
             found += [facts.tuned_setting(re.escape(key.partition(".")[2]), [(value, state)],
-                                          f"{comment} ([vm])"),
+                                          f"{comment} ([vm])", surely),
                       facts.tuned_setting(re.escape(vm_twin), [(value + "%", state)],
-                                          f"{comment} ([vm] {vm_twin} as a percentage)")]
+                                          f"{comment} ([vm] {vm_twin} as a percentage)", surely)]
         return any_of(*found)
     # Nothing sets it: the kernel's default must be the site value (scanner.sysctl_boot).
     nothing_sets = none_of(
         *(criterion(oval.test("ind:textfilecontent54", f"a system file sets {key}", object_id))
           for object_id in (reapplied, packaged, files)),
-        tuned_sets(r"(\S+)", None, f"tuned sets {key}"))
+        tuned_sets(r"(\S+)", None, f"tuned sets {key}", surely=False))
     wanted = oval.values_of(f"site value for {key}", wanted_var)
     defaults = []
     earlier: list[Element] = []
@@ -207,7 +208,8 @@ def sysctl_at_boot(facts: OvalFacts, rule: Rule) -> Element:
             all_of(any_of(*(some(object_id, equal, f"a system file sets {key}")
                             for object_id in (reapplied, packaged, files)),
                           tuned_sets(r"(\d+)", equal, f"tuned sets {key}")),
-                   none_of(tuned_sets(r"(\d+)", other, f"tuned sets {key} to another value")))),
+                   none_of(tuned_sets(r"(\d+)", other, f"tuned sets {key} to another value",
+                                      surely=False)))),
         comment=f"{key} is the site value after boot")
     return any_of(judged, kernel_default) if kernel_default is not None else judged
 

@@ -16,6 +16,13 @@ SYSTEMD_UNIT_DIRS = ("/etc/systemd/system", "/run/systemd/system", "/usr/lib/sys
 # tuned starts); a file in an earlier directory hides a namesake in a later one.
 TMPFILES_DIRS = ("/etc/tmpfiles.d", "/run/tmpfiles.d", "/usr/lib/tmpfiles.d")
 SYSV_RUNLEVEL_DIRS = ("/etc/rc.d/rc3.d", "/etc/rc3.d", "/etc/rc.d/rc5.d", "/etc/rc5.d")
+# What every boot that starts services reaches, whichever of the two a server or a
+# workstation boots (graphical.target requires multi-user.target; run level 3 is RHEL's
+# server level): OVAL, which cannot follow default.target, counts only these where a unit
+# or a start link makes a setting pass (content/).
+SURE_WANTS_DIRS = tuple(d for d in SYSTEMD_WANTS_DIRS if not d.endswith("/graphical.target.wants"))
+SURE_RUNLEVEL_DIRS = SYSV_RUNLEVEL_DIRS[:2]
+INITTAB = "/etc/inittab"  # SysV init's initdefault: the run level a RHEL 5/6 boot enters
 
 # -- mounts at boot ----------------------------------------------------------------------
 FSTAB = "/etc/fstab"  # mount -a and systemd-fstab-generator read it; /etc units override
@@ -37,6 +44,15 @@ TUNED_REAPPLY_SYSCTL_ALL_DIRS = (*TUNED_REAPPLY_SYSCTL_DIRS, "/usr/local/lib/sys
                                  "/usr/lib/sysctl.d", "/lib/sysctl.d")
 TUNED_REAPPLY_SYSCTL_SINCE = (2, 7)
 TUNED_REAPPLY_SYSCTL_ETC_ONLY_SINCE = (2, 13)
+# How tuned re-applies each line (tuned/plugins/plugin_sysctl.py): before 2.11 it runs
+# `sysctl --system`; from 2.11 it writes /proc/sys/KEY itself, the key as written with dots
+# made slashes, so a line with systemd-sysctl's leading "-" names no file and is skipped
+# (ENOENT); from 2.22 (commit 6ca3f5a) it swaps dots and slashes, so a key written with
+# slashes (vm/dirty_ratio) is skipped too; from 2.27 (commit 4e30052) tuned-main.conf's
+# reapply_sysctl_exclude names shell patterns of keys it does not re-apply.
+TUNED_REAPPLY_DIRECT_SINCE = (2, 11)
+TUNED_REAPPLY_SLASH_SWAP_SINCE = (2, 22)
+TUNED_REAPPLY_EXCLUDE_SINCE = (2, 27)
 # RHEL 5/6 ktune (/etc/sysconfig/ktune): SYSCTL, then /etc/ktune.d/*.conf, then SYSCTL_POST.
 KTUNE_SYSCONFIG = "/etc/sysconfig/ktune"
 # What RHEL 5's ktune.sysconfig sets (RHEL 6's adds /etc/sysctl.d/* to SYSCTL_POST):

@@ -28,8 +28,10 @@ from ...rules.host_layout import (
     KERNEL_SYSCTL_DEFAULTS,
     SYSCTL_CONF,
     SYSCTL_DIRS,
-    SYSTEMD_UNIT_DIRS,
     TUNED_MAIN_CONF,
+    TUNED_REAPPLY_DIRECT_SINCE,
+    TUNED_REAPPLY_EXCLUDE_SINCE,
+    TUNED_REAPPLY_SLASH_SWAP_SINCE,
     TUNED_REAPPLY_SYSCTL_ALL_DIRS,
     TUNED_REAPPLY_SYSCTL_DIRS,
     TUNED_REAPPLY_SYSCTL_ETC_ONLY_SINCE,
@@ -41,6 +43,7 @@ from ..tuned.active import release_text
 from ..tuned.ktune import Ktune
 from .dropins import merged
 from .loader import BootSource
+from .target import boots_with_systemd
 
 
 @dataclass(frozen=True)
@@ -48,6 +51,7 @@ class SysctlLine:
     key: str  # dotted: vm.dirty_ratio
     value: str
     source: str  # file:line
+    written: str = ""  # the key as the file writes it ("-vm/dirty_ratio"), for tuned
 
 
 @dataclass
@@ -59,6 +63,8 @@ class SysctlBoot:
     reapply: list[SysctlLine] = field(default_factory=list)  # tuned's reapply_sysctl files
     reapply_sysctl: bool = True
     reapply_source: str = ""
+    # Lines of the reapplied files tuned skips, with why (its release's parsing)
+    reapply_skipped: list[tuple[SysctlLine, str]] = field(default_factory=list)
 
 
 def parse_sysctl(text: str, path: str) -> list[SysctlLine]:
@@ -69,20 +75,16 @@ def parse_sysctl(text: str, path: str) -> list[SysctlLine]:
         line = raw.strip()
         if not line or line[0] in "#;":
             continue
-        key, sep, value = line.partition("=")
-        key = key.strip().lstrip("-").strip()
+        written, sep, value = line.partition("=")
+        written = written.strip()
+        key = written.lstrip("-").strip()
         if not sep or not key:
             continue
         # A key written with slashes uses dots for slashes and slashes for dots.
         if "/" in key:
             key = key.replace(".", "\0").replace("/", ".").replace("\0", "/")
-        found.append(SysctlLine(key, value.strip(), f"{path}:{number}"))
+        found.append(SysctlLine(key, value.strip(), f"{path}:{number}", written))
     return found
-
-
-def boots_with_systemd(root: HostRoot) -> bool:
-    """RHEL 7+ ship systemd's unit directory; RHEL 5 and 6 boot with SysV init."""
-    return any(root.is_dir(directory) for directory in SYSTEMD_UNIT_DIRS[2:])
 
 
 def kernel_default(key: str, kernel: str) -> str | None:
@@ -212,5 +214,36 @@ def collect_sysctl_boot(root: HostRoot, ktune: Ktune | None, problems: list[str]
     etc_only = (tuned_version is None
                 or tuned_version[:2] >= TUNED_REAPPLY_SYSCTL_ETC_ONLY_SINCE)
     directories = TUNED_REAPPLY_SYSCTL_DIRS if etc_only else TUNED_REAPPLY_SYSCTL_ALL_DIRS
-    boot.reapply = reader.in_order(reader.merged(directories)) + reader.lines(SYSCTL_CONF)
+    lines = reader.in_order(reader.merged(directories)) + reader.lines(SYSCTL_CONF)
+    excluded = main.get("reapply_sysctl_exclude")
+    for line in lines:
+        why = _reapply_skips(line, tuned_version, excluded)
+        if why:
+            boot.reapply_skipped.append((line, why))
+        else:
+            boot.reapply.append(line)
     return boot
+
+
+def _reapply_skips(line: SysctlLine, version: tuple[int, int, int] | None,
+                   excluded: SysctlLine | None) -> str:
+    """Why tuned's reapply_sysctl does not apply ``line`` at this release ("" where it
+    does); an unknown release is taken as the newest."""
+    def since(release: tuple[int, int]) -> bool:
+        return version is None or version[:2] >= release
+
+    if since(TUNED_REAPPLY_DIRECT_SINCE) and line.written.startswith("-"):
+        return (f"tuned {release_text(version)} re-applies {line.source} as /proc/sys/"
+                f"{line.written.replace('.', '/')}, which does not exist (the leading '-' is "
+                "systemd-sysctl's, not tuned's): skipped")
+    if since(TUNED_REAPPLY_SLASH_SWAP_SINCE) and "/" in line.written:
+        swapped = line.written.translate(str.maketrans("./", "/."))
+        return (f"tuned {release_text(version)} re-applies {line.source} as /proc/sys/"
+                f"{swapped}, which does not exist (it swaps the key's dots and slashes): skipped")
+    if excluded is not None and since(TUNED_REAPPLY_EXCLUDE_SINCE):
+        # GlobalConfig.get_list: split on ',' or ';', each stripped; fnmatch on the key
+        patterns = [p.strip() for p in re.split(r"[,;]", excluded.value) if p.strip()]
+        if any(fnmatch.fnmatch(line.written, pattern) for pattern in patterns):
+            return (f"tuned-main.conf's reapply_sysctl_exclude ({excluded.source}) keeps "
+                    f"{line.source} from being re-applied")
+    return ""

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from ...rules.host_layout import SYSTEMD_UNIT_DIRS, TMPFILES_DIRS
 from ..sources.hostroot import FactError, HostRoot
 from .dropins import merged
-from .target import boot_wants_dirs
+from .target import BootStarts
 
 # echo/printf VALUE > /sys/...; echo VALUE | tee [-a] /sys/...
 _WRITE = re.compile(
@@ -65,10 +65,10 @@ def tmpfiles_writes(text: str, source: str) -> list[SysfsWrite]:
     return found
 
 
-def _enabled_units(root: HostRoot, problems: list[str], kernel_args: Sequence[str] = ()
+def _enabled_units(root: HostRoot, problems: list[str], wants_dirs: Sequence[str]
                    ) -> list[tuple[str, str]]:
     """(unit name, in-root file) of every unit a target the next boot reaches wants."""
-    units = merged(root, boot_wants_dirs(root, kernel_args), ".service", problems)
+    units = merged(root, tuple(wants_dirs), ".service", problems)
     found = []
     for name, link in sorted(units.items()):
         # The link's target inside the root, else the unit by name, as systemd looks it up.
@@ -79,12 +79,13 @@ def _enabled_units(root: HostRoot, problems: list[str], kernel_args: Sequence[st
     return found
 
 
-def collect_boot_writes(root: HostRoot, init_scripts: dict[str, tuple[str, bool]],
-                        problems: list[str], kernel_args: Sequence[str] = ()
+def collect_boot_writes(root: HostRoot, init_scripts: dict[str, tuple[str, str]],
+                        problems: list[str], starts: BootStarts | None = None
                         ) -> list[SysfsWrite]:
-    """Every sysfs write that runs (or would, if executable) at boot. ``init_scripts`` maps
-    each init script read to (text, executable); ``kernel_args``, the next boot's kernel
-    line, may name the target it boots (systemd.unit=)."""
+    """Every sysfs write that runs (or would, if it ran) at boot. ``init_scripts`` maps
+    each init script read to (text, why it does not run at the next boot or ""); ``starts``
+    says which targets' units that boot starts."""
+    starts = starts or BootStarts()
     writes: list[SysfsWrite] = []
     files = merged(root, TMPFILES_DIRS, ".conf", problems)  # /etc hides /usr/lib
     for name in sorted(files):  # systemd-tmpfiles reads them in file-name order
@@ -94,11 +95,9 @@ def collect_boot_writes(root: HostRoot, init_scripts: dict[str, tuple[str, bool]
             problems.append(str(exc))
             continue
         writes.extend(tmpfiles_writes(text, files[name]))
-    for path, (text, executable) in init_scripts.items():
-        writes.extend(writes_in_shell(
-            text, path, runs=executable,
-            why_not="" if executable else NOT_EXECUTABLE))
-    for name, path in _enabled_units(root, problems, kernel_args):
+    for path, (text, why_not) in init_scripts.items():
+        writes.extend(writes_in_shell(text, path, runs=not why_not, why_not=why_not))
+    for name, path in _enabled_units(root, problems, starts.wants_dirs):
         try:
             text = root.read_optional(path, 1024 * 1024) or ""
         except FactError as exc:

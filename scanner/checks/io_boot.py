@@ -19,7 +19,6 @@ from ...rules.host_layout import (
     legacy_kernel,
     scheduler_written,
 )
-from ..boot.writers import NOT_EXECUTABLE
 from ..facts import Facts
 from ..parsers.boot import arg_value
 from ..parsers.selection import Selection
@@ -188,8 +187,7 @@ def io_tuning_at_boot(params: Mapping[str, Any], facts: Facts,
     for path, script in facts.init_scripts.items():
         for match in _SETRA.finditer(script.text):
             judge(read_ahead, "read-ahead", path, f"blockdev --setra {match.group(1)}",
-                  script.executable and int(match.group(1)) // 2 >= minimum,
-                  "" if script.executable else NOT_EXECUTABLE)
+                  script.runs and int(match.group(1)) // 2 >= minimum, script.why_not)
     if _kernel_honours_elevator(facts.host.kernel):
         for boot_source in facts.boot.deciding:
             value = arg_value(list(boot_source.args), "elevator")

@@ -140,6 +140,7 @@ def sysctl_at_boot(params: Mapping[str, Any], facts: Facts,
             if profile_setting := tuned.chain.setting("sysctl", name):
                 write(name, profile_setting[0], f"tuned profile {profile_setting[1]} [sysctl]")
         if boot.reapply_sysctl:
+            notes += [why for line, why in boot.reapply_skipped if line.key in (key, twin)]
             for line in boot.reapply:
                 if line.key == key and setting and line.value != setting[0]:
                     notes.append(f"tuned's reapply_sysctl puts {line.source} back after "

@@ -162,6 +162,7 @@ LAYOUT_SAS_VIYA_SPRE_CONFIG="$LAYOUT_SAS_VIYA_SPRE_CONFIG"t
 LAYOUT_INIT_SCRIPTS='/etc/rc.d/rc.local /etc/rc.local '
 LAYOUT_INIT_SCRIPTS="$LAYOUT_INIT_SCRIPTS"'/etc/rc.d/rc3.d/S99local /etc/rc3.d/S99local '
 LAYOUT_INIT_SCRIPTS="$LAYOUT_INIT_SCRIPTS"'/etc/rc.d/rc5.d/S99local /etc/rc5.d/S99local'
+LAYOUT_INITTAB=/etc/inittab
 LAYOUT_SAS_INSTALL_DIRS='/opt/sas/SASHome /usr/local/SASHome '
 LAYOUT_SAS_INSTALL_DIRS="$LAYOUT_SAS_INSTALL_DIRS"'/opt/SASHome /sas/SASHome /usr/local/SAS '
 LAYOUT_SAS_INSTALL_DIRS="$LAYOUT_SAS_INSTALL_DIRS"'/opt/SAS /opt/sas/config /sas/config '
@@ -513,7 +514,8 @@ fi
 # ==== what the next boot runs: scanner/boot/ ==================================================
 # The boot loader's files, fstab, sysctl.conf and the rc scripts.
 for file in /etc/fstab $LAYOUT_GRUB_DEFAULTS $LAYOUT_KERNEL_CMDLINE $LAYOUT_GRUBENV \
-        $LAYOUT_LEGACY_GRUB_CONFS $LAYOUT_GRUB2_CFG $LAYOUT_INIT_SCRIPTS $LAYOUT_SYSCTL_CONF; do
+        $LAYOUT_LEGACY_GRUB_CONFS $LAYOUT_GRUB2_CFG $LAYOUT_INIT_SCRIPTS $LAYOUT_SYSCTL_CONF \
+        $LAYOUT_INITTAB; do
     follow "$file"
 done
 # An EFI boot reads the loader's files from the EFI system partition.
@@ -545,11 +547,15 @@ done
 for dir in $LAYOUT_SYSTEMD_UNIT_DIRS; do  # their presence says the host boots with systemd
     follow "$dir" dir
 done
-# Mount units of the site, and which targets want them.
+# Mount units of the site, and which targets want them; the site's targets, their drop-ins
+# and the targets and services they pull in (what the next boot starts: boot/target.py).
 units="${LAYOUT_SYSTEMD_UNIT_DIRS%% *}"
 if listable "$units"; then
     units="$CANON"
-    for entry in "$ROOT$units"/*.mount "$ROOT$units"/*.wants/*.mount "$ROOT$units"/*.requires/*.mount; do
+    for entry in "$ROOT$units"/*.mount "$ROOT$units"/*.wants/*.mount "$ROOT$units"/*.requires/*.mount \
+            "$ROOT$units"/*.target "$ROOT$units"/*.target.d/*.conf \
+            "$ROOT$units"/*.target.wants/*.target "$ROOT$units"/*.target.requires/*.target \
+            "$ROOT$units"/*.target.wants/*.service "$ROOT$units"/*.target.requires/*.service; do
         if [ -e "$entry" ] || [ -L "$entry" ]; then follow "${entry#"$ROOT"}"; fi
     done
 fi

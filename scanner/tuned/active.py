@@ -24,6 +24,7 @@ from ...rules.host_layout import (
     TUNED_VERSION_PARENT,
 )
 from ..boot.services import sysv_start_links
+from ..boot.target import BootStarts
 from ..parsers.tuned_conf import parse_active_profile
 from ..sources.hostroot import FactError, HostRoot
 from ..unavailable import Unavailable
@@ -41,6 +42,25 @@ from .recommend import (
 __all__ = ["HostMatch", "Ktune", "TunedChain", "TunedFacts", "collect_tuned", "resolve_chain"]
 
 BOOT_LINKS = tuple(f"{wants}/tuned.service" for wants in SYSTEMD_WANTS_DIRS)
+
+
+def _tuned_started(root: HostRoot, starts: BootStarts) -> tuple[str, str]:
+    """(the link that starts tuned at the next boot or "", the evidence): tuned.service in
+    the .wants of a target that boot reaches, or S??tuned in its run level."""
+    def linked(path: str) -> bool:
+        return root.exists(path) or root.is_symlink(path)
+
+    link = next((path for wants in starts.wants_dirs
+                 if linked(path := f"{wants}/tuned.service")), "")
+    sysv = next(iter(sysv_start_links(root.listdir, "tuned", starts.rc_dirs)), "")
+    if link or sysv:
+        return link or sysv, f"{link or sysv} exists"
+    elsewhere = [path for path in (*BOOT_LINKS, *sysv_start_links(root.listdir, "tuned"))
+                 if linked(path)]
+    if elsewhere and starts.boot:
+        return "", (f"{elsewhere[0]} exists, but the next boot, to {starts.boot}, does not "
+                    "start what it holds")
+    return "", "no tuned.service in multi-user.target.wants and no S??tuned link"
 
 
 @dataclass
@@ -204,18 +224,17 @@ def _startup_profile(root: HostRoot, active: list[str], source: str, virtual: bo
         f"{replaced} in {source}")
 
 
-def collect_tuned(root: HostRoot, virtual: bool | None = None) -> TunedFacts:
+def collect_tuned(root: HostRoot, virtual: bool | None = None,
+                  starts: BootStarts | None = None) -> TunedFacts:
+    """tuned as the next boot runs it; ``starts`` says where that boot starts services
+    (every shipped .wants and run level where not given)."""
+    starts = starts or BootStarts()
     binary = next((path for path in TUNED_BINARIES if root.exists(path)), None)
     installed = binary is not None or root.is_dir(TUNED_SHIPPED_PROFILES)
     installed_evidence = (f"{binary} exists" if binary else
                           f"{TUNED_SHIPPED_PROFILES} exists" if installed else
                           f"none of {', '.join(TUNED_BINARIES)} exists")
-    link = next((path for path in BOOT_LINKS if root.exists(path) or root.is_symlink(path)),
-                None)
-    sysv = next(iter(sysv_start_links(root.listdir, "tuned")), None)
-    enabled = link or sysv
-    enabled_evidence = (f"{enabled} exists" if enabled else
-                        "no tuned.service in multi-user.target.wants and no S??tuned link")
+    enabled, enabled_evidence = _tuned_started(root, starts)
 
     active: list[str] | Unavailable | None = None
     active_source = ppd_note = ""
@@ -249,7 +268,7 @@ def collect_tuned(root: HostRoot, virtual: bool | None = None) -> TunedFacts:
     chain = resolve_chain(root, active, host_match(root, virtual), rules) \
         if isinstance(active, list) and active_source != TUNED02_ACTIVE else TunedChain()
     return TunedFacts(installed, installed_evidence, bool(enabled), enabled_evidence,
-                      active, active_source, chain, collect_ktune(root),
+                      active, active_source, chain, collect_ktune(root, starts.rc_dirs),
                       available_profiles(root, rules)
                       if root.is_dir(TUNED_SHIPPED_PROFILES) else None,
                       layout.new, version, version_source,

@@ -376,8 +376,8 @@ def _disabled(controls: dict[str, str], true: tuple[str, ...]) -> str:
 def _merge(chain: TunedChain, profile: str, sections: Sections, true: tuple[str, ...]) -> None:
     """Merge one profile's sections into the chain's units, as tuned's Merger does
     (tuned/profiles/merger.py): a unit of the newer profile takes over the type (its own
-    name unless it says) and enabled (true unless it says) of the older one. Its devices
-    (``*`` unless it says) replace the older's in tuned too; sascheck does not model that."""
+    name unless it says), enabled (true unless it says) and devices (``*`` unless it says:
+    tuned/profiles/unit.py's default, the same from 2.3 to 2.28) of the older one."""
     for section, options in sections.items():
         if section == "main":
             continue
@@ -394,6 +394,8 @@ def _merge(chain: TunedChain, profile: str, sections: Sections, true: tuple[str,
         unit.type = controls.get("type", section)
         unit.disabled = _disabled(controls, true)
         unit.controls.update(controls)
+        if "devices" not in controls:  # Merger._merge_two: units[name].devices = unit.devices
+            unit.controls.pop("devices", None)
         for dropped in re.split(r"[,\s]+", controls.get("drop", "")):
             unit.options.pop(dropped, None)
         unit.options.update(values)

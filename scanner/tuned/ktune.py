@@ -26,6 +26,7 @@ from ...rules.host_layout import (
     KTUNE_SYSCONFIG,
     KTUNE_SYSV,
     SCSI_CACHE_TYPE,
+    SYSV_RUNLEVEL_DIRS,
     TUNED02_FUNCTIONS,
     TUNED_1_0_FUNCTIONS,
 )
@@ -183,8 +184,9 @@ def ktune_config(root: HostRoot) -> tuple[dict[str, str] | None, str]:
     return (None if text is None else shell_assignments(text)), ""
 
 
-def collect_ktune(root: HostRoot) -> Ktune:
-    enabled = next(iter(sysv_start_links(root.listdir, KTUNE_SYSV)), "")
+def collect_ktune(root: HostRoot, rc_dirs: tuple[str, ...] = SYSV_RUNLEVEL_DIRS) -> Ktune:
+    """What ktune does at boot, where the boot's run level (``rc_dirs``) starts it."""
+    enabled = next(iter(sysv_start_links(root.listdir, KTUNE_SYSV, rc_dirs)), "")
     config, problem = ktune_config(root) if enabled else (None, "")
     if config is None:
         return Ktune("", ())

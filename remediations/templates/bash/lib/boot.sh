@@ -194,4 +194,22 @@ WantedBy=multi-user.target
         END { if (!done) print ENVIRON["THP_BLOCK"] }'
     current="$(current_content "$rc")"
     write_file "$rc" "${current%x}" 0755
+    rc_local_runs_at_boot
+}
+
+# SysV runs rc.local from an S??local link in the run level it boots (/etc/inittab's
+# initdefault, read as RHEL 6's upstart reads it: scanner/boot/target.py); where that run
+# level has none, rc.local does not run, and the administrator links it.
+rc_local_runs_at_boot() {
+    local level link
+    level="$(awk -F ':' '$3 == "initdefault" && $1 !~ "^#" { print $2; exit }' \
+        "$ROOT$LAYOUT_INITTAB" 2>/dev/null || true)"
+    [[ "$level" =~ ^[1-5Ss]$ ]] || return 0  # untold: every run level's links count
+    [[ "$level" == [Ss] ]] && level=1
+    for link in "$ROOT/etc/rc.d/rc$level.d"/S[0-9][0-9]local "$ROOT/etc/rc$level.d"/S[0-9][0-9]local; do
+        if [[ -e "$link" || -L "$link" ]]; then return 0; fi
+    done
+    warn "manual: $CURRENT_RULE: rc.local does not run at run level $level" \
+         "(/etc/inittab's initdefault): no S??local link in /etc/rc.d/rc$level.d;" \
+         "link it (ln -s ../rc.local /etc/rc.d/rc$level.d/S99local)"
 }
