@@ -31,6 +31,14 @@ APPLICABILITY_FACTS = ("thp_supported", "cpufreq", "thp_kernel", "dm_multipath",
                        "xtremio_disks")
 
 
+# A sysctl rule's key, and how its value is held against the site value (equal unless it says).
+SYSCTL_COMPARES = ("equal", "at_most", "at_least")
+SYSCTL_PARAMS: Mapping[str, Any] = {
+    "key": {"type": "string", "pattern": r"^[a-z0-9_]+(\.[a-z0-9_]+)+$"},
+    "compare": {"enum": list(SYSCTL_COMPARES),
+                "description": "equal (the default), at_most or at_least the site value"}}
+
+
 @dataclass(frozen=True)
 class CheckKind:
     name: str
@@ -80,14 +88,15 @@ KINDS: dict[str, CheckKind] = {kind.name: kind for kind in (
     CheckKind("cpu_governor", "every CPU with cpufreq uses one governor",
               params={"governor": {"type": "string", "minLength": 1}}, required=("governor",),
               needs=("cpufreq",)),
-    CheckKind("sysctl_value", "a /proc/sys value equals an integer site value",
-              params={"key": {"type": "string", "pattern": r"^[a-z0-9_]+(\.[a-z0-9_]+)+$"}},
-              required=("key", "value_from"), value_params={"value_from": "integer"}),
+    CheckKind("sysctl_value", "a /proc/sys value equals an integer site value (or is at most "
+                              "or at least it: compare)",
+              params=SYSCTL_PARAMS, required=("key", "value_from"),
+              value_params={"value_from": "integer"}),
     CheckKind("sysctl_at_boot", "the value a /proc/sys key ends with after boot (sysctl.d, "
                                 "ktune, tuned and its reapply_sysctl) equals an integer site "
-                                "value",
-              params={"key": {"type": "string", "pattern": r"^[a-z0-9_]+(\.[a-z0-9_]+)+$"}},
-              required=("key", "value_from"), value_params={"value_from": "integer"}),
+                                "value (or is at most or at least it: compare)",
+              params=SYSCTL_PARAMS, required=("key", "value_from"),
+              value_params={"value_from": "integer"}),
     CheckKind("block_scheduler", "the devices under SAS file systems use an allowed scheduler",
               values=("allowed_schedulers",), sas_filesystems=True),
     CheckKind("block_read_ahead", "the devices SAS file systems mount read ahead at least the "

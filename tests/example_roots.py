@@ -99,7 +99,7 @@ def rhel8_tuned_sas(path: Path) -> RootBuilder:
     root.file("/sys/devices/system/cpu/smt/active", "1\n")
     root.file("/sys/devices/system/cpu/smt/control", "on\n")
     root.file("/sys/devices/system/cpu/intel_pstate/no_turbo", "0\n")
-    root.sysctl("vm.dirty_ratio", 40)
+    root.sysctl("vm.dirty_ratio", 40).sysctl("vm.swappiness", 10)  # throughput-performance's
     root.tuned("sas-performance", custom={"sas-performance": SAS_TUNED_PROFILE})
     root.grub_defaults("crashkernel=auto resume=/dev/mapper/rhel-swap rd.lvm.lv=rhel/root "
                        "transparent_hugepage=never")
@@ -126,7 +126,9 @@ def kvm_host(path: Path) -> RootBuilder:
     root.write_mounts()
     root.thp()
     root.cpus(32, governor="performance", flags="fpu vme de pse tsc msr pae mce cx8 apic sep vmx")
-    root.sysctl("vm.dirty_ratio", 40)
+    # as virtual-host leaves them: throughput-performance's, its own background ratio 5
+    root.sysctl("vm.dirty_ratio", 40).sysctl("vm.swappiness", 10)
+    root.sysctl("vm.dirty_background_ratio", 5)
     root.file("/proc/modules", "kvm_intel 344064 8 - Live 0x0000000000000000\n"
                                "kvm 958464 1 kvm_intel, Live 0x0000000000000000\n")
     root.file("/usr/libexec/qemu-kvm", "", mode=0o755)

@@ -58,6 +58,7 @@ class HostSpec:
     proc_cmdline: str | None = None
     cpu_flags: str = "fpu vme de pse tsc msr pae"
     dirty_ratio: int | None = 40
+    swappiness: int | None = 10  # throughput-performance's, which the baseline's profile includes
     path_scheduler: str = "[mq-deadline] kyber bfq none"
     mpath_scheduler: str = "[mq-deadline] kyber bfq none"
     path_vendor: str = "XtremIO"  # SCSI vendor of the multipath's paths ("ATA": SATA disks)
@@ -223,6 +224,8 @@ def build_host(path: Path, spec: HostSpec) -> RootBuilder:
     root.file("/proc/cmdline", cmdline + "\n")
     if spec.dirty_ratio is not None:
         root.sysctl("vm.dirty_ratio", spec.dirty_ratio)
+    if spec.swappiness is not None:
+        root.sysctl("vm.swappiness", spec.swappiness)
     if spec.tuned_installed:
         # RHEL 5 and 6 (2.6 kernels) boot with SysV init: no systemd directories.
         root.tuned(spec.tuned_active, enabled=spec.tuned_enabled, custom=spec.tuned_custom,

@@ -344,6 +344,9 @@ class RootBuilder:
                                      + f'PRETTY_NAME="{pretty_name}"\n')
         self.file("/etc/redhat-release", pretty_name + "\n")
         self.file("/proc/meminfo", f"MemTotal:       {memory_kib} kB\n")
+        # Every kernel's /proc/sys has them; its own defaults until something sets them
+        # (mm/vmscan.c vm_swappiness, mm/page-writeback.c dirty_background_ratio).
+        self.sysctl("vm.swappiness", 60).sysctl("vm.dirty_background_ratio", 10)
         return self
 
     def tuned(self, active: str | None, enabled: bool = True,

@@ -62,14 +62,14 @@ def _catalogue_as_the_doc_says(tmp_path: Path) -> tuple[Catalogue, str]:
     return load_catalogue(directory), rule_id  # the full schema pass: not stamped
 
 
-@pytest.mark.parametrize(("value", "expected"), [(10, "pass"), (35, "fail")])
+@pytest.mark.parametrize(("value", "expected"), [(3000, "pass"), (1500, "fail")])
 def test_adding_a_rule_as_the_doc_says(tmp_path, value, expected):
     catalogue, rule_id = _catalogue_as_the_doc_says(tmp_path)
     assert rule_id in catalogue.profile("default").rule_ids
     rule = catalogue.rules[rule_id]
-    assert rule.values == ("dirty_background_ratio",)
+    assert rule.values == ("dirty_expire_centisecs",)
     root = sas_host(tmp_path / "root",
-                    extra_files={"/proc/sys/vm/dirty_background_ratio": f"{value}\n"})
+                    extra_files={"/proc/sys/vm/dirty_expire_centisecs": f"{value}\n"})
     result = run_scan(catalogue, "default", BASELINE_SETS, str(root), "bare_metal").to_dict()
     verdict = {r["id"]: r for r in result["rules"]}[rule_id]
     assert verdict["result"] == expected, verdict
@@ -77,7 +77,7 @@ def test_adding_a_rule_as_the_doc_says(tmp_path, value, expected):
 
 
 # The issue's guest image: both dirty ratios off the site's values.
-DIRTY = {"/proc/sys/vm/dirty_background_ratio": "5\n"}
+DIRTY = {"/proc/sys/vm/dirty_expire_centisecs": "500\n"}
 
 
 def _verdicts(catalogue: Catalogue, root: Path) -> dict[str, str]:
@@ -102,7 +102,7 @@ def _persisted_keys(root: Path) -> dict[str, str]:
 
 def test_the_pages_rule_is_fixed_by_bash_with_a_shipped_one(tmp_path):
     """Issue 47: the page's rule reads a new site value; the bash fix stopped with
-    'DIRTY_BACKGROUND_RATIO: unbound variable' before mending anything. Fixed offline with
+    'DIRTY_EXPIRE_CENTISECS: unbound variable' before mending anything. Fixed offline with
     vm_dirty_ratio, both keys are persisted (one file, neither dropped) and a second run
     changes nothing."""
     catalogue, rule_id = _catalogue_as_the_doc_says(tmp_path)
@@ -112,7 +112,7 @@ def test_the_pages_rule_is_fixed_by_bash_with_a_shipped_one(tmp_path):
     script = tmp_path / "fix.sh"
     script.write_text(bash_script(catalogue, _fix_input(catalogue, root, rule_id)))
     run_bash(script, root)
-    assert _persisted_keys(root) == {"vm.dirty_ratio": "40", "vm.dirty_background_ratio": "10"}
+    assert _persisted_keys(root) == {"vm.dirty_ratio": "40", "vm.dirty_expire_centisecs": "3000"}
     assert "no changes" in run_bash(script, root).stdout
 
 
@@ -127,16 +127,16 @@ def test_a_bad_site_value_for_the_pages_rule_is_refused(tmp_path):
            "SASCHECK_READ_AHEAD_MIN_KB": "2048", "SASCHECK_STORAGE_CACHE_PROTECTED": "false",
            "SASCHECK_ALLOWED_SCHEDULERS": "deadline", "SASCHECK_ALLOWED_TUNED_PROFILES":
            "throughput-performance", "SASCHECK_SAS_DIRS": "/sasdata"}
-    for bad in ("$(touch pwned)", "101", "", "1e3"):
+    for bad in ("$(touch pwned)", "360001", "", "1e3"):
         ran = subprocess.run(["bash", str(planner)], env={
-            **env, "SASCHECK_DIRTY_BACKGROUND_RATIO": bad}, capture_output=True, text=True,
+            **env, "SASCHECK_DIRTY_EXPIRE_CENTISECS": bad}, capture_output=True, text=True,
             cwd=tmp_path, timeout=60)
         assert ran.returncode == 1, ran.stdout + ran.stderr
-        assert "site value DIRTY_BACKGROUND_RATIO is not a whole number from 0 to 100" \
+        assert "site value DIRTY_EXPIRE_CENTISECS is not a whole number from 0 to 360000" \
             in ran.stderr
     assert not (tmp_path / "pwned").exists()
     ran = subprocess.run(["bash", str(planner)], env={
-        **env, "SASCHECK_DIRTY_BACKGROUND_RATIO": "10"}, capture_output=True, text=True,
+        **env, "SASCHECK_DIRTY_EXPIRE_CENTISECS": "3000"}, capture_output=True, text=True,
         timeout=60)
     assert ran.returncode == 0, ran.stderr
 
@@ -151,9 +151,9 @@ def test_the_pages_rule_is_fixed_by_ansible_with_a_shipped_one(tmp_path):
     playbook = tmp_path / "fix.yml"
     playbook.write_text(ansible_playbook(catalogue, fix, planner="fix.planner.sh"))
     (tmp_path / "fix.planner.sh").write_text(ansible_planner(catalogue, fix))
-    assert "sascheck_dirty_background_ratio" in playbook.read_text()
+    assert "sascheck_dirty_expire_centisecs" in playbook.read_text()
     assert run_playbook(playbook, root)["failed"] == 0
-    assert _persisted_keys(root) == {"vm.dirty_ratio": "40", "vm.dirty_background_ratio": "10"}
+    assert _persisted_keys(root) == {"vm.dirty_ratio": "40", "vm.dirty_expire_centisecs": "3000"}
     assert run_playbook(playbook, root)["changed"] == 0
 
 
@@ -193,9 +193,9 @@ def test_the_pages_rule_is_judged_by_oscap_as_by_the_scanner(tmp_path):
     catalogue, rule_id = _catalogue_as_the_doc_says(tmp_path)
     datastream = tmp_path / "ds.xml"
     datastream.write_bytes(compile_catalogue(catalogue))
-    for ratio, expected in (("5\n", "fail"), ("10\n", "pass")):
+    for ratio, expected in (("500\n", "fail"), ("3000\n", "pass")):
         root = sas_host(tmp_path / f"root{ratio.strip()}", extra_files={
-            "/proc/sys/vm/dirty_background_ratio": ratio})
+            "/proc/sys/vm/dirty_expire_centisecs": ratio})
         tailoring = _tailoring(catalogue, root, tmp_path / "tailoring.xml")
         oval = oscap_eval(root, tailoring, tmp_path, datastream=datastream)
         assert oval[rule_id] == _verdicts(catalogue, root)[rule_id] == expected
@@ -203,8 +203,8 @@ def test_the_pages_rule_is_judged_by_oscap_as_by_the_scanner(tmp_path):
 
 @pytest.mark.skipif(not oscap_available(), reason="oscap not installed")
 @pytest.mark.parametrize(("tailored", "persisted"), [
-    ("10", {"vm.dirty_ratio": "40", "vm.dirty_background_ratio": "10"}),
-    ("101", {"vm.dirty_ratio": "40"})])
+    ("3000", {"vm.dirty_ratio": "40", "vm.dirty_expire_centisecs": "3000"}),
+    ("360001", {"vm.dirty_ratio": "40"})])
 def test_the_fix_oscap_assembles_sets_the_pages_value_in_its_block(tmp_path, tailored,
                                                                    persisted):
     """The script oscap assembles runs its set-up once: the page's rule sets and checks its
@@ -215,7 +215,7 @@ def test_the_fix_oscap_assembles_sets_the_pages_value_in_its_block(tmp_path, tai
     datastream.write_bytes(compile_catalogue(catalogue, fixes=xccdf_fixes(catalogue)))
     root = sas_host(tmp_path / "root", dirty_ratio=30, extra_files=DIRTY)
     tailoring = _tailoring(catalogue, root, tmp_path / "tailoring.xml",
-                           dirty_background_ratio=tailored)
+                           dirty_expire_centisecs=tailored)
     assert oscap_eval(root, tailoring, tmp_path, datastream=datastream)[rule_id] == "fail"
     script = tmp_path / "fix.sh"
     generated = subprocess.run([
@@ -228,10 +228,10 @@ def test_the_fix_oscap_assembles_sets_the_pages_value_in_its_block(tmp_path, tai
                          env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "SASCHECK_ROOT": str(root)},
                          cwd=tmp_path)  # its manifest goes to the working directory
     assert _persisted_keys(root) == persisted
-    if tailored == "101":
+    if tailored == "360001":
         assert ran.returncode == 1, ran.stdout + ran.stderr
         assert f"{rule_id}: refused (a site value is not of its type)" in ran.stdout
-        assert "site value DIRTY_BACKGROUND_RATIO is not a whole number" in ran.stderr
+        assert "site value DIRTY_EXPIRE_CENTISECS is not a whole number" in ran.stderr
     else:
         assert ran.returncode in (0, 3), ran.stdout + ran.stderr
 

@@ -519,6 +519,37 @@ BOOT_CASES: list[tuple[str, str, dict[str, Any], list[str], str]] = [
           ("vm.dirty_ratio = 20\n", {"/etc/tuned/tuned-main.conf":
                                       "daemon = 1\nreapply_sysctl_exclude = vm.dirty_*\n"},
            (2, 25, 1), "fail"))],
+    # vm.swappiness and vm.dirty_background_ratio at boot, as the dirty ratio: tuned's
+    # throughput-performance (10 each), then reapply_sysctl puts /etc's files back.
+    *[(f"swappiness boot: {name}", "swappiness_at_boot", changes, [], verdict)
+      for name, changes, verdict in (
+          ("throughput-performance's 10", {}, "pass"),
+          ("a site's sysctl.d 1, put back over tuned's 10",
+           {"extra_files": {"/etc/sysctl.d/90-sas.conf": "vm.swappiness = 1\n"}}, "pass"),
+          ("a sysctl.d 30, put back over tuned's 10",
+           {"extra_files": {"/etc/sysctl.d/90-site.conf": "vm.swappiness = 30\n"}}, "fail"),
+          ("virtual-guest's 30", {"tuned_active": "virtual-guest"}, "fail"),
+          ("nothing sets it: the kernel's 60", {"tuned_active": "balanced"}, "fail"),
+          ("RHEL 6 ktune sets none: the kernel's 60",
+           {**RHEL6_KTUNE, "extra_files": KTUNE_FILES}, "fail"))],
+    *[(f"dirty background boot: {name}", "dirty_background_ratio_at_boot", changes, [], verdict)
+      for name, changes, verdict in (
+          ("throughput-performance's 10", {}, "pass"),
+          ("nothing sets it: the kernel's 10", {"tuned_active": "balanced"}, "pass"),
+          ("sysctl.conf 5, put back over tuned's 10",
+           {"extra_files": {"/etc/sysctl.conf": "vm.dirty_background_ratio = 5\n"}}, "fail"),
+          ("a sysctl.d file sets dirty_background_bytes",
+           {"tuned_active": "balanced", "extra_files": {
+               "/etc/sysctl.d/90-site.conf": "vm.dirty_background_bytes = 268435456\n"}},
+           "pass"),
+          ("tuned 2.24 ignores [vm] dirty_background_ratio = 5",
+           {"tuned_active": "sas-site", "tuned_custom": {"sas-site": (
+               "[main]\ninclude=throughput-performance\n[vm]\ndirty_background_ratio = 5\n")},
+            "extra_files": tuned_version_file((2, 24, 0), "python3.9")}, "pass"),
+          ("tuned 2.25 applies [vm] dirty_background_ratio = 5 before [sysctl]'s 10",
+           {"tuned_active": "sas-site", "tuned_custom": {"sas-site": (
+               "[main]\ninclude=throughput-performance\n[vm]\ndirty_background_ratio = 5\n")},
+            "extra_files": tuned_version_file((2, 25, 1), "python3.9")}, "pass"))],
     ("dirty boot: a later sysctl.d file wins (tuned off)", "dirty_ratio_at_boot",
      {"tuned_enabled": False,
       "extra_files": {"/etc/sysctl.d/10-sas.conf": "vm.dirty_ratio = 40\n",

@@ -152,6 +152,18 @@ RUNTIME_CASES: list[tuple[str, str, dict[str, Any], list[str], str]] = [
       "tuned_active": "a"}, [], "fail"),
     ("governor ondemand", "cpu_governor_performance", {"governor": "ondemand"}, [], "fail"),
     ("no cpufreq", "cpu_governor_performance", {"governor": None}, [], "notapplicable"),
+    # vm.swappiness at most the site value (throughput-performance's 10): virtual-guest's
+    # 30 and the kernel's 60 fail, a lower value the site chose (Viya's 1) passes.
+    *[(f"swappiness {value}", "vm_swappiness", {"swappiness": value}, sets, verdict)
+      for value, sets, verdict in ((10, [], "pass"), (1, [], "pass"), (30, [], "fail"),
+                                   (60, [], "fail"), (30, ["swappiness=30"], "pass"))],
+    ("swappiness missing", "vm_swappiness", {"without_files": ("/proc/sys/vm/swappiness",)}, [],
+     "error"),
+    ("dirty background ratio 5 (virtual-host's)", "vm_dirty_background_ratio",
+     {"extra_files": {"/proc/sys/vm/dirty_background_ratio": "5\n"}}, [], "fail"),
+    ("dirty background ratio 0 under a site's dirty_background_bytes", "vm_dirty_background_ratio",
+     {"extra_files": {"/proc/sys/vm/dirty_background_ratio": "0\n",
+                      "/proc/sys/vm/dirty_background_bytes": "268435456\n"}}, [], "pass"),
     ("dirty ratio 20", "vm_dirty_ratio", {"dirty_ratio": 20}, [], "fail"),
     ("dirty ratio site value", "vm_dirty_ratio", {"dirty_ratio": 20}, ["dirty_ratio=20"],
      "pass"),

@@ -75,6 +75,14 @@ def cpu_governor(facts: OvalFacts, rule: Rule) -> Element:
     return criterion(oval.test("ind:textfilecontent54", rule.title, files, wanted))
 
 
+# A sysctl rule's compare (rules/check_kinds.py) as OVAL operations: the value against the
+# site's, its negation, and the site value against a kernel default the value would keep.
+_OPS = {"equal": ("equals", "not equal", "equals"),
+        "at_most": ("less than or equal", "greater than", "greater than or equal"),
+        "at_least": ("greater than or equal", "less than", "less than or equal")}
+_SAYS = {"equal": "equals", "at_most": "is at most", "at_least": "is at least"}
+
+
 def sysctl_value(facts: OvalFacts, rule: Rule) -> Element:
     oval = facts.oval
     key = rule.params["key"]
@@ -83,8 +91,9 @@ def sysctl_value(facts: OvalFacts, rule: Rule) -> Element:
                      entity("ind:filepath", "/proc/sys/" + key.replace(".", "/")),
                      entity("ind:pattern", r"^\s*(\d+)", op="pattern match"),
                      entity("ind:instance", "1", datatype="int"))
-    wanted = oval.state("ind:textfilecontent54", f"{key} equals the site value",
-                        entity("ind:subexpression", datatype="int", op="equals",
+    compare = rule.params.get("compare", "equal")
+    wanted = oval.state("ind:textfilecontent54", f"{key} {_SAYS[compare]} the site value",
+                        entity("ind:subexpression", datatype="int", op=_OPS[compare][0],
                                var=facts.external(rule.params["value_from"]),
                                var_check="all"))
     judged = criterion(oval.test("ind:textfilecontent54", rule.title, value, wanted))
@@ -114,11 +123,12 @@ def sysctl_at_boot(facts: OvalFacts, rule: Rule) -> Element:
     key_pattern = r"[./]".join(re.escape(part) for part in key.split("."))
     line = rf"^[ \t]*-?[ \t]*{key_pattern}[ \t]*=[ \t]*(\S*)[ \t]*$"
     wanted_var = facts.external(rule.params["value_from"])
-    equal = oval.state("ind:textfilecontent54", f"{key} is the site value",
-                       entity("ind:subexpression", datatype="int", op="equals",
+    ops = _OPS[rule.params.get("compare", "equal")]
+    equal = oval.state("ind:textfilecontent54", f"{key} is as the site wants",
+                       entity("ind:subexpression", datatype="int", op=ops[0],
                               var=wanted_var, var_check="all"))
-    other = oval.state("ind:textfilecontent54", f"{key} is another value",
-                       entity("ind:subexpression", datatype="int", op="not equal",
+    other = oval.state("ind:textfilecontent54", f"{key} is not as the site wants",
+                       entity("ind:subexpression", datatype="int", op=ops[1],
                               var=wanted_var, var_check="all"))
 
     def lines_in(directories: tuple[str, ...], comment: str, name: str = key,
@@ -170,7 +180,7 @@ def sysctl_at_boot(facts: OvalFacts, rule: Rule) -> Element:
     for prefix, value in KERNEL_SYSCTL_DEFAULTS.get(key, ()):
         kernel = kernel_is(facts, "^" + re.escape(prefix), f"kernel {prefix or 'any'}")
         is_value = oval.state("ind:variable", f"{value}", entity(
-            "ind:value", value, datatype="int", op="equals"))
+            "ind:value", value, datatype="int", op=ops[2]))
         defaults.append(all_of(kernel, *(none_of(e) for e in earlier), criterion(oval.test(
             "ind:variable", f"the site value is the kernel's {key} default {value}", wanted,
             is_value))))

@@ -61,7 +61,11 @@ KTUNE_SHIPPED_CONFIG = {"SYSCTL": "/etc/sysctl.ktune", "USE_KTUNE_D": "yes",
                         "SYSCTL_POST": SYSCTL_CONF}
 # The kernel's own value where nothing sets one: RHEL 5's 2.6.18 kept dirty_ratio at 40,
 # later kernels 20 (seed 000 §3.2.2).
-KERNEL_SYSCTL_DEFAULTS = {"vm.dirty_ratio": (("2.6.18", "40"), ("", "20"))}
+KERNEL_SYSCTL_DEFAULTS = {"vm.dirty_ratio": (("2.6.18", "40"), ("", "20")),
+                          # mm/vmscan.c vm_swappiness = 60; mm/page-writeback.c
+                          # dirty_background_ratio = 10, unchanged since 2.6.18
+                          "vm.swappiness": (("", "60"),),
+                          "vm.dirty_background_ratio": (("", "10"),)}
 # The kernel keeps one of each pair: writing a positive value to one zeroes the other, and
 # the one set is what it uses (mm/page-writeback.c, dirty_bytes_handler and
 # dirty_ratio_handler). A site limiting dirty memory in bytes has dirty_ratio 0.

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import operator
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ...rules.host_layout import (
@@ -68,10 +69,25 @@ def cpu_governor(params: Mapping[str, Any], facts: Facts, values: Mapping[str, A
                    else summarise(evidence), evidence)
 
 
+# How a sysctl rule holds a value against the site's (its check's compare): the words of its
+# expected text, and the test.
+_COMPARE: dict[str, tuple[str, Callable[[int, int], bool]]] = {
+    "equal": ("=", operator.eq), "at_most": ("<=", operator.le), "at_least": (">=", operator.ge)}
+
+
+def holds(params: Mapping[str, Any], value: int | None, wanted: int) -> bool:
+    """Whether ``value`` is as the rule wants it against the site's ``wanted``."""
+    return value is not None and _COMPARE[params.get("compare", "equal")][1](value, wanted)
+
+
+def _expected(params: Mapping[str, Any], wanted: Any, after: str = "") -> str:
+    return f"{params['key']} {_COMPARE[params.get('compare', 'equal')][0]} {wanted}{after}"
+
+
 def sysctl_value(params: Mapping[str, Any], facts: Facts, values: Mapping[str, Any]) -> Outcome:
     key: str = params["key"]
     wanted = values[params["value_from"]]
-    expected = f"{key} = {wanted}"
+    expected = _expected(params, wanted)
     source = "/proc/sys/" + key.replace(".", "/")
     actual = facts.sysctl.get(key, Unavailable(f"{key} was not collected"))
     if isinstance(actual, Unavailable):
@@ -81,7 +97,7 @@ def sysctl_value(params: Mapping[str, Any], facts: Facts, values: Mapping[str, A
     if number is None:
         return Outcome(Verdict.ERROR, expected, actual, [Evidence(
             key, source, actual, Verdict.ERROR, "not a number")], f"{source}: not a number")
-    verdict = Verdict.PASS if number == int(wanted) else Verdict.FAIL
+    verdict = Verdict.PASS if holds(params, number, int(wanted)) else Verdict.FAIL
     evidence = [Evidence(key, source, actual, verdict)]
     twin = _bytes_twin_in_use(facts, key) if verdict == Verdict.FAIL and number == 0 else None
     if twin:
@@ -111,7 +127,7 @@ def sysctl_at_boot(params: Mapping[str, Any], facts: Facts,
     last source that sets it wins; nothing: the kernel's default."""
     key: str = params["key"]
     wanted = int(values[params["value_from"]])
-    expected = f"{key} = {wanted} after boot"
+    expected = _expected(params, wanted, " after boot")
     boot = facts.sysctl_boot
     twin = SYSCTL_BYTES_TWINS.get(key, "")
     found: tuple[str, str, str] | None = None  # (key or its byte twin, value, source)
@@ -165,7 +181,7 @@ def sysctl_at_boot(params: Mapping[str, Any], facts: Facts,
         evidence = Evidence(twin, source, value, Verdict.PASS, BYTES_NOTE)
         return Outcome(Verdict.PASS, expected, f"{twin} = {value} ({source}; reported)",
                        [evidence])
-    verdict = Verdict.PASS if ascii_int(value) == wanted else Verdict.FAIL
+    verdict = Verdict.PASS if holds(params, ascii_int(value), wanted) else Verdict.FAIL
     evidence = Evidence(key, source, value, verdict, "; ".join(notes))
     return Outcome(verdict, expected, f"{value} ({source})", [evidence])
 

@@ -188,6 +188,20 @@ act() {
 }
 
 # Write a runtime value (sysfs, procfs) when it differs. Live only.
+# Whether a running /proc/sys value is already at_most or at_least the site's (a sysctl rule
+# with a compare): such a value is the site's tuning, kept.
+sysctl_within() {
+    local file="$1" compare="$2" wanted="$3" current
+    live || return 1
+    current="$(cat -- "$file" 2>/dev/null || true)"
+    [[ "$current" =~ ^[0-9]+$ ]] || return 1
+    case "$compare" in
+        at_most) (( current <= wanted )) ;;
+        at_least) (( current >= wanted )) ;;
+        *) [[ "$current" == "$wanted" ]] ;;
+    esac
+}
+
 set_runtime() {
     local file="$1" value="$2" current old
     live || return 0
