@@ -117,7 +117,8 @@ KINDS: dict[str, CheckKind] = {kind.name: kind for kind in (
     CheckKind("sas_dirs_separate", "SAS DATA, WORK and UTILLOC are on file systems of their own",
               values=("sas_shared_roles",), sas_filesystems=True, automatic_fix=False),
     CheckKind("fs_type", "SAS file systems are of an allowed type",
-              values=("allowed_fs_types", "allowed_shared_data_fs_types"),
+              values=("allowed_fs_types", "allowed_shared_data_fs_types",
+                      "allowed_work_fs_types"),
               sas_filesystems=True, automatic_fix=False),
     # A site's own profile counts where the boot gives what the throughput profiles give.
     CheckKind("tuned_profile", "tuned is installed, enabled at boot, and its active profile is "

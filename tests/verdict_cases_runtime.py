@@ -100,6 +100,19 @@ RUNTIME_CASES: list[tuple[str, str, dict[str, Any], list[str], str]] = [
     ("striping: every SAS file system on NFS", "sas_volume_striped", ALL_NFS, [],
      "notapplicable"),
     ("fs type: DATA on gfs2", "sas_fs_type", {"filesystems": data_fs("gfs2")}, [], "pass"),
+    # SAS's GFS2 paper: WORK on a GFS2 file system of its own, apart from the permanent data.
+    ("fs type: WORK on its own gfs2 (a SAS Grid node)", "sas_fs_type", {"filesystems": [
+        SasFs("sasdata", "/sasdata", "gfs2", "rw,noatime"),
+        SasFs("saswork", "/saswork", "gfs2", "rw,noatime"), SasFs("sasutil", "/sasutil")]}, [],
+     "pass"),
+    ("fs type: WORK on the gfs2 that holds DATA", "sas_fs_type", {
+        "filesystems": data_fs("gfs2", "rw,noatime"),
+        "sas_local_cfg": "-WORK /sasdata/saswork\n-UTILLOC /sasutil\n"}, [], "fail"),
+    ("fs type: WORK on its own gfs2, the site allows none", "sas_fs_type", {"filesystems": [
+        SasFs("sasdata", "/sasdata"), SasFs("saswork", "/saswork", "gfs2", "rw,noatime"),
+        SasFs("sasutil", "/sasutil")]}, ["allowed_work_fs_types="], "fail"),
+    ("fs type: DATA on Lustre", "sas_fs_type", {"filesystems": data_fs("lustre", "rw,flock")},
+     [], "pass"),
     ("fs type: WORK on NFS", "sas_fs_type", {"filesystems": [
         SasFs("sasdata", "/sasdata"), nfs_work(), SasFs("sasutil", "/sasutil")]}, [], "fail"),
     ("fs type: DATA on NFS, no shared type allowed", "sas_fs_type", {"filesystems": [

@@ -129,10 +129,33 @@ def fs_type(facts: OvalFacts, rule: Rule) -> Element:
         facts.listed("allowed_fs_types"), facts.listed("allowed_shared_data_fs_types")])
     data = oval.state("linux:partition", "an allowed file system type for SAS DATA",
                       entity("linux:fs_type", var=data_types, var_check="at least one"))
+    work_types = oval.union_values("file system types for SAS WORK", [
+        facts.listed("allowed_fs_types"), facts.listed("allowed_work_fs_types")])
+    work = oval.state("linux:partition", "an allowed file system type for SAS WORK",
+                      entity("linux:fs_type", var=work_types, var_check="at least one"))
+    # WORK on a WORK-only type (GFS2) must not hold DATA: its mount points are none of DATA's.
+    apart_type = oval.state("linux:partition", "a type SAS WORK may have apart from DATA",
+                            entity("linux:fs_type", var=facts.listed("allowed_work_fs_types"),
+                                   var_check="at least one"))
+    apart = oval.obj("linux:partition", "SAS WORK file systems of a WORK-only type",
+                     set_of=(facts.sas_partitions("WORK"),), filters=[("include", apart_type)])
+    holds_data = oval.state("ind:variable", "a SAS DATA file system",
+                            entity("ind:value", var=facts.sas_mounts("DATA"),
+                                   var_check="at least one", entity_check="at least one"))
+    # never empty (a variable without a value makes oscap err): a word no mount point is
+    apart_mounts = oval.values_of("mount points of SAS WORK's WORK-only file systems",
+                                  oval.union_values("SAS WORK's WORK-only mount points", [
+                                      oval.local("SAS WORK's WORK-only mount points (found)",
+                                                 component(apart, "mount_point")),
+                                      oval.constant("no mount point", ["(none)"])]))
+    states = {"DATA": data, "WORK": work}
     return all_of(*(criterion(oval.test(
         "linux:partition", f"{rule.title} ({role})", facts.sas_partitions(role),
-        data if role == "DATA" else local, check="all", existence="any_exist"))
-        for role in SAS_ROLES))
+        states.get(role, local), check="all", existence="any_exist"))
+        for role in SAS_ROLES),
+        criterion(oval.test("ind:variable", "SAS WORK's GFS2 file systems hold no SAS DATA",
+                            apart_mounts, holds_data, check="none satisfy",
+                            existence="any_exist")))
 
 
 def sas_dirs_separate(facts: OvalFacts, rule: Rule) -> Element:

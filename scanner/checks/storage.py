@@ -216,19 +216,27 @@ def mount_option_required(params: Mapping[str, Any], facts: Facts,
 
 def fs_type(params: Mapping[str, Any], facts: Facts, values: Mapping[str, Any]) -> Outcome:
     """Each SAS file system's type: allowed_fs_types, or for one holding only DATA a shared
-    type as well (seed 001 "RHEL Filesystems": NFS, GFS2; seed 003's VxCFS)."""
+    type as well (seed 001 "RHEL Filesystems": NFS, GFS2; seed 003's VxCFS; Lustre), or for
+    one holding WORK and no DATA a type allowed_work_fs_types names (SAS's GFS2 paper)."""
     allowed: list[str] = values["allowed_fs_types"]
     shared: list[str] = values.get("allowed_shared_data_fs_types") or []
+    work: list[str] = values.get("allowed_work_fs_types") or []
     expected = f"SAS file systems of type {' or '.join(allowed)}" + (
-        f"; DATA alone also {' or '.join(shared)}" if shared else "")
+        f"; DATA alone also {' or '.join(shared)}" if shared else "") + (
+        f"; WORK without DATA also {' or '.join(work)}" if work else "")
     evidence = _unplaced(facts)
     for filesystem in _filesystems(facts):
         kind = filesystem.mount.fstype
         data_only = filesystem.roles == {"DATA"}
-        ok = kind in allowed or (data_only and kind in shared)
-        note = ("" if ok or data_only or kind not in shared else
-                f"a shared {kind} is allowed for DATA alone: WORK and UTILLOC want local "
-                "storage")
+        work_apart = "WORK" in filesystem.roles and "DATA" not in filesystem.roles
+        ok = kind in allowed or (data_only and kind in shared) or (work_apart and kind in work)
+        note = ""
+        if not ok and kind in work and "WORK" in filesystem.roles:
+            note = (f"{kind} is allowed for WORK on a file system of its own, not one holding "
+                    "DATA too (SAS's GFS2 paper)")
+        elif not ok and kind in shared and not data_only:
+            note = (f"a shared {kind} is allowed for DATA alone: WORK and UTILLOC want local "
+                    "storage")
         evidence.append(Evidence(_subject(filesystem), _mount_source(filesystem), kind,
                                  Verdict.PASS if ok else Verdict.FAIL, note))
     return _outcome(expected, evidence)
