@@ -87,3 +87,16 @@ def test_the_sysv_run_level_is_read_as_upstart_reads_it(tmp_path, inittab, args,
         assert starts.rc_local_skipped.startswith("no S??local link starts rc.local")
     else:
         assert starts.rc_dirs == ("/etc/rc.d/rc3.d", "/etc/rc3.d", "/etc/rc.d/rc5.d", "/etc/rc5.d")
+
+
+def test_a_drop_in_adds_to_the_shipped_dependencies(tmp_path):
+    """A site's drop-in for a shipped target (multi-user.target.d/*.conf) adds to what the
+    target pulls in; a snapshot, which has no shipped unit file, keeps systemd's shipped
+    dependencies beside it."""
+    root = RootBuilder(tmp_path)
+    root.file("/etc/hostname", "sas01\n")
+    root.symlink("/etc/systemd/system/default.target", f"{SHIPPED}/multi-user.target")
+    root.file("/etc/systemd/system/multi-user.target.d/50-sas.conf",
+              "[Unit]\nWants=sas-batch.target\n")
+    assert _wants(boot_wants_dirs(HostRoot(str(tmp_path)))) == {
+        WANTS.format(name) for name in ("multi-user", "basic", "sysinit", "sockets", "sas-batch")}

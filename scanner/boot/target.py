@@ -93,8 +93,7 @@ def target_pulls(root: HostRoot, target: str, problems: list[str] | None = None
     first of /etc, /run, /usr/lib, /lib) and drop-ins, and target links in its ``.wants``
     and ``.requires``; systemd's shipped dependencies where the host has no file for it."""
     notes = problems if problems is not None else []
-    found: list[str] = []
-    own = False
+    found = list(TARGET_PULLS.get(target, ()))  # no file of its own (a snapshot has none)
     for directory in SYSTEMD_UNIT_DIRS:
         try:
             text = root.read_optional(f"{directory}/{target}", _UNIT_LIMIT)
@@ -102,9 +101,9 @@ def target_pulls(root: HostRoot, target: str, problems: list[str] | None = None
             notes.append(str(exc))
             continue
         if text is not None:
-            own = True
-            found += _unit_pulls(text) or []
+            found = _unit_pulls(text) or []
             break
+    # Drop-ins add to the unit file (or to the shipped dependencies) in name order.
     dropins = merged(root, tuple(f"{d}/{target}.d" for d in SYSTEMD_UNIT_DIRS), ".conf", notes)
     for name in sorted(dropins):
         try:
@@ -113,10 +112,7 @@ def target_pulls(root: HostRoot, target: str, problems: list[str] | None = None
             notes.append(str(exc))
             continue
         if pulls is not None:
-            own = True
             found = pulls if not pulls else [*found, *pulls]
-    if not own:
-        found = list(TARGET_PULLS.get(target, ()))
     links = merged(root, tuple(f"{d}/{target}.{kind}" for d in SYSTEMD_UNIT_DIRS
                                for kind in ("wants", "requires")), ".target", notes)
     return tuple(dict.fromkeys(name for name in (*found, *sorted(links))
