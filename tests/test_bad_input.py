@@ -67,7 +67,7 @@ def test_an_at_boot_rule_for_a_key_whose_kernel_default_is_unknown(rules_copy):
     """A boot that sets nothing leaves the kernel's default: without it both engines would
     judge "unknown" (a fail read from absence). The loader names the field and the table."""
     _edit(rules_copy / "dirty_ratio_at_boot.yml", "key: vm.dirty_ratio",
-          "key: vm.dirty_background_ratio")
+          "key: vm.dirty_expire_centisecs")
     message = _error_for(rules_copy)
     assert "dirty_ratio_at_boot.yml:" in message and "field 'check.key'" in message
     assert "KERNEL_SYSCTL_DEFAULTS" in message

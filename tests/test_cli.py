@@ -108,7 +108,8 @@ def test_rules_and_explain(capsys):
     assert "25%" in text and "Red Hat, Optimizing RHEL for SAS 9.2 (2011), §5.3" in text
     assert main(["explain", "sas_fs_type"]) == 0
     text = capsys.readouterr().out
-    assert "site values: allowed_fs_types, allowed_shared_data_fs_types, sas_data_dirs" in text
+    assert ("site values: allowed_fs_types, allowed_shared_data_fs_types, "
+            "allowed_work_fs_types, sas_data_dirs") in text
     assert "fix: manual: A file system's type cannot change in place" in text
     assert "Fix (bash):" not in text
 

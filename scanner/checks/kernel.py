@@ -171,6 +171,10 @@ def sysctl_at_boot(params: Mapping[str, Any], facts: Facts,
     if found is None and untold:  # nothing later sets it: the kernel line would decide
         return Outcome(Verdict.NOTCHECKED, expected, "unknown", [Evidence(
             key, "kernel line", "unknown", Verdict.NOTCHECKED, untold)], message=untold)
+    if found is None and not facts.host.kernel:  # the default is the running kernel's
+        why = "nothing sets it at boot, and the kernel's release (so its default) is unknown"
+        return Outcome(Verdict.ERROR, expected, "unknown", [Evidence(
+            key, "kernel default", "unknown", Verdict.ERROR, why)], message=why)
     if found is None:
         default = kernel_default(key, facts.host.kernel)
         found = (key, default or "unknown",
