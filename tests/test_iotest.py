@@ -209,6 +209,10 @@ def test_refusals_say_one_line_and_leave_nothing(lab):
         assert {fs.name: _listing(fs) for fs in (small, readonly)} == before, name
 
 
+def _interactive_signals() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @lab_only
 @pytest.mark.live
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
@@ -218,9 +222,12 @@ def test_an_interrupted_run_removes_its_files(lab, signum):
     fs = make_fs(stack, base, "big", "xfs", "noatime", 24 * 1024)
     (fs.mountpoint / "keep").write_text("not sascheck's\n")
     before = _listing(fs)
+    # As an interactive run gets it: a job started in the background of a script (or by a
+    # CI runner) inherits SIGINT ignored, and Python then keeps ignoring it (Ctrl-C is lost).
     process = subprocess.Popen([*SASCHECK, "iotest", "--quiet", "--dir", str(fs.mountpoint),
                                 "--size", "4G", "--jobs", "2"],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=_interactive_signals)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         files = [p for p in fs.mountpoint.glob(".sascheck-iotest-*/*") if p.stat().st_size]
