@@ -7,7 +7,6 @@ unit enabled only in graphical.target.wants never starts on it. Under SysV init 
 from __future__ import annotations
 
 import posixpath
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -20,6 +19,7 @@ from ...rules.host_layout import (
 )
 from ..sources.hostroot import FactError, HostRoot
 from .dropins import merged
+from .services import sysv_start_links
 
 # What each target pulls in (Requires= or Wants=) among the targets whose .wants sascheck
 # reads, as systemd ships them (units/*.target; the same from systemd 219, RHEL 7, to 257):
@@ -138,21 +138,15 @@ def boot_wants_dirs(root: HostRoot, kernel_args: Sequence[str] = (),
     of the targets the boot target reaches (a site's own targets too); every shipped one
     where the boot target cannot be told."""
     target, _ = boot_target(root, kernel_args)
-    if not target:
-        return SYSTEMD_WANTS_DIRS
-    targets = reached(target, root, problems)
+    return _wants_dirs(reached(target, root, problems)) if target else SYSTEMD_WANTS_DIRS
+
+
+def _wants_dirs(targets: set[str]) -> tuple[str, ...]:
     shipped = [directory for directory in SYSTEMD_WANTS_DIRS
                if posixpath.basename(directory).removesuffix(".wants") in targets]
     own = [f"/etc/systemd/system/{name}.{kind}" for name in sorted(targets)
            for kind in ("wants", "requires")]
     return tuple(dict.fromkeys([*shipped, *own]))
-
-
-def reaches_multi_user(root: HostRoot, kernel_args: Sequence[str] = ()) -> bool | None:
-    """Whether the next boot reaches multi-user.target, where systemd's rc-local-generator
-    hooks rc-local.service in (src/rc-local-generator); None where the target is untold."""
-    target, _ = boot_target(root, kernel_args)
-    return "multi-user.target" in reached(target, root) if target else None
 
 
 def boot_runlevel(root: HostRoot, kernel_args: Sequence[str] = ()) -> tuple[str, str]:
@@ -200,17 +194,18 @@ def boot_starts(root: HostRoot, kernel_args: Sequence[str] = (),
         if not target:
             return BootStarts()
         boot = f"{target} ({named})"
-        skipped = "" if "multi-user.target" in reached(target, root, problems) else (
+        targets = reached(target, root, problems)
+        # systemd's rc-local-generator hooks rc-local.service into multi-user.target
+        skipped = "" if "multi-user.target" in targets else (
             f"rc-local.service runs in multi-user.target, which the next boot, to {boot}, "
             "does not reach")
-        return BootStarts(boot_wants_dirs(root, kernel_args, problems), boot=boot,
-                          rc_local_skipped=skipped)
+        return BootStarts(_wants_dirs(targets), boot=boot, rc_local_skipped=skipped)
     level, named = boot_runlevel(root, kernel_args)
     if not level:
         return BootStarts()
     boot = f"run level {level} ({named})"
-    local = [name for directory in runlevel_dirs(level) for name in _listed(root, directory)
-             if re.fullmatch(r"S\d\dlocal", name)]
+    local = sysv_start_links(lambda directory: _listed(root, directory), "local",
+                             runlevel_dirs(level))
     return BootStarts(SYSTEMD_WANTS_DIRS, runlevel_dirs(level), boot,
                       "" if local else f"no S??local link starts rc.local in {boot}")
 
