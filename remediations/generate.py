@@ -24,6 +24,7 @@ from ..rules.host_layout import (
     shell_layout,
 )
 from . import udev
+from .bash_library import layout_for, library_for, library_parts
 from .inventory_vars import check_task
 from .profile_files import (
     sysv_profile,
@@ -34,7 +35,6 @@ from .rendering import (
     TUNED_PROFILE_NAME,
     FixError,
     FixInput,
-    bash_library,
     environment,
 )
 from .site_values import (
@@ -95,14 +95,14 @@ def bash_script(catalogue: Catalogue, fix: FixInput, mode: str = "bash") -> str:
         blocks.append({"rule": rule, "body": body.rstrip("\n"),
                        "value_lines": [value.assignment(mode, fix.values) for value in own],
                        "value_checks": [value.check() for value in own]})
-    return env.get_template("bash/script.sh.j2").render(
+    script = env.get_template("bash/script.sh.j2").render(
         # XCCDF: one block of the script oscap assembles, safe to concatenate
-        snippet=snippet,
+        snippet=snippet, library=_LIBRARY, library_functions=_LIBRARY_FUNCTIONS,
         host=fix.host, profile=fix.profile, role=fix.role, version=__version__,
         forced_role=fix.forced_role, blocks=blocks,
         value_lines=_value_lines(fix, mode, header_values),
         value_checks=[value.check() for value in header_values],
-        library=bash_library(), udev_safe=udev.SAFE_VALUE, layout=shell_layout(),
+        udev_safe=udev.SAFE_VALUE, layout=_LAYOUT,
         tuned_thp_off=tuned_profile(fix, env, role="bare_metal", include="@INCLUDE@",
                                     values=shown),
         tuned_kvm_host=tuned_profile(fix, env, role="kvm_host", include="@INCLUDE@",
@@ -110,6 +110,25 @@ def bash_script(catalogue: Catalogue, fix: FixInput, mode: str = "bash") -> str:
         tuned_sysv_profile=sysv_profile(fix), tuned_site_profile=fix.tuned_site_profile,
         target_hostname=fix.target_hostname, target_machine_id=fix.target_machine_id,
         target_root=fix.target_root)
+    return _with_library(script, snippet)
+
+
+# Where the library goes: filled in once the rest of the script says which functions it calls.
+_LIBRARY = "@SASCHECK_LIBRARY@"
+_LIBRARY_FUNCTIONS = "@SASCHECK_LIBRARY_FUNCTIONS@"
+
+
+_LAYOUT = "@SASCHECK_LAYOUT@"
+
+
+def _with_library(script: str, snippet: bool) -> str:
+    own = script.replace(_LIBRARY, "").replace(_LIBRARY_FUNCTIONS, "").replace(_LAYOUT, "")
+    if snippet:
+        functions, statements = library_parts(own)
+        script = script.replace(_LIBRARY_FUNCTIONS, functions).replace(_LIBRARY, statements)
+    else:
+        script = script.replace(_LIBRARY, library_for(own))
+    return script.replace(_LAYOUT, layout_for(shell_layout(), script.replace(_LAYOUT, "")))
 
 
 def planner_name(output: str) -> str:

@@ -166,19 +166,22 @@ class Cmdline:
                    any_of(none_of(grub), grub_ok), any_of(none_of(kernel), kernel_ok)),
             comment="the kernel command line that will boot sets transparent_hugepage=never")
 
-    def any_argument(self, name: str, value: str, flag: bool = False) -> Element:
+    def any_argument(self, name: str, value: str, flag: bool = False,
+                     shown: str | None = None) -> Element:
         """Some ``name=`` argument of the command line that boots starts with ``value`` (a
-        regex), wherever it stands (numa=off: the kernel never clears it); ``flag``: the
-        bare ``name``, with or without a value (nosmt, nosmt=force)."""
+        regex, titled ``shown`` where it is not plain text), wherever it stands (numa=off:
+        the kernel never clears it); ``flag``: the bare ``name``, with or without a value
+        (nosmt, nosmt=force)."""
         oval = self.facts.oval
+        said = value if shown is None else shown
         argument = (rf"{re.escape(name)}(?:=\S*)?(?=[\s\"']|$)" if flag
                     else rf"{re.escape(name)}={value}")
-        has = oval.state("ind:textfilecontent54", f"some {name}" + ("" if flag else f"={value}"),
+        has = oval.state("ind:textfilecontent54", f"some {name}" + ("" if flag else f"={said}"),
                          entity("ind:subexpression", rf"(?:^|[ \t\"']){argument}",
                                 op="pattern match"))
 
         def sets(object_id: str, source: str) -> Element:
-            return criterion(oval.test("ind:textfilecontent54", f"{source} sets {name}={value}",
+            return criterion(oval.test("ind:textfilecontent54", f"{source} sets {name}={said}",
                                        object_id, has, check="at least one"))
 
         bls = self.exists(self.bls, "BLS entries exist")
@@ -186,7 +189,7 @@ class Cmdline:
         legacy = self.exists(self.legacy, "GRUB 0.97 entries exist")
         return any_of(
             all_of(bls, any_of(sets(self.bls, "BLS"),
-                               self.grubenv_sets(has, f"sets {name}={value}"))),
+                               self.grubenv_sets(has, f"sets {name}={said}"))),
             all_of(none_of(bls), grub2, sets(self.grub2, "GRUB 2 menu")),
             all_of(none_of(bls), none_of(grub2), legacy, sets(self.legacy, "GRUB 0.97")),
             all_of(none_of(bls), none_of(grub2), none_of(legacy),

@@ -30,7 +30,7 @@ def tuned_cpu_latency(facts: OvalFacts, rule: Rule) -> Element:
                                              "tuned [cpu] force_latency"),
                          none_of(criterion(oval.test("ind:textfilecontent54",
                                                      "tuned runs as a daemon", no_daemon)))),
-                  Cmdline(facts).any_argument("idle", r"poll(?=[\s\"']|$)"),
+                  Cmdline(facts).any_argument("idle", r"poll(?=[\s\"']|$)", shown="poll"),
                   all_of(ktune_started(facts), criterion(oval.test(
                       "ind:textfilecontent54", "ktune holds cpu_dma_latency low", pmqos,
                       at_most, check="all"))))
