@@ -175,9 +175,10 @@ LAYOUT_VM_VENDORS="$LAYOUT_VM_VENDORS"'kubevirt|nutanix|alibaba cloud|google com
 LAYOUT_VM_VENDORS="$LAYOUT_VM_VENDORS"'amazon ec2|vmware|xen|virtual machine|innotek|'
 LAYOUT_VM_VENDORS="$LAYOUT_VM_VENDORS"'virtualbox|bochs|parallels|bhyve|apple virtualization)'
 LAYOUT_LEGACY_KERNEL_RE='^(2\.|3\.)'
-CATALOGUE_PROC_SYS='sys/vm/dirty_background_bytes '
+CATALOGUE_PROC_SYS='sys/net/core/somaxconn sys/vm/dirty_background_bytes '
 CATALOGUE_PROC_SYS="$CATALOGUE_PROC_SYS"'sys/vm/dirty_background_ratio sys/vm/dirty_bytes '
-CATALOGUE_PROC_SYS="$CATALOGUE_PROC_SYS"'sys/vm/dirty_ratio sys/vm/swappiness'
+CATALOGUE_PROC_SYS="$CATALOGUE_PROC_SYS"'sys/vm/dirty_ratio sys/vm/max_map_count '
+CATALOGUE_PROC_SYS="$CATALOGUE_PROC_SYS"'sys/vm/overcommit_memory sys/vm/swappiness'
 # ---- end of host layout
 die() { echo "collect.sh: $*" >&2; exit 1; }
 NEWLINE='
