@@ -47,6 +47,7 @@ class SasFs:
 @dataclass
 class HostSpec:
     kernel: str = "4.18.0-513.el8.x86_64"
+    pretty_name: str = "Red Hat Enterprise Linux 8.9 (Ootpa)"  # os-release's PRETTY_NAME
     thp_enabled: str | None = "always madvise [never]"
     thp_defrag: str = "always defer defer+madvise madvise [never]"
     rhel6_thp: bool = False
@@ -185,7 +186,7 @@ def sd_name(index: int) -> str:
 
 def build_host(path: Path, spec: HostSpec) -> RootBuilder:
     root = RootBuilder(path)
-    root.identity("sastest", spec.kernel, "Red Hat Enterprise Linux 8.9 (Ootpa)")
+    root.identity("sastest", spec.kernel, spec.pretty_name)
     if not spec.kernel.startswith("2."):  # RHEL 7+ boot with systemd, as its units show
         root.file("/usr/lib/systemd/system/systemd-sysctl.service",
                   "[Unit]\nDescription=Apply Kernel Variables\n")
