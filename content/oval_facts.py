@@ -149,27 +149,40 @@ class OvalFacts:
 
     def sas_mounts(self, role: str) -> str:
         """The mount points of the file systems holding ``role``'s SAS directories."""
+        return self._mounts_holding(f"SAS {role}", SAS_ROLE_VALUES[role])
+
+    def scratch_mounts(self) -> str:
+        """The mount points of the file systems holding the site's throw-away scratch
+        directories (scratch_dirs), and one that no mount point is, so that the variable
+        has a value when the site names none (a state over a variable with no value errs)."""
+        return self.once("scratch-mounts", lambda: self.oval.union_values(
+            "scratch file systems (mount points), and one no mount point is",
+            [self._mounts_holding("scratch", "scratch_dirs"),
+             self.oval.constant("no mount point", ["//"])]))
+
+    def _mounts_holding(self, role: str, value: str) -> str:
+        """The mount points of the file systems holding the directories of ``value``."""
         def build() -> str:
             oval = self.oval
-            dirs = oval.local(f"SAS {role} directories ending in /",
+            dirs = oval.local(f"{role} directories ending in /",
                               capture(r"^(/[^/]*.*/)$",
-                                      concat(var(self.listed(SAS_ROLE_VALUES[role])), "/")))
-            raw_pairs = oval.local(f"SAS {role}: mount|dir where the mount holds the dir",
+                                      concat(var(self.listed(value)), "/")))
+            raw_pairs = oval.local(f"{role}: mount|dir where the mount holds the dir",
                                    capture(r"^(([^|]*)\|\2.*)$",
                                            concat(var(self._mounts_slashed()), "|", var(dirs))))
-            pairs = oval.local(f"SAS {role}: holding pairs", capture(
-                PAIR_FROM_PATTERN, component(self._pair_items(f"SAS {role} pairs", raw_pairs, None),
+            pairs = oval.local(f"{role}: holding pairs", capture(
+                PAIR_FROM_PATTERN, component(self._pair_items(f"{role} pairs", raw_pairs, None),
                                         "pattern")))
             shadowed = oval.local(
-                f"SAS {role}: pairs with a deeper mount between",
+                f"{role}: pairs with a deeper mount between",
                 capture(r"^(([^|]*)\|\2(?=([^|]+)[^|]*\|\2\3$)[^|]*)\|",
                         concat(var(pairs), "|", var(self._mounts_slashed()))))
-            deepest = oval.local(f"SAS {role}: deepest pairs", capture(
-                PAIR_FROM_PATTERN, component(self._pair_items(f"SAS {role} deepest pairs", pairs,
+            deepest = oval.local(f"{role}: deepest pairs", capture(
+                PAIR_FROM_PATTERN, component(self._pair_items(f"{role} deepest pairs", pairs,
                                                          shadowed), "pattern")))
-            return oval.local(f"SAS {role} file systems (mount points)",
+            return oval.local(f"{role} file systems (mount points)",
                               capture(r"^(/|.*?[^/])/?\|", var(deepest)))
-        return self.once(f"sas:{role}", build)
+        return self.once(f"mounts:{value}", build)
 
     def sas_partitions(self, role: str) -> str:
         return self.once(f"parts:{role}", lambda: self.oval.obj(

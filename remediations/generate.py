@@ -38,6 +38,7 @@ from .rendering import (
     environment,
 )
 from .site_values import (
+    SAS_DATA_DIRS_ENV,
     SAS_DIRS_ENV,
     SUB,
     FixValue,
@@ -66,7 +67,7 @@ def select_rules(result: Mapping[str, Any], catalogue: Catalogue, everything: bo
 def _value_lines(fix: FixInput, mode: str, values: list[FixValue]) -> list[str]:
     """Shell assignments of the site values: literal ('bash'), from the environment the
     playbook sets from its variables ('env'), or XCCDF <sub> markers ('xccdf')."""
-    return [sas_dirs_line(mode, fix.sas_dirs),
+    return [sas_dirs_line(mode, fix.sas_dirs, fix.values["sas_data_dirs"]),
             *(value.assignment(mode, fix.values) for value in values)]
 
 
@@ -147,7 +148,8 @@ def ansible_planner(catalogue: Catalogue, fix: FixInput) -> str:
 def _playbook(catalogue: Catalogue, chosen: Sequence[str], **context: Any) -> str:
     """The playbook, for one host's fix or (``fleet``) for every host of a fleet's."""
     return environment().get_template("ansible/playbook.yml.j2").render(
-        version=__version__, sas_dirs_env=SAS_DIRS_ENV, revertable=True,
+        version=__version__, sas_dirs_env=SAS_DIRS_ENV, sas_data_dirs_env=SAS_DATA_DIRS_ENV,
+        revertable=True,
         site_values=fix_values(catalogue, chosen), boolean_words=boolean_words(),
         check_task=check_task(catalogue.variables), **{"fleet": None, **context},
         rules=[catalogue.rules[rule_id] for rule_id in chosen]).rstrip("\n") + "\n"
@@ -208,7 +210,8 @@ def xccdf_fixes(catalogue: Catalogue) -> dict[str, list[tuple[str, str]]]:
                        kernel="", values=defaults, rule_ids=(rule.id,))
         tasks = env.get_template("ansible/rule_tasks.yml.j2").render(
             rule=rule, planner=bash_script(catalogue, fix, "env").rstrip("\n"),
-            sas_dirs_env=SAS_DIRS_ENV, sub=SUB, revertable=False,
+            sas_dirs_env=SAS_DIRS_ENV, sas_data_dirs_env=SAS_DATA_DIRS_ENV, sub=SUB,
+            revertable=False,
             site_values=fix_values(catalogue, (rule.id,)))
         fixes[rule.id] = [("urn:xccdf:fix:script:sh", bash_script(catalogue, fix, "xccdf")),
                           ("urn:xccdf:fix:script:ansible", tasks.rstrip("\n") + "\n")]

@@ -30,6 +30,8 @@ LIBRARY_VALUES = ("allowed_schedulers", "allowed_tuned_profiles", "read_ahead_mi
                   "dirty_ratio", "storage_cache_protected")
 # The three SAS directory values are one list to the library (role detection, devices).
 SAS_DIRS_ENV = "SASCHECK_SAS_DIRS"
+# DATA's alone too: a file system holding permanent data is never throw-away scratch.
+SAS_DATA_DIRS_ENV = "SASCHECK_SAS_DATA_DIRS"
 SUB = "\x00{}\x00"  # marks where an XCCDF <sub> for a site value goes
 # A pattern goes into a bash [[ =~ ]] as ERE: only what means the same in Python and ERE.
 _PORTABLE_PATTERN = re.compile(r"[A-Za-z0-9 _.,+|()\[\]{}-]*")
@@ -60,13 +62,14 @@ class FixValue:
             text = f"'{SUB.format(self.name)}'"
         elif mode == "env":
             text = f'"${{{self.env}:-}}"'
-        elif kind == "strings":
+        elif kind in ("strings", "paths"):
             return f"{shell}=({' '.join(_sh(item) for item in values[self.name])})"
         elif kind == "integer":
             return f"{shell}={int(values[self.name])}"
         else:
             return f"{shell}={'true' if values[self.name] else 'false'}"
-        return f"IFS=, read -r -a {shell} <<< {text}" if kind == "strings" else f"{shell}={text}"
+        return (f"IFS=, read -r -a {shell} <<< {text}" if kind in ("strings", "paths")
+                else f"{shell}={text}")
 
     def check(self) -> str:
         """A command that succeeds when the value is of its type (library: site_*)."""
@@ -77,6 +80,8 @@ class FixValue:
             return f'site_integer {shell} "${shell}" {low} {high}'
         if variable.type == "boolean":
             return f'site_boolean {shell} "${shell}"'
+        if variable.type == "paths":  # absolute, one line each (site_paths)
+            return f'site_paths {shell} ${{{shell}[@]+"${{{shell}[@]}}"}}'
         pattern = variable.pattern or "[^,]+"
         return (f"site_names {shell} {_sh(pattern)} {variable.min_items} "
                 f'${{{shell}[@]+"${{{shell}[@]}}"}}')
@@ -84,7 +89,7 @@ class FixValue:
     def ansible_default(self, values: Mapping[str, Any]) -> str:
         """The value as YAML for the playbook's defaults."""
         value = values[self.name]
-        if self.variable.type == "strings":
+        if self.variable.type in ("strings", "paths"):
             return _yaml_list(value)
         if self.variable.type == "integer":
             return str(int(value))
@@ -95,7 +100,7 @@ class FixValue:
         or from sascheck_sets, where a string form is NAME=VALUE's text) into the text the
         planner reads; anything else passes through for the planner to refuse. (Lines: for
         the playbook's line length.)"""
-        if self.variable.type == "strings":
+        if self.variable.type in ("strings", "paths"):
             return f"[{expression}] | flatten | join(',')"
         if self.variable.type == "boolean":
             return (f"sascheck_boolean_words[{expression} | string | lower]\n"
@@ -120,9 +125,8 @@ def site_lines(catalogue: Catalogue, values: Mapping[str, Any],
 
 def _fix_value(catalogue: Catalogue, name: str) -> FixValue:
     variable = catalogue.variables.get(name)
-    if variable is None or variable.type == "paths":
-        raise FixError(f"a fix reads site value {name!r}, which is not an integer, boolean or "
-                       "list of names in rules/variables.yml")
+    if variable is None:
+        raise FixError(f"a fix reads site value {name!r}, which rules/variables.yml lacks")
     if variable.pattern and not _PORTABLE_PATTERN.fullmatch(variable.pattern):
         raise FixError(f"site value {name}: pattern {variable.pattern!r} is not one bash reads "
                        "as Python does")
@@ -148,11 +152,14 @@ def fix_values(catalogue: Catalogue, rule_ids: Iterable[str] = (),
     return [_fix_value(catalogue, name) for name in names]
 
 
-def sas_dirs_line(mode: str, sas_dirs: Iterable[str]) -> str:
-    """SAS_DIRS: the SAS directories of every role, as one list."""
+def sas_dirs_line(mode: str, sas_dirs: Iterable[str], data_dirs: Iterable[str] = ()) -> str:
+    """SAS_DIRS: the SAS directories of every role, as one list; SAS_DATA_DIRS: DATA's."""
     if mode == "xccdf":
         dirs = ",".join(SUB.format(name) for name in SAS_DIR_VALUES)
-        return f"IFS=, read -r -a SAS_DIRS <<< '{dirs}'"
+        return (f"IFS=, read -r -a SAS_DIRS <<< '{dirs}'\n"
+                f"IFS=, read -r -a SAS_DATA_DIRS <<< '{SUB.format('sas_data_dirs')}'")
     if mode == "env":
-        return f'IFS=, read -r -a SAS_DIRS <<< "${{{SAS_DIRS_ENV}:-}}"'
-    return f"SAS_DIRS=({' '.join(_sh(path) for path in sas_dirs)})"
+        return (f'IFS=, read -r -a SAS_DIRS <<< "${{{SAS_DIRS_ENV}:-}}"\n'
+                f'IFS=, read -r -a SAS_DATA_DIRS <<< "${{{SAS_DATA_DIRS_ENV}:-}}"')
+    return (f"SAS_DIRS=({' '.join(_sh(path) for path in sas_dirs)})\n"
+            f"SAS_DATA_DIRS=({' '.join(_sh(path) for path in data_dirs)})")

@@ -103,17 +103,20 @@ KINDS: dict[str, CheckKind] = {kind.name: kind for kind in (
                                   "minimum",
               values=("read_ahead_min_kb",), sas_filesystems=True),
     CheckKind("mount_option_forbidden", "SAS file systems are not mounted with these options, "
-                                        "unless a boolean site value allows them",
+                                        "unless a boolean site value allows them or the file "
+                                        "system is throw-away scratch (scratch_dirs)",
               params={"options": STRING_LIST}, required=("options",),
-              value_params={"allowed_when": "boolean"}, sas_filesystems=True),
+              values=("scratch_dirs",), value_params={"allowed_when": "boolean"},
+              sas_filesystems=True),
     CheckKind("mount_option_required", "SAS file systems are mounted with this option",
               params={"option": {"type": "string", "minLength": 1}}, required=("option",),
               sas_filesystems=True),
     CheckKind("mount_options_at_boot", "what mounts each SAS file system at boot (fstab, a "
-                                       "mount unit) gives it these options and not those",
+                                       "mount unit) gives it these options and not those "
+                                       "(those allowed on scratch_dirs' file systems)",
               params={"required": STRING_LIST, "forbidden": STRING_LIST},
-              required=("required",), value_params={"allowed_when": "boolean"},
-              sas_filesystems=True),
+              required=("required",), values=("scratch_dirs",),
+              value_params={"allowed_when": "boolean"}, sas_filesystems=True),
     CheckKind("sas_dirs_separate", "SAS DATA, WORK and UTILLOC are on file systems of their own",
               values=("sas_shared_roles",), sas_filesystems=True, automatic_fix=False),
     CheckKind("fs_type", "SAS file systems are of an allowed type",

@@ -58,6 +58,7 @@ from .storage.filesystems import (
     place_on_array,
     place_sas_dirs,
     read_bdi,
+    scratch_mounts,
 )
 from .storage.multipath import collect_multipath, knows_detect_pgpolicy
 from .storage.multipath_hwtable import HwTable, host_table
@@ -123,6 +124,8 @@ class Facts:
     stripe_published: bool = False  # some block device's queue has an optimal I/O size
     disk_vendors: frozenset[str] = frozenset()  # every disk's SCSI vendor
     multipath: MultipathConf | Unavailable | None = None  # None: no multipath.conf
+    # The mounts holding scratch_dirs (throw-away storage): (mount point, line) -> the dir
+    scratch: dict[tuple[str, int], str] = field(default_factory=dict)
     # whether the installed multipath-tools has detect_pgpolicy, and where that was read
     multipath_detects: tuple[bool | None, str] = (None, "")
     # The kernel's tables for each multipath map by name; None: not recorded
@@ -369,6 +372,8 @@ def collect(root: HostRoot, values: Mapping[str, Any], value_origins: Mapping[st
         stripe_published=stripe_published(root, graph),
         disk_vendors=disk_vendors(root, graph),
         multipath=collect_multipath(root),
+        scratch={} if isinstance(mounts, Unavailable) else scratch_mounts(
+            root, values.get("scratch_dirs") or [], mounts),
         multipath_detects=knows_detect_pgpolicy(root),
         multipath_runtime=collect_runtime_maps(root),
         multipath_table=host_table(root),

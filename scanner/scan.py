@@ -40,15 +40,18 @@ def site_values(catalogue: Catalogue, profile_name: str = "default",
     values, origins = _values(catalogue, profile_name, assignments)
     host = HostRoot(root)
     discovery = discover(host, values, origins)
-    for role, name in SAS_ROLE_VALUES.items():
-        paths = [d.path for d in discovery.dirs if d.role == role]
-        resolved = []
+
+    def resolved(paths: Sequence[str]) -> list[str]:
+        found = []
         for path in paths:
             try:
-                resolved.append(host.resolve(path))
+                found.append(host.resolve(path))
             except FactError:
-                resolved.append(path)
-        values[name] = list(dict.fromkeys(resolved))
+                found.append(path)
+        return list(dict.fromkeys(found))
+    for role, name in SAS_ROLE_VALUES.items():
+        values[name] = resolved([d.path for d in discovery.dirs if d.role == role])
+    values["scratch_dirs"] = resolved(values.get("scratch_dirs") or [])
     if not values["sas_bufsize_bytes"] and discovery.bufsize:  # oscap cannot read sasv9.cfg
         values["sas_bufsize_bytes"] = discovery.bufsize[0]
     return values

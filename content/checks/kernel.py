@@ -179,6 +179,9 @@ def sysctl_at_boot(facts: OvalFacts, rule: Rule) -> Element:
     earlier: list[Element] = []
     for prefix, value in KERNEL_SYSCTL_DEFAULTS.get(key, ()):
         kernel = kernel_is(facts, "^" + re.escape(prefix), f"kernel {prefix or 'any'}")
+        if value is None:  # not known: no default passes there (sascheck says error)
+            earlier.append(kernel)
+            continue
         is_value = oval.state("ind:variable", f"{value}", entity(
             "ind:value", value, datatype="int", op=ops[2]))
         defaults.append(all_of(kernel, *(none_of(e) for e in earlier), criterion(oval.test(

@@ -51,11 +51,22 @@ def mount_option_required(facts: OvalFacts, rule: Rule) -> Element:
 
 
 def mount_option_forbidden(facts: OvalFacts, rule: Rule) -> Element:
+    """No SAS file system has the options, but one of WORK or UTILLOC that is throw-away
+    scratch (holds a scratch_dirs directory; DATA's test still catches one holding DATA)."""
     oval = facts.oval
-    state = oval.state("linux:partition", f"mounted with {' or '.join(rule.params['options'])}",
-                       entity("linux:mount_options", alternatives(rule.params["options"]),
-                              op="pattern match", entity_check="at least one"))
-    body = _each_role(facts, rule, state, "none satisfy")
+    said = " or ".join(rule.params["options"])
+
+    def options() -> Element:  # a new element each time: lxml moves what it appends
+        return entity("linux:mount_options", alternatives(rule.params["options"]),
+                      op="pattern match", entity_check="at least one")
+    state = oval.state("linux:partition", f"mounted with {said}", options())
+    not_scratch = oval.state("linux:partition", f"not throw-away scratch, mounted with {said}",
+                             entity("linux:mount_point", var=facts.scratch_mounts(),
+                                    op="not equal", var_check="all"), options())
+    body = all_of(*(criterion(oval.test(
+        "linux:partition", f"{rule.title} ({role})", facts.sas_partitions(role),
+        state if role == "DATA" else not_scratch, check="none satisfy", existence="any_exist"))
+        for role in SAS_ROLES))
     lifted_by = rule.params.get("allowed_when")
     if not lifted_by:
         return body
@@ -96,7 +107,7 @@ def mount_options_at_boot(facts: OvalFacts, rule: Rule) -> Element:
             required_tests.append(criterion(oval.test(
                 "ind:textfilecontent54", f"SAS {role} fstab entries have {option}", lines, has,
                 existence="any_exist")))
-        if forbidden:
+        if forbidden and role == "DATA":
             bad = oval.state("ind:textfilecontent54", f"fstab options have {' or '.join(forbidden)}",
                              entity("ind:subexpression",
                                     rf"(?:^|,){alternatives(forbidden)[1:-1]}(?:,|$)",
@@ -104,6 +115,8 @@ def mount_options_at_boot(facts: OvalFacts, rule: Rule) -> Element:
             forbidden_tests.append(criterion(oval.test(
                 "ind:textfilecontent54", f"SAS {role} fstab entries lack {', '.join(forbidden)}",
                 lines, bad, check="none satisfy", existence="any_exist")))
+        elif forbidden:  # WORK, UTILLOC: a throw-away scratch file system may have them
+            forbidden_tests.append(_forbidden_unless_scratch(facts, role, forbidden))
     if "nobarrier" in forbidden:  # RHEL 5/6 enterprise-storage remounts them at every boot
         forbidden_tests.append(none_of(all_of(ktune_started(facts, surely=False), ktune_script_does(
             facts, KTUNE_NOBARRIER, "remounts file systems nobarrier"))))
@@ -116,6 +129,36 @@ def mount_options_at_boot(facts: OvalFacts, rule: Rule) -> Element:
             "ind:variable", f"the site declares {lifted_by}",
             oval.values_of(lifted_by, facts.external(lifted_by)), declared)), barriers)
     return all_of(*found_tests, *required_tests, *([barriers] if barriers is not None else []))
+
+
+def _forbidden_unless_scratch(facts: OvalFacts, role: str, forbidden: list[str]) -> Element:
+    """No fstab line of ``role``'s file systems has the forbidden options, but one mounting a
+    throw-away scratch file system (scratch_dirs). Each line is captured from its mount point
+    to its options; the state's pattern, one per scratch mount point (and one no mount point
+    is), must all hold: not that scratch mount point, and a forbidden option."""
+    oval = facts.oval
+    said = " or ".join(forbidden)
+    patterns = oval.local(f"fstab lines of SAS {role} file systems, mount point to options",
+                          concat(r"^[ \t]*[^#\s]\S*[ \t]+(",
+                                 escape_regex(var(facts.sas_mounts(role))),
+                                 r"/?[ \t]+\S+[ \t]+(?!(?:\S*,)?noauto(?:,|[ \t]|$))\S+)"))
+    entries = oval.obj("ind:textfilecontent54",
+                       f"fstab entries of SAS {role} file systems, mount point to options",
+                       entity("ind:filepath", FSTAB),
+                       entity("ind:pattern", var=patterns, op="pattern match",
+                              var_check="at least one"),
+                       entity("ind:instance", "1", datatype="int", op="greater than or equal"))
+    unless = facts.once(f"scratch-fstab:{said}", lambda: oval.local(
+        f"an fstab entry not of a throw-away scratch mount point, with {said}",
+        concat("^(?!", escape_regex(var(facts.scratch_mounts())),
+               rf"/?[ \t])\S+[ \t]+\S+[ \t]+(?:\S*,)?{alternatives(forbidden)[1:-1]}(?:,|$)")))
+    bad = oval.state("ind:textfilecontent54", f"not throw-away scratch, with {said}",
+                     entity("ind:subexpression", var=unless, op="pattern match",
+                            var_check="all"))
+    return criterion(oval.test(
+        "ind:textfilecontent54", f"SAS {role} fstab entries lack {', '.join(forbidden)} "
+        "(but on throw-away scratch)", entries, bad, check="none satisfy",
+        existence="any_exist"))
 
 
 def fs_type(facts: OvalFacts, rule: Rule) -> Element:

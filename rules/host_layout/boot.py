@@ -59,13 +59,24 @@ KTUNE_SYSCONFIG = "/etc/sysconfig/ktune"
 # taken where /etc/sysconfig/ktune cannot be read.
 KTUNE_SHIPPED_CONFIG = {"SYSCTL": "/etc/sysctl.ktune", "USE_KTUNE_D": "yes",
                         "SYSCTL_POST": SYSCTL_CONF}
-# The kernel's own value where nothing sets one: RHEL 5's 2.6.18 kept dirty_ratio at 40,
-# later kernels 20 (seed 000 §3.2.2).
-KERNEL_SYSCTL_DEFAULTS = {"vm.dirty_ratio": (("2.6.18", "40"), ("", "20")),
-                          # mm/vmscan.c vm_swappiness = 60; mm/page-writeback.c
-                          # dirty_background_ratio = 10, unchanged since 2.6.18
-                          "vm.swappiness": (("", "60"),),
-                          "vm.dirty_background_ratio": (("", "10"),)}
+# The kernel's own value where nothing sets one, by release prefix, the first that matches:
+# RHEL 5's 2.6.18 kept dirty_ratio at 40, later kernels 20 (seed 000 §3.2.2).
+KERNEL_SYSCTL_DEFAULTS: dict[str, tuple[tuple[str, str | None], ...]] = {
+    "vm.dirty_ratio": (("2.6.18", "40"), ("", "20")),
+    # mm/vmscan.c vm_swappiness = 60; mm/page-writeback.c dirty_background_ratio = 10,
+    # unchanged since 2.6.18
+    "vm.swappiness": (("", "60"),),
+    "vm.dirty_background_ratio": (("", "10"),),
+    # include/linux/mm.h DEFAULT_MAX_MAP_COUNT, USHRT_MAX - MAPCOUNT_ELF_CORE_MARGIN (5)
+    "vm.max_map_count": (("", "65530"),),
+    # mm/util.c (mm/mmap.c before 4.x) sysctl_overcommit_memory = OVERCOMMIT_GUESS (0)
+    "vm.overcommit_memory": (("", "0"),),
+    # include/linux/socket.h SOMAXCONN: 128, then 4096 from Linux 5.4 (19f92a030ca6).
+    # Whether RHEL 8's 4.18 took that change back is not known here (None: a verdict that
+    # needs the default there is an error).
+    "net.core.somaxconn": (("2.", "128"), ("3.", "128"), ("4.18.", None), ("4.", "128"),
+                           *((f"5.{minor}.", "128") for minor in range(4)), ("", "4096")),
+}
 # The kernel keeps one of each pair: writing a positive value to one zeroes the other, and
 # the one set is what it uses (mm/page-writeback.c, dirty_bytes_handler and
 # dirty_ratio_handler). A site limiting dirty memory in bytes has dirty_ratio 0.

@@ -25,5 +25,6 @@ SAS_ROLE_VALUES = {"DATA": "sas_data_dirs", "WORK": "sas_work_dirs",
                    "UTILLOC": "sas_utilloc_dirs"}
 SAS_ROLES = tuple(SAS_ROLE_VALUES)
 # The site values that name SAS directories or configuration files: a collection follows
-# them (collect.sh --set), since the scan elsewhere will read what they name.
-SAS_PATH_VALUES = (*SAS_ROLE_VALUES.values(), "sas_config_files")
+# them (collect.sh --set), since the scan elsewhere will read what they name (scratch_dirs:
+# where the barrier rules let WORK or the CAS cache go without barriers).
+SAS_PATH_VALUES = (*SAS_ROLE_VALUES.values(), "scratch_dirs", "sas_config_files")

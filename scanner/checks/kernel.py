@@ -177,8 +177,12 @@ def sysctl_at_boot(params: Mapping[str, Any], facts: Facts,
             key, "kernel default", "unknown", Verdict.ERROR, why)], message=why)
     if found is None:
         default = kernel_default(key, facts.host.kernel)
-        found = (key, default or "unknown",
-                 f"kernel default ({facts.host.kernel or 'kernel unknown'})")
+        if default is None:
+            why = (f"nothing sets it at boot, and the default of kernel {facts.host.kernel} "
+                   "is not known")
+            return Outcome(Verdict.ERROR, expected, "unknown", [Evidence(
+                key, "kernel default", "unknown", Verdict.ERROR, why)], message=why)
+        found = (key, default, f"kernel default ({facts.host.kernel})")
         notes.append("nothing sets it at boot")
     name, value, source = found
     if name == twin:

@@ -180,24 +180,42 @@ def _mount_source(filesystem: SasFilesystem) -> str:
     return f"/proc/mounts line {filesystem.mount.line}"
 
 
+def _scratch(facts: Facts, filesystem: SasFilesystem) -> tuple[bool, str]:
+    """Whether the forbidden options are allowed on ``filesystem`` as throw-away scratch
+    (it holds a scratch_dirs directory and no SAS DATA), and what to say either way."""
+    held = facts.scratch.get((filesystem.mount.mountpoint, filesystem.mount.line))
+    if not held:
+        return False, ""
+    if "DATA" in filesystem.roles:
+        return False, (f"holds scratch directory {held}, but SAS DATA too: scratch_dirs does "
+                       "not lift the rule for permanent data")
+    return True, (f"allowed: throw-away scratch (scratch_dirs names {held}), whose contents "
+                  "are lost at every stop anyway")
+
+
 def mount_option_forbidden(params: Mapping[str, Any], facts: Facts,
                            values: Mapping[str, Any]) -> Outcome:
     forbidden: list[str] = params["options"]
     lifted_by = params.get("allowed_when")
     lifted = bool(lifted_by and values.get(lifted_by))
     expected = (f"none of {', '.join(forbidden)} on SAS file systems"
-                + (f" unless {lifted_by} is true" if lifted_by else ""))
+                + (f" unless {lifted_by} is true" if lifted_by else "")
+                + " (or on throw-away scratch without DATA)")
     evidence = _unplaced(facts)
     for filesystem in _filesystems(facts):
         found = [option for option in forbidden if filesystem.mount.has_option(option)]
         actual = ",".join(found) if found else "not set"
+        scratch, scratch_note = _scratch(facts, filesystem)
         if found and lifted:
             evidence.append(Evidence(_subject(filesystem), _mount_source(filesystem), actual,
                                      Verdict.PASS, f"allowed: {lifted_by} is true"))
+        elif found and scratch:
+            evidence.append(Evidence(_subject(filesystem), _mount_source(filesystem), actual,
+                                     Verdict.PASS, scratch_note))
         else:
             verdict = Verdict.FAIL if found else Verdict.PASS
             evidence.append(Evidence(_subject(filesystem), _mount_source(filesystem), actual,
-                                     verdict))
+                                     verdict, scratch_note if found else ""))
     return _outcome(expected, evidence)
 
 
@@ -322,7 +340,9 @@ def mount_options_at_boot(params: Mapping[str, Any], facts: Facts,
     expected = (f"the fstab entry or mount unit of each SAS file system has "
                 f"{', '.join(required)}" + (f" and none of {', '.join(forbidden)}"
                                             + (f" unless {lifted_by} is true" if lifted_by
-                                               else "") if forbidden else ""))
+                                               else "")
+                                            + " (or on throw-away scratch without DATA)"
+                                            if forbidden else ""))
     ktune = facts.tuned.ktune if not isinstance(facts.tuned, Unavailable) else None
     evidence = _unplaced(facts)
     for filesystem in _filesystems(facts):
@@ -356,10 +376,14 @@ def mount_options_at_boot(params: Mapping[str, Any], facts: Facts,
                 present.append("nobarrier")
         problems = [f"lacks {option}" for option in missing]
         note = ""
+        scratch, scratch_note = _scratch(facts, filesystem)
         if present and lifted:
             note = f"{', '.join(present)} allowed: {lifted_by} is true"
+        elif present and scratch:
+            note = f"{', '.join(present)} {scratch_note}"
         else:
             problems += [f"has {option}" for option in present]
+            note = scratch_note if present else ""
         evidence.append(Evidence(subject, source, ",".join(entry.options) or "defaults",
                                  Verdict.FAIL if problems else Verdict.PASS,
                                  "; ".join(problems + ([note] if note else []))))

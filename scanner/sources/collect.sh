@@ -65,7 +65,7 @@ LAYOUT_TUNED02_LINKS="$LAYOUT_TUNED02_LINKS"'ktune.sysconfig:/etc/sysconfig/ktun
 LAYOUT_TUNED02_LINKS="$LAYOUT_TUNED02_LINKS"tuned.conf:/etc/tuned.conf
 LAYOUT_RHEL5_KERNEL_PREFIX=2.6.18
 LAYOUT_SAS_PATH_VALUES='sas_data_dirs sas_work_dirs sas_utilloc_dirs '
-LAYOUT_SAS_PATH_VALUES="$LAYOUT_SAS_PATH_VALUES"sas_config_files
+LAYOUT_SAS_PATH_VALUES="$LAYOUT_SAS_PATH_VALUES"'scratch_dirs sas_config_files'
 LAYOUT_KTUNE_ENABLES_THP='^[[:space:]]*enable_transparent_hugepages('
 LAYOUT_KTUNE_ENABLES_THP="$LAYOUT_KTUNE_ENABLES_THP"'[^[:alnum:]_]|$)'
 LAYOUT_KTUNE_NOBARRIER='^[[:space:]]*remount_partitions[[:space:]]+nob'
@@ -175,9 +175,10 @@ LAYOUT_VM_VENDORS="$LAYOUT_VM_VENDORS"'kubevirt|nutanix|alibaba cloud|google com
 LAYOUT_VM_VENDORS="$LAYOUT_VM_VENDORS"'amazon ec2|vmware|xen|virtual machine|innotek|'
 LAYOUT_VM_VENDORS="$LAYOUT_VM_VENDORS"'virtualbox|bochs|parallels|bhyve|apple virtualization)'
 LAYOUT_LEGACY_KERNEL_RE='^(2\.|3\.)'
-CATALOGUE_PROC_SYS='sys/vm/dirty_background_bytes '
+CATALOGUE_PROC_SYS='sys/net/core/somaxconn sys/vm/dirty_background_bytes '
 CATALOGUE_PROC_SYS="$CATALOGUE_PROC_SYS"'sys/vm/dirty_background_ratio sys/vm/dirty_bytes '
-CATALOGUE_PROC_SYS="$CATALOGUE_PROC_SYS"'sys/vm/dirty_ratio sys/vm/swappiness'
+CATALOGUE_PROC_SYS="$CATALOGUE_PROC_SYS"'sys/vm/dirty_ratio sys/vm/max_map_count '
+CATALOGUE_PROC_SYS="$CATALOGUE_PROC_SYS"'sys/vm/overcommit_memory sys/vm/swappiness'
 # ---- end of host layout
 die() { echo "collect.sh: $*" >&2; exit 1; }
 NEWLINE='

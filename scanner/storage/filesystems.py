@@ -95,6 +95,23 @@ def place_sas_dirs(root: HostRoot, dirs: list[SasDir], mounts: list[MountEntry],
     return list(by_mount.values()), unplaced
 
 
+def scratch_mounts(root: HostRoot, dirs: list[str], mounts: list[MountEntry]
+                   ) -> dict[tuple[str, int], str]:
+    """The mounts holding the site's throw-away scratch directories (scratch_dirs), keyed as
+    place_sas_dirs keys its file systems, each with the first such directory it holds. One
+    that cannot be resolved or that no mount holds lifts nothing."""
+    held: dict[tuple[str, int], str] = {}
+    for path in dirs:
+        try:
+            resolved = root.resolve(path)
+        except FactError:
+            continue
+        mount = _mount_for(posixpath.normpath(resolved), mounts)
+        if mount is not None:
+            held.setdefault((mount.mountpoint, mount.line), path)
+    return held
+
+
 def place_on_array(root: HostRoot, graph: BlockGraph, filesystem: SasFilesystem,
                     vendors: list[str]) -> None:
     """A VxVM volume: its I/O goes to the LUNs of the site's arrays (array_vendors)."""

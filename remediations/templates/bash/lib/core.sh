@@ -139,6 +139,18 @@ site_names() {  # NAME PATTERN MIN_ITEMS ITEM... (empty items, oscap's empty lis
     warn "refused: site value $name needs at least $fewest item(s)"
     return 1
 }
+site_paths() {  # NAME ITEM... (absolute paths, no control characters; empty items are none)
+    local name="$1" item
+    shift
+    for item in "$@"; do
+        [[ -z "$item" ]] && continue
+        if ! [[ "$item" == /* && "$item" != *[[:cntrl:]]* ]]; then
+            warn "refused: site value $name has an item that is not an absolute path"
+            return 1
+        fi
+    done
+    return 0
+}
 say() { if (( PLAN )); then printf '%s\n' "$*" >&2; else printf '%s\n' "$*"; fi; }
 # A warning; one that starts "manual: " is work left to a human, listed again at the end.
 MANUAL_ITEMS=()

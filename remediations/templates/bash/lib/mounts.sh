@@ -63,6 +63,23 @@ drop_missing_sas_dirs() {
     SAS_DIRS=(${kept[@]+"${kept[@]}"})
 }
 
+# The scratch directory (scratch_dirs) on a SAS file system that is throw-away scratch, as
+# the scanner judges it: it holds a directory the site named scratch and no SAS DATA
+# directory. Its barrier options are the site's: the fixes leave them.
+scratch_of() {  # MOUNTPOINT
+    local dir
+    for dir in ${SAS_DATA_DIRS[@]+"${SAS_DATA_DIRS[@]}"}; do
+        if [[ "$dir" == /* && -d "$ROOT$dir" && "$(mount_of "$dir")" == "$1" ]]; then return 1; fi
+    done
+    for dir in ${SCRATCH_DIRS[@]+"${SCRATCH_DIRS[@]}"}; do
+        if [[ "$dir" == /* && -d "$ROOT$dir" && "$(mount_of "$dir")" == "$1" ]]; then
+            printf '%s' "$dir"
+            return 0
+        fi
+    done
+    return 1
+}
+
 # Mount points of the SAS file systems, one per line, each once.
 sas_mounts() {
     local dir
