@@ -10,7 +10,7 @@ import pytest
 from sascheck.rules import Catalogue, load_catalogue
 from sascheck.scanner.scan import run_scan
 
-from .hosts import BASELINE_SETS, sas_host
+from .support.hosts import BASELINE_SETS, sas_host
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -15,9 +15,9 @@ import pytest
 
 from sascheck.cli import main
 
-from .browser import browser_available, open_page
-from .hosts import BASELINE_SETS, sas_host
-from .remedy import ANSIBLE_BIN, ansible_available, generate, run_bash
+from .support.browser import browser_available, open_page
+from .support.hosts import BASELINE_SETS, sas_host
+from .support.remedy import ANSIBLE_BIN, ansible_available, generate, run_bash
 
 SAS_FS_RULES = ("sas_fs_noatime", "sas_fs_type", "read_ahead", "io_scheduler")
 TYPO = "sas_data_dirs=/sasdta"

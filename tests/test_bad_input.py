@@ -11,9 +11,9 @@ import pytest
 
 from sascheck.rules import CatalogueError, load_catalogue
 from sascheck.rules.loader import RULES_DIR
-from tests.rootbuilder import RootBuilder
+from tests.support.rootbuilder import RootBuilder
 
-from .hosts import tree_digest
+from .support.hosts import tree_digest
 
 
 @pytest.fixture

@@ -9,8 +9,8 @@ import pytest
 from sascheck.scanner.boot.target import boot_runlevel, boot_starts, boot_wants_dirs
 from sascheck.scanner.sources.hostroot import HostRoot
 
-from .hosts import RHEL6_INITTAB
-from .rootbuilder import RootBuilder
+from .support.hosts import RHEL6_INITTAB
+from .support.rootbuilder import RootBuilder
 
 WANTS = "/etc/systemd/system/{}.target.wants"
 SHIPPED = "/usr/lib/systemd/system"

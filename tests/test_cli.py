@@ -152,11 +152,11 @@ def test_tailor_names_the_profile_and_its_next_command_runs(tmp_path, capsys):
 
     from sascheck.cli import INSTALLED_DATASTREAM
 
-    from .oscap import DATASTREAM
+    from .support.oscap import DATASTREAM
 
     if shutil.which("oscap") is None:
         pytest.skip("oscap is not installed")
-    from tests.example_roots import EXAMPLE_VALUES, EXAMPLES
+    from tests.support.example_roots import EXAMPLE_VALUES, EXAMPLES
 
     EXAMPLES["rhel8-tuned-sas"](tmp_path / "host")
     tailoring = tmp_path / "t.xml"

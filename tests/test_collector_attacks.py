@@ -1,6 +1,6 @@
 """Issue 34: the collectors run as root on every scanned host, so nothing a host holds may
 steer them. Each test performs an attack against both collectors (collect.sh under sh, and
-`sascheck collect`), as root in a private mount namespace (tests/collector_attacks.py), and
+`sascheck collect`), as root in a private mount namespace (tests/support/collector_attacks.py), and
 shows it inert: nothing written outside the private stage, nothing secret in the archive,
 every hang bounded."""
 
@@ -11,7 +11,7 @@ import stat
 
 import pytest
 
-from .collector_attacks import COLLECTORS, PRECIOUS, SECRET, attack, image, sas_tree
+from .support.collector_attacks import COLLECTORS, PRECIOUS, SECRET, attack, image, sas_tree
 
 both = pytest.mark.parametrize("collector", COLLECTORS)
 

@@ -15,7 +15,7 @@ from sascheck.content.tailoring import read_tailoring
 from sascheck.remediations.generate import xccdf_fixes
 from sascheck.rules import load_catalogue
 
-from .oscap import DATASTREAM, oscap_available
+from .support.oscap import DATASTREAM, oscap_available
 
 needs_oscap = pytest.mark.skipif(not oscap_available(), reason="oscap is not installed")
 NS = {"x": "http://checklists.nist.gov/xccdf/1.2",

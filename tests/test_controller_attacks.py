@@ -22,9 +22,9 @@ from sascheck.scanner.batch_pool import run_jobs
 from sascheck.scanner.sources import tree_copy
 from sascheck.scanner.sources.snapshot import SnapshotError
 
-from .browser import fleet_index
-from .hosts import BASELINE_SETS, sas_host
-from .oscap import oscap_available, oscap_eval, tailor
+from .support.browser import fleet_index
+from .support.hosts import BASELINE_SETS, sas_host
+from .support.oscap import oscap_available, oscap_eval, tailor
 
 SASCHECK = str(Path(sys.executable).with_name("sascheck"))
 

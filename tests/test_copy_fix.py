@@ -15,8 +15,8 @@ import pytest
 
 from sascheck.cli import main
 
-from .browser import browser_available, open_page
-from .hosts import BASELINE_SETS, NO_THP_ON_CMDLINE, sas_host
+from .support.browser import browser_available, open_page
+from .support.hosts import BASELINE_SETS, NO_THP_ON_CMDLINE, sas_host
 
 VENV_BIN = Path(__file__).resolve().parent.parent / ".venv" / "bin"
 needs_browser = pytest.mark.skipif(not browser_available(), reason="chromium/playwright missing")
@@ -102,7 +102,7 @@ def test_a_results_file_with_control_characters_gets_no_command_to_paste(tmp_pat
 def test_work_for_a_person_is_text_with_nothing_to_copy(tmp_path, report):
     """Issue 36: a manual rule's advice (sas_fs_type on ext3) reads as text, not as a
     shell-quoted warn line, and has no copy button: no command does it."""
-    from .hosts import SasFs
+    from .support.hosts import SasFs
 
     root = sas_host(tmp_path / "root", filesystems=[SasFs("sasdata", "/sasdata", "ext3")])
     results = tmp_path / "results.json"

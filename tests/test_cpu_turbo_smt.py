@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from .hosts import BASELINE_SETS, SAS_PROFILE, sas_host
-from .oscap import oscap_available
+from .support.hosts import BASELINE_SETS, SAS_PROFILE, sas_host
+from .support.oscap import oscap_available
 from .test_parity import _compare
 
 SMT = "/sys/devices/system/cpu/smt"

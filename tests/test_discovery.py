@@ -7,7 +7,7 @@ import pytest
 from sascheck.scanner.sources.hostroot import FactError, HostRoot
 from sascheck.scanner.storage.sasdirs import configured_bufsize
 from sascheck.scanner.system.role import detect_role
-from tests.rootbuilder import RootBuilder
+from tests.support.rootbuilder import RootBuilder
 
 SASROOT = "/opt/sas/SASHome/SASFoundation/9.4"
 SAS_RULES = ("io_scheduler", "read_ahead", "barrier_requires_protected_cache", "sas_fs_noatime",

@@ -28,9 +28,9 @@ from sascheck.scanner.scan import run_scan, site_values
 from sascheck.scanner.sources.collect_script import SCRIPT, with_current_layout
 from sascheck.scanner.sources.snapshot import opened_snapshot
 
-from .hosts import BASELINE_SETS, sas_host
-from .oscap import oscap_available, oscap_eval
-from .remedy import ansible_available, run_bash, run_playbook
+from .support.hosts import BASELINE_SETS, sas_host
+from .support.oscap import oscap_available, oscap_eval
+from .support.remedy import ansible_available, run_bash, run_playbook
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 # A fenced YAML block whose first line names the file it belongs in.

@@ -11,9 +11,9 @@ from lxml import html as lxml_html
 
 from sascheck.cli import main
 
-from .browser import browser_available, fleet_index, open_page
-from .hosts import BASELINE_SETS, sas_host
-from .oscap import oscap_available, oscap_eval, tailor
+from .support.browser import browser_available, fleet_index, open_page
+from .support.hosts import BASELINE_SETS, sas_host
+from .support.oscap import oscap_available, oscap_eval, tailor
 from .test_reports import _scan_json
 
 HOSTILE_NAME = '<img src=x onerror="window.__pwned=1">\x1b]0;owned\x07'

@@ -12,7 +12,7 @@ from lxml import html as lxml_html
 
 from sascheck.cli import main
 
-from .hosts import sas_host
+from .support.hosts import sas_host
 
 
 def _scan(tmp_path, capsys, monkeypatch, columns: int, *sets: str) -> tuple[dict, str, str]:

@@ -15,7 +15,7 @@ from sascheck.cli import main
 from sascheck.rules import load_catalogue
 from sascheck.scanner.fix_order import FIX_STEPS
 
-from .example_roots import EXAMPLES
+from .support.example_roots import EXAMPLES
 
 SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"
 CATALOGUE = load_catalogue()
@@ -204,7 +204,7 @@ def test_the_tuned_profile_is_one_action_with_what_it_sets(tmp_path, capsys, mon
     next boot's verdicts of those rules pass."""
     import subprocess
 
-    from .hosts import sas_host
+    from .support.hosts import sas_host
 
     root = sas_host(tmp_path / "root", **RHEL8_BALANCED)
     monkeypatch.setenv("COLUMNS", "400")
@@ -248,8 +248,8 @@ def test_the_tuned_profile_is_one_action_with_what_it_sets(tmp_path, capsys, mon
 def test_tuned_02_keeps_thp_after_the_profile(tmp_path):
     """RHEL 6's tuned 0.2 gets a shipped profile, whose ktune turns THP on (tuned's 1.0
     branch, set_transparent_hugepages always): THP stays its own action, after the profile."""
-    from .boot_samples import tuned02_installed
-    from .hosts import sas_host
+    from .support.boot_samples import tuned02_installed
+    from .support.hosts import sas_host
 
     files, _links = tuned02_installed("throughput-performance")
     files.pop("/etc/tune-profiles/active-profile")

@@ -17,9 +17,9 @@ import pytest
 
 from sascheck.cli import main
 
-from .hosts import BASELINE_SETS, sas_host, tree_digest
-from .lab import require
-from .remedy import ANSIBLE_BIN, ansible_available, generate, run_bash, run_playbook
+from .support.hosts import BASELINE_SETS, sas_host, tree_digest
+from .support.lab import require
+from .support.remedy import ANSIBLE_BIN, ansible_available, generate, run_bash, run_playbook
 from .test_remediations import ROOTS, _build
 
 MACHINE_ID = "0f1e2d3c4b5a69788796a5b4c3d2e1f0"
@@ -191,7 +191,7 @@ def test_a_revert_ends_green_though_a_human_has_work_left(tmp_path):
     """Issue 36: the 'work left to a human' tasks do not run under --tags revert, so a revert
     that restored everything exits 0 even with sascheck_allow_manual false."""
     require(None if ansible_available() else "ansible-playbook is not installed", "ansible")
-    from .hosts import SasFs
+    from .support.hosts import SasFs
 
     root = sas_host(tmp_path / "root", tuned_active=None,
                     filesystems=[SasFs("sasdata", "/sasdata", "ext3")])  # sas_fs_type: manual

@@ -16,17 +16,17 @@ import pytest
 
 from sascheck.cli import main
 
-from . import tuned_loader
-from .example_roots import EXAMPLES
-from .hosts import BASELINE_SETS, sas_host
-from .remedy import generate, run_bash
+from .support import tuned_loader
+from .support.example_roots import EXAMPLES
+from .support.hosts import BASELINE_SETS, sas_host
+from .support.remedy import generate, run_bash
 from .test_remediations import verdicts
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
+FIXTURES = Path(__file__).resolve().parent / "data"
 
 
 def _tuned_2_11(*names: str) -> dict[str, str]:
-    """Profiles as tuned 2.11.0 ships them (tests/fixtures/tuned-2.11/README.md)."""
+    """Profiles as tuned 2.11.0 ships them (tests/data/tuned-2.11/README.md)."""
     return {name: (FIXTURES / "tuned-2.11" / name / "tuned.conf").read_text() for name in names}
 
 

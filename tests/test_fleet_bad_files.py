@@ -11,8 +11,8 @@ from lxml import html as lxml_html
 
 from sascheck.cli import main
 
-from .browser import browser_available, fleet_index, open_page
-from .hosts import BASELINE_SETS, sas_host
+from .support.browser import browser_available, fleet_index, open_page
+from .support.hosts import BASELINE_SETS, sas_host
 from .test_reports import _scan_json
 
 # name: (file name, content), each a results file the report cannot take

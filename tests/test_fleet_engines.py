@@ -12,9 +12,9 @@ from sascheck.reports.merging import merge_engines
 from sascheck.reports.model import HostView, RuleView, load
 from sascheck.rules import load_catalogue
 
-from .browser import browser_available, open_page
-from .hosts import BASELINE_SETS, sas_host
-from .oscap import oscap_available, oscap_eval, tailor
+from .support.browser import browser_available, open_page
+from .support.hosts import BASELINE_SETS, sas_host
+from .support.oscap import oscap_available, oscap_eval, tailor
 
 needs_tools = pytest.mark.skipif(not (oscap_available() and browser_available()),
                                  reason="oscap or chromium missing")

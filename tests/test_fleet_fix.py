@@ -20,9 +20,9 @@ import pytest
 from sascheck.cli import main
 from sascheck.reports.identity import FLEET_MARKER, FLEET_MARKER_TEXT
 
-from .hosts import BASELINE_SETS, sas_host, tree_digest
-from .lab import require
-from .remedy import ANSIBLE_BIN, ansible_available, lint_playbook
+from .support.hosts import BASELINE_SETS, sas_host, tree_digest
+from .support.lab import require
+from .support.remedy import ANSIBLE_BIN, ansible_available, lint_playbook
 from .test_reports import _scan_json
 
 pytestmark = [pytest.mark.slow, pytest.mark.ansible]
@@ -196,7 +196,7 @@ def test_the_fix_reads_site_values_by_the_scans_names_and_refuses_others(tmp_pat
     keeps its nobarrier); a per-value variable of earlier releases fails the play, naming
     sascheck_sets, and changes nothing."""
     require(None if ansible_available() else "ansible-playbook is not installed", "ansible")
-    from .hosts import SasFs
+    from .support.hosts import SasFs
 
     root = sas_host(tmp_path / "root", extra_files={"/etc/fstab": NOBARRIER, "/etc/hostname":
                                                     "sas01\n"},
@@ -223,7 +223,7 @@ def test_the_fix_reads_site_values_by_the_scans_names_and_refuses_others(tmp_pat
 
 def test_a_check_run_reports_work_left_to_a_human_without_failing(tmp_path):
     require(None if ansible_available() else "ansible-playbook is not installed", "ansible")
-    from .hosts import SasFs
+    from .support.hosts import SasFs
 
     root = sas_host(tmp_path / "root", extra_files={"/etc/hostname": "sas01\n"},  # ext3: by hand
                     filesystems=[SasFs("sasdata", "/sasdata", "ext3")])

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from sascheck.cli import main
-from tests.example_roots import EXAMPLE_VALUES, EXAMPLES
+from tests.support.example_roots import EXAMPLE_VALUES, EXAMPLES
 
-from .browser import browser_available, fleet_index, open_page, screenshot
+from .support.browser import browser_available, fleet_index, open_page, screenshot
 
 needs_browser = pytest.mark.skipif(not browser_available(), reason="chromium/playwright missing")
 PAGE_ROWS = 200  # report.js draws this many rows, then more on request

@@ -15,10 +15,10 @@ import pytest
 
 from sascheck.cli import main
 from sascheck.scanner.sources.collect_script import SCRIPT
-from tests.example_roots import EXAMPLE_VALUES, EXAMPLES
+from tests.support.example_roots import EXAMPLE_VALUES, EXAMPLES
 
-from .browser import browser_available, fleet_index, open_page
-from .oscap import oscap_available
+from .support.browser import browser_available, fleet_index, open_page
+from .support.oscap import oscap_available
 
 PROJECT = Path(__file__).resolve().parent.parent
 PLAYBOOK = PROJECT / "reports/playbooks/fleet-scan.yml"
@@ -47,7 +47,7 @@ def _run_playbook(tmp_path: Path, hosts: dict[str, str], inventory: Path | None 
     """ansible-playbook fleet-scan.yml over local "hosts" (each line's host variables), or
     over the ``inventory`` given; ``outputs``: name the results directory and the page
     (tmp_path/results, tmp_path/fleet.html), else leave them to the playbook's defaults."""
-    from .remedy import ANSIBLE_BIN
+    from .support.remedy import ANSIBLE_BIN
 
     if inventory is None:
         inventory = tmp_path / "inventory.ini"
@@ -67,7 +67,7 @@ def _run_playbook(tmp_path: Path, hosts: dict[str, str], inventory: Path | None 
 
 
 def _needs_ansible() -> None:
-    from .remedy import ansible_available
+    from .support.remedy import ansible_available
 
     if not ansible_available():
         pytest.skip("ansible-core not installed")
@@ -142,7 +142,7 @@ def test_a_hostile_inventory_name_makes_no_path_outside_the_results(tmp_path):
 
 @pytest.mark.skipif(not oscap_available(), reason="oscap is not installed")
 def test_playbook_still_runs_sascheck_and_oscap_where_hosts_have_them(tmp_path):
-    from .oscap import DATASTREAM
+    from .support.oscap import DATASTREAM
 
     _needs_ansible()
     hosts = {host: (f"sascheck_root={root} sascheck_sets='{json.dumps(sets)}' "
@@ -162,7 +162,7 @@ def test_playbook_still_runs_sascheck_and_oscap_where_hosts_have_them(tmp_path):
 
 
 def test_fleet_playbook_is_ansible_lint_clean():
-    from .remedy import lint_playbook
+    from .support.remedy import lint_playbook
 
     _needs_ansible()
     lint = lint_playbook(PLAYBOOK)

@@ -21,8 +21,8 @@ from sascheck.remediations.generate import rule_snippets
 from sascheck.reports import fleet_read
 from sascheck.reports.html import render_fleet
 
-from .browser import fleet_index
-from .example_roots import EXAMPLE_VALUES, EXAMPLES
+from .support.browser import fleet_index
+from .support.example_roots import EXAMPLE_VALUES, EXAMPLES
 from .test_fleet_bad_files import BAD
 from .test_reports import _scan_json
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from .hosts import BASELINE_SETS, sas_host
-from .oscap import oscap_available
+from .support.hosts import BASELINE_SETS, sas_host
+from .support.oscap import oscap_available
 from .test_parity import _compare
 
 # What /etc/libvirt/qemu/<name>.xml looks like (libvirt's virDomainSaveConfig writes this

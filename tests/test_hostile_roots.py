@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from .boot_samples import multipath_conf
-from .hosts import SasFs, sas_host
+from .support.boot_samples import multipath_conf
+from .support.hosts import SasFs, sas_host
 
 HANG_GUARD = 120  # seconds: only there to turn a hang into a failure
 

@@ -19,10 +19,10 @@ from sascheck.reports.failing import limit_names
 from sascheck.reports.model import HostView, RuleView, load
 from sascheck.rules import load_catalogue
 
-from .browser import browser_available, fleet_index, open_page
-from .hosts import BASELINE_SETS, sas_host
-from .lab import require
-from .remedy import ansible_available, limited_hosts
+from .support.browser import browser_available, fleet_index, open_page
+from .support.hosts import BASELINE_SETS, sas_host
+from .support.lab import require
+from .support.remedy import ansible_available, limited_hosts
 from .test_iotest_reports import measured_result, measurement
 from .test_reports import _scan_json
 

@@ -30,8 +30,8 @@ from sascheck.scanner.parsers.simple import cpuinfo_physical_cores
 from sascheck.scanner.sources.hostroot import HostRoot
 from sascheck.scanner.storage.sasdirs import configured_bufsize
 
-from .hosts import sas_host
-from .lab import LAB_HOST_ARGS, LabFs, make_fs, prerequisites_missing
+from .support.hosts import sas_host
+from .support.lab import LAB_HOST_ARGS, LabFs, make_fs, prerequisites_missing
 
 SASCHECK = [sys.executable, "-m", "sascheck"]
 

@@ -18,8 +18,8 @@ from sascheck.scanner.facts import collect
 from sascheck.scanner.parsers.simple import cpuinfo_physical_cores
 from sascheck.scanner.sources.hostroot import HostRoot
 
-from .hosts import sas_host
-from .lab import LAB_HOST_ARGS, make_fs, prerequisites_missing
+from .support.hosts import sas_host
+from .support.lab import LAB_HOST_ARGS, make_fs, prerequisites_missing
 from .test_iotest import SASCHECK, assert_accounted, without_directory
 
 lab_only = pytest.mark.skipif(bool(prerequisites_missing()),

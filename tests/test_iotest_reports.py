@@ -22,8 +22,8 @@ from sascheck.reports.model import load
 from sascheck.rules import load_catalogue
 from sascheck.scanner.scan import run_scan
 
-from .browser import browser_available, open_page
-from .hosts import BASELINE_SETS, sas_host
+from .support.browser import browser_available, open_page
+from .support.hosts import BASELINE_SETS, sas_host
 
 CATALOGUE = load_catalogue()
 needs_browser = pytest.mark.skipif(not browser_available(), reason="chromium/playwright missing")

@@ -16,7 +16,7 @@ import pytest
 
 from sascheck.cli import main
 
-from .lab import LAB_HOST_ARGS, LAB_HOST_SETS, LabFs, make_fs, require_lab  # noqa: F401  (require_lab is autouse)
+from .support.lab import LAB_HOST_ARGS, LAB_HOST_SETS, LabFs, make_fs, require_lab  # noqa: F401  (require_lab is autouse)
 
 pytestmark = pytest.mark.live
 
@@ -101,7 +101,7 @@ def test_live_scan_judges_each_lab_device(lab, tmp_path, capsys):
 def test_live_oscap_agrees_with_sascheck(lab, tmp_path):
     import json
 
-    from .oscap import any_os_datastream, oscap_available, oscap_eval, tailor
+    from .support.oscap import any_os_datastream, oscap_available, oscap_eval, tailor
 
     if not oscap_available():
         pytest.fail("oscap is not installed (scripts/setup --test installs it)")
@@ -145,7 +145,7 @@ def _lab_verdicts(sets: list[str]) -> dict[str, str]:
 
 
 def _lab_fix(fmt: str, sets: list[str], output: Path) -> Path:
-    from .remedy import generate
+    from .support.remedy import generate
 
     # Only the rules whose fixes touch nothing but the lab's own devices and mounts.
     extra = ["--role", "bare_metal", "--all"]
@@ -156,7 +156,7 @@ def _lab_fix(fmt: str, sets: list[str], output: Path) -> Path:
 
 @pytest.mark.parametrize("fmt", ["bash", "ansible"])
 def test_live_remediation_of_the_lab(lab, tmp_path, fmt):
-    from .remedy import (
+    from .support.remedy import (
         LAST_PLAYBOOK_OUTPUT,
         ansible_available,
         changed_tasks,

@@ -14,7 +14,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from sascheck.cli import main
 
-from .hosts import BASELINE_SETS, sas_host
+from .support.hosts import BASELINE_SETS, sas_host
 
 PROJECT = Path(__file__).resolve().parent.parent
 

@@ -15,13 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from .boot_samples import multipath_conf
-from .hosts import BASELINE_SETS, sas_host
-from .oscap import oscap_available, oscap_verdict
+from .support.boot_samples import multipath_conf
+from .support.hosts import BASELINE_SETS, sas_host
+from .support.oscap import oscap_available, oscap_verdict
 from .test_snapshots import _python_collect, _script_collect, _verdicts
 
 RULE = "multipath_all_paths_active"
-FIXTURES = Path(__file__).parent / "fixtures" / "multipath"
+FIXTURES = Path(__file__).parent / "data" / "multipath"
 PATHS = ("sdb", "sdc", "sdd", "sde", "sdf", "sdg", "sdh", "sdi")  # both SAS LUNs' paths
 XTREMIO_FAILOVER = ('devices {\n\tdevice {\n\t\tvendor "XtremIO"\n\t\tproduct "XtremApp"\n'
                     "\t\tpath_grouping_policy failover\n\t}\n}\n")

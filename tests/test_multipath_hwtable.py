@@ -20,7 +20,7 @@ from sascheck.scanner.storage.multipath_hwtable import (
     table_setting,
 )
 
-from .boot_samples import DEBIAN_OS_RELEASE, MULTIPATH_T_094, RHEL10_OS_RELEASE
+from .support.boot_samples import DEBIAN_OS_RELEASE, MULTIPATH_T_094, RHEL10_OS_RELEASE
 
 KEY = "path_grouping_policy"
 
@@ -78,7 +78,7 @@ def test_an_array_only_a_later_table_knows_is_not_judged_from_an_older_tag():
 
 
 def test_the_hosts_own_multipath_t_decides_over_the_release(tmp_path: Path):
-    """Debian's 0.9.4 `multipath -t` (tests/fixtures/multipath-tools-0.9.4) still gives
+    """Debian's 0.9.4 `multipath -t` (tests/data/multipath-tools-0.9.4) still gives
     HITACHI OPEN- multibus, and the site's ACME entry comes last, as find_hwe reads it."""
     (tmp_path / "etc").mkdir()
     (tmp_path / "etc/os-release").write_text(RHEL10_OS_RELEASE)

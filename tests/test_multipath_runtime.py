@@ -9,8 +9,8 @@ import pytest
 
 from sascheck.scanner.parsers.dm_multipath import DmTableError, parse_status, parse_tables
 
-from .hosts import BASELINE_SETS
-from .oscap import oscap_available, oscap_verdict
+from .support.hosts import BASELINE_SETS
+from .support.oscap import oscap_available, oscap_verdict
 
 TABLE = "/run/sascheck/dmsetup-table"
 STATUS = "/run/sascheck/dmsetup-status"

@@ -8,8 +8,8 @@ import shutil
 
 import pytest
 
-from .hosts import BASELINE_SETS
-from .oscap import oscap_available, oscap_verdict
+from .support.hosts import BASELINE_SETS
+from .support.oscap import oscap_available, oscap_verdict
 
 THROUGHPUT_ONLY = {"sas-site": "[main]\ninclude=throughput-performance\n"}
 
@@ -61,7 +61,7 @@ def test_numa_with_nothing_to_judge_is_never_a_pass(host, scan, tmp_path):
 def test_an_unreadable_ktune_configuration_is_said(host, tmp_path, scan):
     """RHEL 6: /etc/sysconfig/ktune that cannot be read (here a directory) is taken as the
     shipped file for what ktune applies, and the results say so with its path."""
-    from .verdict_hosts import KTUNE_FILES, KTUNE_LINKS, RHEL6_KTUNE
+    from .support.verdict_hosts import KTUNE_FILES, KTUNE_LINKS, RHEL6_KTUNE
 
     root = host(**{**RHEL6_KTUNE, "extra_files": KTUNE_FILES, "extra_links": KTUNE_LINKS})
     (root / "etc/sysconfig/ktune").unlink()

@@ -16,9 +16,9 @@ import pytest
 
 from sascheck.content.tailoring import tailored_profile_id
 
-from .hosts import BASELINE_SETS, sas_host, tree_digest
-from .oscap import PROJECT, oscap_available, oscap_eval, tailor
-from .remedy import ANSIBLE_BIN, ansible_available, generate
+from .support.hosts import BASELINE_SETS, sas_host, tree_digest
+from .support.oscap import PROJECT, oscap_available, oscap_eval, tailor
+from .support.remedy import ANSIBLE_BIN, ansible_available, generate
 
 ROOTS = PROJECT / "examples/roots"
 pytestmark = pytest.mark.skipif(not oscap_available(), reason="oscap is not installed")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.oscap import run_oscap
+from tests.support.oscap import run_oscap
 
 
 def _flaky_oscap(tmp_path: Path, crashes: int, then_exit: int) -> list[str]:

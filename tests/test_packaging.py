@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.example_roots import EXAMPLES
+from tests.support.example_roots import EXAMPLES
 
 PROJECT = Path(__file__).resolve().parent.parent
 

@@ -14,10 +14,10 @@ import pytest
 from lxml import etree
 
 from sascheck.cli import main
-from tests.example_roots import EXAMPLE_VALUES, EXAMPLES
+from tests.support.example_roots import EXAMPLE_VALUES, EXAMPLES
 
-from .hosts import BASELINE_SETS, SasFs, sas_host
-from .oscap import BEYOND_OVAL, oscap_available, oscap_eval, tailor
+from .support.hosts import BASELINE_SETS, SasFs, sas_host
+from .support.oscap import BEYOND_OVAL, oscap_available, oscap_eval, tailor
 from .test_discovery import ROLE_CASES
 from .test_verdicts import CASES
 
@@ -221,8 +221,8 @@ def _compare(name: str, root: Path, sets: list[str], workdir: Path,
         pytest.fail(f"{name}: verdicts differ (expected {expected}):\n{table}")
 
 
-@pytest.mark.parametrize(("changes", "sets"), [(case[2], case[3]) for case in CASES],
-                         ids=[case[0] for case in CASES])
+@pytest.mark.parametrize(("changes", "sets"), [(case.changes, case.sets) for case in CASES],
+                         ids=[case.name for case in CASES])
 def test_parity_on_verdict_roots(tmp_path, request, changes, sets):
     name = request.node.callspec.id
     root = sas_host(tmp_path / "root", **changes)

@@ -27,13 +27,13 @@ from sascheck.scanner.parsers.udev_rules import is_block_rule, parse_udev_rules
 from sascheck.scanner.sources.hostroot import HostRoot
 from sascheck.scanner.tuned.active import resolve_chain
 from sascheck.scanner.tuned.chain import LoaderRules, TunedConfError, include_names, parse_profile
-from tests.boot_samples import (
+from tests.support.boot_samples import (
     RHEL6_GRUB_CONF,
     RHEL7_GRUB_CFG,
     RHEL7_RESCUE_TITLE,
     RHEL7_TITLE,
 )
-from tests.rootbuilder import RootBuilder
+from tests.support.rootbuilder import RootBuilder
 
 
 @pytest.mark.parametrize(("text", "selected", "choice"), [

@@ -7,10 +7,10 @@ import pytest
 
 from sascheck.rules import CatalogueError, load_catalogue
 
-from .boot_samples import tuned_version_file
-from .hosts import BASELINE_SETS, SAS_PROFILE, sas_host
-from .oscap import oscap_available, oscap_verdict
-from .remedy import generate, run_bash
+from .support.boot_samples import tuned_version_file
+from .support.hosts import BASELINE_SETS, SAS_PROFILE, sas_host
+from .support.oscap import oscap_available, oscap_verdict
+from .support.remedy import generate, run_bash
 from .test_check_kinds import _copy_catalogue
 from .test_parity import _compare
 

@@ -26,7 +26,7 @@ from sascheck.scanner.sources.hostroot import HostRoot
 from sascheck.scanner.storage.sasdirs import discover
 from sascheck.scanner.tuned.active import resolve_chain
 from sascheck.scanner.tuned.chain import LoaderRules, TunedConfError, include_names, parse_profile
-from tests.rootbuilder import RootBuilder
+from tests.support.rootbuilder import RootBuilder
 
 FAST = settings(max_examples=300, deadline=2000,
                 suppress_health_check=[HealthCheck.too_slow])

@@ -14,13 +14,14 @@ import pytest
 
 from sascheck.rules import load_catalogue
 from sascheck.scanner.scan import run_scan
-from tests.example_roots import EXAMPLE_VALUES, EXAMPLES
+from tests.support.example_roots import EXAMPLE_VALUES, EXAMPLES
 
-from . import tuned_loader
-from .boot_samples import tuned02_installed
-from .hosts import BASELINE_SETS, SasFs, sas_host, tree_digest
-from .oscap import DATASTREAM, oscap_available
-from .remedy import ansible_available, generate, lint_playbook, run_bash, run_playbook
+from .support import tuned_loader
+from .support.boot_samples import tuned02_installed
+from .support.cases import named
+from .support.hosts import BASELINE_SETS, SasFs, sas_host, tree_digest
+from .support.oscap import DATASTREAM, oscap_available
+from .support.remedy import ansible_available, generate, lint_playbook, run_bash, run_playbook
 from .test_discovery import ROLE_CASES
 from .test_verdicts import CASES
 
@@ -113,7 +114,7 @@ def _assert_tuned_loads(root: Path, before: dict[Path, str]) -> None:
         assert "error" not in loaded, loaded
 
 
-ROOTS = [(case[0], case[2], case[3]) for case in CASES] + \
+ROOTS = [(case.name, case.changes, case.sets) for case in CASES] + \
     [(f"example {name}", None, EXAMPLE_VALUES[name]) for name in sorted(EXAMPLES)]
 
 
@@ -179,7 +180,7 @@ def test_playbooks_of_every_test_root_pass_syntax_check_and_lint(tmp_path, half)
     shares its start-up, and ansible-lint uses one core, so the halves run on both. Every
     playbook passes --syntax-check; ansible-lint reads one of each set of rule blocks (the
     tasks a playbook holds; the roots' site values only fill in its data)."""
-    from .remedy import ANSIBLE_BIN
+    from .support.remedy import ANSIBLE_BIN
 
     playbooks = []
     for index, (name, changes, sets) in list(enumerate(ROOTS))[half::2]:
@@ -362,7 +363,7 @@ def test_oscap_generate_fix_from_the_datastream(tmp_path):
     assert "READ_AHEAD_MIN_KB='2048'" in text  # the XCCDF value, substituted
     assert subprocess.run(["bash", "-n", str(tmp_path / "fix.sh")]).returncode == 0
     if ansible_available():
-        from .remedy import ANSIBLE_BIN
+        from .support.remedy import ANSIBLE_BIN
         check = subprocess.run([str(ANSIBLE_BIN / "ansible-playbook"), "--syntax-check", "-i",
                                 "localhost,", str(tmp_path / "fix.yml")],
                                capture_output=True, text=True)
@@ -401,8 +402,7 @@ def test_bash_fix_outlasts_a_ktune_that_turns_thp_on(tmp_path):
     """RHEL 6 boots with SysV init, and ktune turns THP on after the command line: the
     script leaves the ktune profile alone and adds the THP lines to rc.local (S99local runs
     last), keeping it executable, before its exit line."""
-    changes = next(case[2] for case in CASES
-                   if case[0] == "thp boot: RHEL 6 enterprise-storage ktune over the command line")
+    changes = named(CASES, "thp boot: RHEL 6 enterprise-storage ktune over the command line").changes
     rc_local_as_shipped = {"/etc/rc.d/rc.local": "#!/bin/sh\ntouch /var/lock/subsys/local\n"
                                                  "exit 0\n"}
     root = sas_host(tmp_path / "root",
@@ -524,8 +524,7 @@ def test_rhel6_enterprise_storage_gives_way_to_a_profile_that_keeps_barriers(tmp
 
 def test_bash_fix_says_how_to_raise_lvm_read_ahead(tmp_path):
     """An LV whose metadata keeps a low read_ahead: offline, the exact lvchange line."""
-    changes = next(case[2] for case in CASES
-                   if case[0] == "io boot: LVM read_ahead of one LV below the minimum, over udev")
+    changes = named(CASES, "io boot: LVM read_ahead of one LV below the minimum, over udev").changes
     root = sas_host(tmp_path / "root", **changes)
     ran = run_bash(generate("bash", tmp_path / "fix.sh", root, BASELINE_SETS), root)
     assert "lvchange --readahead 4096 sasvg/sasdata" in ran.stderr.replace("\n", " ")
@@ -555,8 +554,7 @@ def test_udev_matches_by_serial_where_there_is_no_wwid(tmp_path):
 
 def test_hostile_ktune_script_name_never_reaches_the_terminal(tmp_path):
     """A ktune script named with terminal escapes: the advice names its directory instead."""
-    changes = next(case[2] for case in CASES
-                   if case[0] == "boot mounts: RHEL 6 ktune remounts nobarrier")
+    changes = named(CASES, "boot mounts: RHEL 6 ktune remounts nobarrier").changes
     root = sas_host(tmp_path / "root", **changes)
     for suffix in (".sh", ".conf"):  # ktune.init runs X.sh beside X.conf
         (root / f"etc/ktune.d/tunedadm{suffix}").rename(
@@ -593,7 +591,7 @@ def test_numa_off_leaves_every_boot_source_and_other_arguments_stay(tmp_path):
 def test_nfs_read_ahead_is_found_on_its_bdi(tmp_path, read_ahead_kb, low):
     """The fix finds an NFS SAS mount's bdi through mountinfo (the runtime write itself is
     live-only, as for block devices) and says how to keep the value across mounts."""
-    from .verdict_hosts import nfs_data
+    from .support.verdict_hosts import nfs_data
 
     root = sas_host(tmp_path / "root", filesystems=[
         nfs_data(read_ahead_kb), SasFs("saswork", "/saswork"), SasFs("sasutil", "/sasutil")])
@@ -708,7 +706,7 @@ def test_a_rhel6_fix_says_when_rc_local_does_not_run_at_the_boot_run_level(tmp_p
     """The THP fix writes rc.local on RHEL 6; where /etc/inittab's run level has no S??local
     link, rc.local does not run there: the fix says so, naming the link to make, and with
     the link made the rule passes."""
-    from .hosts import RHEL6_INITTAB, RHEL6_RC_LOCAL
+    from .support.hosts import RHEL6_INITTAB, RHEL6_RC_LOCAL
 
     root = sas_host(tmp_path / "root", **RHEL6_HOST, without_files=("/etc/rc.d/rc3.d/S99local",),
                     extra_files={"/etc/inittab": RHEL6_INITTAB.format(level=3),

@@ -8,9 +8,9 @@ import csv
 
 from sascheck.cli import main
 
-from .hosts import BASELINE_SETS, sas_host
-from .lab import require
-from .remedy import ansible_available, limited_hosts
+from .support.hosts import BASELINE_SETS, sas_host
+from .support.lab import require
+from .support.remedy import ansible_available, limited_hosts
 from .test_reports import _scan_json
 
 THP_ON = "[always] madvise never"

@@ -13,11 +13,11 @@ from lxml import etree
 from sascheck.cli import main
 from sascheck.reports.model import load
 from sascheck.rules import load_catalogue
-from tests.example_roots import EXAMPLE_VALUES, EXAMPLES
+from tests.support.example_roots import EXAMPLE_VALUES, EXAMPLES
 
-from .browser import browser_available, fleet_index, open_page, screenshot
-from .hosts import SasFs, sas_host
-from .oscap import BEYOND_OVAL, oscap_available, oscap_eval, tailor
+from .support.browser import browser_available, fleet_index, open_page, screenshot
+from .support.hosts import SasFs, sas_host
+from .support.oscap import BEYOND_OVAL, oscap_available, oscap_eval, tailor
 from .test_parity import KNOWN_DIFFERENCES, NO_SAS_DIRS_NOTE
 
 needs_browser = pytest.mark.skipif(not browser_available(), reason="chromium/playwright missing")
@@ -287,8 +287,8 @@ def _boxes(svg: etree._Element) -> list[tuple[str, str]]:
 
 
 def test_storage_diagrams_show_nfs_veritas_and_stripes(tmp_path, scan):
+    from .support.verdict_hosts import nfs_data
     from .test_veritas import SETS, paper_host
-    from .verdict_hosts import nfs_data
 
     nfs = scan(sas_host(tmp_path / "nfs", filesystems=[
         nfs_data(128), SasFs("saswork", "/saswork"), SasFs("sasutil", "/sasutil")]),

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from .hosts import sas_host
+from .support.hosts import sas_host
 from .test_security_writes import _bash, _fix_script, _hex
 
 PYENV = Path.home() / ".pyenv/versions"

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 import tomllib
 
-from tests.example_roots import EXAMPLE_VALUES, EXAMPLES
+from tests.support.example_roots import EXAMPLE_VALUES, EXAMPLES
 
-from .oscap import DATASTREAM, oscap_available, oscap_eval, tailor
+from .support.oscap import DATASTREAM, oscap_available, oscap_eval, tailor
 
 PROJECT = Path(__file__).resolve().parent.parent
 CONTENT_DS = "/usr/share/xml/scap/sascheck/content/sascheck-ds.xml"

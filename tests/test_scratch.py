@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from .hosts import SasFs, sas_host
-from .oscap import oscap_available, oscap_eval, tailor
-from .remedy import ansible_available, generate, run_bash, run_playbook
-from .rootbuilder import RootBuilder
+from .support.hosts import SasFs, sas_host
+from .support.oscap import oscap_available, oscap_eval, tailor
+from .support.remedy import ansible_available, generate, run_bash, run_playbook
+from .support.rootbuilder import RootBuilder
 
 STORE = "/pv-disks/6a1f0b2e-8c3d-4e5f-9a7b-2c4d6e8f0a1b"
 SCRATCH = ["scratch_dirs=/nvme/disk/saswork,/nvme/disk/cache"]

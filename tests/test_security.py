@@ -21,10 +21,10 @@ from sascheck.cli import main
 from sascheck.remediations.generate import generate
 from sascheck.remediations.rendering import FixInput
 from sascheck.scanner.sources.hostroot import HostRoot
-from tests.rootbuilder import RootBuilder
+from tests.support.rootbuilder import RootBuilder
 
-from .hosts import HostSpec, SasFs, build_host, sas_host, tree_digest
-from .remedy import ansible_available, run_playbook
+from .support.hosts import HostSpec, SasFs, build_host, sas_host, tree_digest
+from .support.remedy import ansible_available, run_playbook
 
 HOSTILE_NAME = 'x", RUN+="/bin/touch /tmp/sascheck-pwned'
 MARKER = "sascheck-pwned"

@@ -25,9 +25,9 @@ import pytest
 from sascheck.scanner.sources.snapshot import SnapshotError
 from sascheck.scanner.sources.tree_copy import MAX_DEPTH, copy_tree
 
-from .boot_samples import lvm_backup
-from .hosts import sas_host
-from .sosbuilder import sosreport_tree
+from .support.boot_samples import lvm_backup
+from .support.hosts import sas_host
+from .support.sosbuilder import sosreport_tree
 
 HANG_GUARD = 120  # seconds
 RACE_SECONDS = 3.0
@@ -288,7 +288,7 @@ def test_a_400_kb_lsblk_pairs_line_is_refused_not_backtracked(tmp_path):
 def test_a_200000_space_configobj_value_is_an_error_not_a_hang(tmp_path):
     """tuned before 2.17 parsed profiles with ConfigObj, whose value expression sascheck
     mirrors; 'a', 200,000 spaces and 'b' backtracked quadratically in it."""
-    from .boot_samples import tuned_version_file
+    from .support.boot_samples import tuned_version_file
 
     profile = "[main]\nsummary=x\n\n[vm]\ntransparent_hugepages=a" + " " * 200_000 + "b\n"
     root = sas_host(tmp_path / "root", tuned_active="evil", tuned_custom={"evil": profile},

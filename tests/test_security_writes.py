@@ -21,9 +21,9 @@ import pytest
 from sascheck.cli import main
 from sascheck.iotest.fio import FioJob
 
-from .hosts import BASELINE_SETS, SasFs, sas_host
-from .lab import make_fs, prerequisites_missing
-from .remedy import generate
+from .support.hosts import BASELINE_SETS, SasFs, sas_host
+from .support.lab import make_fs, prerequisites_missing
+from .support.remedy import generate
 from .test_remediations import verdicts
 
 

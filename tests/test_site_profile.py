@@ -5,8 +5,8 @@ which has no include, is tests/test_veritas.py (seed 003's sas-xtremio)."""
 
 from __future__ import annotations
 
-from .hosts import BASELINE_SETS, sas_host
-from .remedy import generate, run_bash
+from .support.hosts import BASELINE_SETS, sas_host
+from .support.remedy import generate, run_bash
 
 # A site's profile as tuned-adm loads it from /etc/tuned: low C-state latency for SAS's
 # short jobs, and nothing else the throughput profiles give.
@@ -45,7 +45,7 @@ SITE_SAS_PERFORMANCE = ("[main]\nsummary=Our SAS tuning\ninclude=throughput-perf
 
 
 def test_a_fix_never_replaces_a_profile_it_did_not_write(tmp_path, scan):
-    from .remedy import ansible_available, run_playbook
+    from .support.remedy import ansible_available, run_playbook
 
     for fmt in ("bash", "ansible") if ansible_available() else ("bash",):
         root = sas_host(tmp_path / fmt, tuned_active=None,

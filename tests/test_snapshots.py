@@ -15,9 +15,9 @@ import pytest
 from sascheck.cli import main
 from sascheck.scanner.sources import snapshot
 from sascheck.scanner.sources.collect_script import SCRIPT
-from tests.example_roots import EXAMPLE_VALUES, EXAMPLES
+from tests.support.example_roots import EXAMPLE_VALUES, EXAMPLES
 
-from .hosts import BASELINE_SETS, sas_host
+from .support.hosts import BASELINE_SETS, sas_host
 from .test_verdicts import CASES
 
 
@@ -48,7 +48,7 @@ def _script_collect(root: Path, output: Path, tmp_path: Path) -> Path:
     return output
 
 
-ROOTS = [(case[0], case[2], case[3]) for case in CASES] + \
+ROOTS = [(case.name, case.changes, case.sets) for case in CASES] + \
     [(f"example {name}", None, EXAMPLE_VALUES[name]) for name in sorted(EXAMPLES)]
 
 

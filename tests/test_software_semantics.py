@@ -7,18 +7,18 @@ from pathlib import Path
 
 import pytest
 
-from .boot_samples import (
+from .support.boot_samples import (
     KTUNE_SAS_XTREMIO,
     TUNED02_FIXTURES,
     rhel6_ktune,
     tuned02_installed,
     tuned_version_file,
 )
-from .hosts import BASELINE_SETS
-from .oscap import oscap_available, oscap_verdict
-from .remedy import generate, run_bash
+from .support.hosts import BASELINE_SETS
+from .support.oscap import oscap_available, oscap_verdict
+from .support.remedy import generate, run_bash
+from .support.verdict_hosts import RHEL6_KTUNE, SITE_PROFILE, sas_cfg, udev_block
 from .test_parity import _compare
-from .verdict_hosts import RHEL6_KTUNE, SITE_PROFILE, sas_cfg, udev_block
 
 
 def _notes(rule: dict) -> list[str]:
@@ -161,7 +161,7 @@ def test_oscap_agrees_on_a_guests_numa(host, tmp_path):
 def test_two_kpartx_partitions_of_one_lun_are_not_a_stripe(tmp_path, scan):
     """A dm-stripe LV over part1- and part2-mpath-<wwid> (kpartx's partitions of one
     multipath map) lands on one LUN: not striped, however its queue limits read."""
-    from tests.rootbuilder import RootBuilder
+    from tests.support.rootbuilder import RootBuilder
 
     root = RootBuilder(tmp_path)
     wwid = "3600" + "0" * 28
@@ -182,7 +182,7 @@ def test_a_guest_cannot_see_its_hosts_striping(tmp_path, scan):
     """Seed 000 §6.2's guest: the host's LVs given as virtio-blk disks. QEMU's virtio-blk
     publishes no optimal I/O size unless told (opt_io_size), so the guest's linear LV over
     vdb and vdc shows none: not checked there, with the reason (the host is judged)."""
-    from tests.rootbuilder import RootBuilder
+    from tests.support.rootbuilder import RootBuilder
 
     root = RootBuilder(tmp_path).cpus(2, flags="fpu vme de pse tsc msr pae hypervisor")
     for disk in ("vdb", "vdc"):
@@ -198,7 +198,7 @@ def test_a_guest_cannot_see_its_hosts_striping(tmp_path, scan):
                              list(BASELINE_SETS)) == "fail"
 
 
-TUNED_2_27 = Path(__file__).resolve().parent / "fixtures" / "tuned-2.27"
+TUNED_2_27 = Path(__file__).resolve().parent / "data" / "tuned-2.27"
 
 
 def _stock_2_27(host, version: tuple[int, int, int]):

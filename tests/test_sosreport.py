@@ -1,6 +1,6 @@
 """`sascheck scan --sosreport`: a sosreport scanned gives the verdicts the host itself gives.
 
-Built sosreports (tests/sosbuilder.py) have the layout of sos 4.x on RHEL; the live test
+Built sosreports (tests/support/sosbuilder.py) have the layout of sos 4.x on RHEL; the live test
 runs the real `sos report` on loop devices it makes and compares with a live scan.
 """
 
@@ -22,10 +22,10 @@ from sascheck.rules import Catalogue
 from sascheck.scanner.scan import run_scan
 from sascheck.scanner.sources.sosreport import LSBLK, LSBLK_TREE, opened
 
-from .boot_samples import MULTIPATH_T_094, RHEL5_REDHAT_RELEASE
-from .hosts import SasFs, sas_host, tree_digest
-from .lab import LAB_HOST_SETS, make_fs, prerequisites_missing
-from .sosbuilder import sosreport_archive, sosreport_tree
+from .support.boot_samples import MULTIPATH_T_094, RHEL5_REDHAT_RELEASE
+from .support.hosts import SasFs, sas_host, tree_digest
+from .support.lab import LAB_HOST_SETS, make_fs, prerequisites_missing
+from .support.sosbuilder import sosreport_archive, sosreport_tree
 
 # sos has no SAS plugin: both scans are told the SAS directories and BUFSIZE alike.
 SAS_SETS = ["sas_data_dirs=/sasdata", "sas_work_dirs=/saswork", "sas_utilloc_dirs=/sasutil",
@@ -207,7 +207,7 @@ def test_hostile_sosreport_stays_inside_its_copy(catalogue, tmp_path):
 def _sos_plugins() -> list[str]:
     listing = subprocess.run(["sos", "report", "--list-plugins"], capture_output=True,
                              text=True, check=True).stdout
-    # What a scan reads (tests/sosbuilder.py lists each plugin's part), and no more: each
+    # What a scan reads (tests/support/sosbuilder.py lists each plugin's part), and no more: each
     # plugin costs seconds.
     wanted = {"block", "devicemapper", "filesys", "kernel", "memory", "processor", "host",
               "systemd", "udev", "grub2", "tuned", "services", "release", "rpm"}

@@ -11,7 +11,7 @@ import pytest
 
 from sascheck.reports.storage_svg import render, render_all
 
-from .browser import browser_available, open_page
+from .support.browser import browser_available, open_page
 
 needs_browser = pytest.mark.skipif(not browser_available(), reason="chromium/playwright missing")
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from .hosts import BASELINE_SETS
-from .oscap import oscap_available, oscap_verdict
+from .support.hosts import BASELINE_SETS
+from .support.oscap import oscap_available, oscap_verdict
 
 MAP = "sys/devices/virtual/block/dm-1"  # the one multipath LUN of sas_host(sas_luns=1)
 

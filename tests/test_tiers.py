@@ -12,7 +12,7 @@ from .conftest import NEEDS
 TESTS = Path(__file__).resolve().parent
 # What a module calls when it runs each consumer (the helpers in tests/ that run them).
 USES = {"oscap": r"\boscap_eval\(|\brun_oscap\(|\boscap_verdict\(|\[\"oscap\"",
-        "browser": r"\bfrom \.browser import|\bbrowser\.",
+        "browser": r"\bfrom \.support\.browser import|\bbrowser\.",
         "ansible": r"\brun_playbook\(|\blint_playbook\(|ANSIBLE_BIN / \"ansible"}
 
 

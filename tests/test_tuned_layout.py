@@ -10,10 +10,10 @@ import pytest
 from sascheck.scanner.sources.hostroot import HostRoot
 from sascheck.scanner.tuned.layout import layout_from_consts, tuned_layout
 
-from . import tuned_loader
-from .boot_samples import tuned_consts_file, tuned_version_file
-from .hosts import BASELINE_SETS, sas_host
-from .remedy import generate, run_bash
+from .support import tuned_loader
+from .support.boot_samples import tuned_consts_file, tuned_version_file
+from .support.hosts import BASELINE_SETS, sas_host
+from .support.remedy import generate, run_bash
 from .test_fixes_never_worse import _tuned_2_11
 from .test_remediations import verdicts
 

@@ -1,5 +1,5 @@
 """tuned's loader as the installed release runs it (issue 23, "tuned's loader, exactly"):
-sascheck's chain against tuned's own Loader (Debian's tuned package, tests/tuned_loader.py)
+sascheck's chain against tuned's own Loader (Debian's tuned package, tests/support/tuned_loader.py)
 on the same profile files, and the version-dependent rules cited from tuned's source."""
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ import pytest
 from sascheck.scanner.sources.hostroot import HostRoot
 from sascheck.scanner.tuned.chain import HostMatch, LoaderRules, resolve_chain
 
-from . import tuned_loader
-from .boot_samples import tuned_version_file
-from .example_roots import SAS_TUNED_PROFILE
-from .rootbuilder import RootBuilder
+from .support import tuned_loader
+from .support.boot_samples import tuned_version_file
+from .support.example_roots import SAS_TUNED_PROFILE
+from .support.rootbuilder import RootBuilder
 
 TUNED_VERSION = tuned_loader.PACKAGE / "tuned" / "version.py"
 

@@ -2,7 +2,7 @@
 tuned 2.9+ starts its recommended profile, not active_profile (tuned v2.27.0
 tuned/daemon/daemon.py _get_startup_profile, tuned/utils/commands.py get_active_profile,
 tuned/utils/profile_recommender.py recommend and process_config). The recommendations are
-tuned's own (tests/fixtures/tuned-2.27/recommend.conf, installed as recommend.d/50-tuned.conf);
+tuned's own (tests/data/tuned-2.27/recommend.conf, installed as recommend.d/50-tuned.conf);
 /etc/system-release-cpe is what RHEL 7 and 9 write."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from .hosts import BASELINE_SETS
-from .oscap import oscap_available, oscap_verdict
+from .support.hosts import BASELINE_SETS
+from .support.oscap import oscap_available, oscap_verdict
 
-RECOMMEND = (Path(__file__).parent / "fixtures/tuned-2.27/recommend.conf").read_text()
+RECOMMEND = (Path(__file__).parent / "data/tuned-2.27/recommend.conf").read_text()
 SHIPPED = {"/usr/lib/tuned/recommend.d/50-tuned.conf": RECOMMEND}
 RHEL9_CPE = {"/etc/system-release-cpe": "cpe:/o:redhat:enterprise_linux:9::baseos\n"}
 RHEL7_CPE = {"/etc/system-release-cpe": "cpe:/o:redhat:enterprise_linux:7.9:ga:server\n"}

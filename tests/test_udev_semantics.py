@@ -12,13 +12,13 @@ import pytest
 
 from sascheck.scanner.parsers.udev_rules import parse_udev_rules
 
-from .hosts import BASELINE_SETS, sas_host
-from .oscap import oscap_available, oscap_verdict
+from .support.hosts import BASELINE_SETS, sas_host
+from .support.oscap import oscap_available, oscap_verdict
 from .test_parity import _compare
 
 # mdadm's udev-md-raid-assembly.rules (installed as 64-md-raid-assembly.rules) as the
 # md-raid-utilities/mdadm repository has it (commit 08dca0d9), BINDIR left unsubstituted.
-MDADM_ASSEMBLY = (Path(__file__).parent / "fixtures/udev/64-md-raid-assembly.rules").read_text()
+MDADM_ASSEMBLY = (Path(__file__).parent / "data/udev/64-md-raid-assembly.rules").read_text()
 
 
 def _disk(signature: str) -> dict[str, str]:

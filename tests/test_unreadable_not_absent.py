@@ -16,7 +16,7 @@ import pytest
 from sascheck.rules import load_catalogue
 from sascheck.scanner.scan import run_scan
 
-from .hosts import BASELINE_SETS, sas_host
+from .support.hosts import BASELINE_SETS, sas_host
 
 NOBODY = 65534
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root to drop to nobody")

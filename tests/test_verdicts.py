@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from .hosts import BASELINE_NOT_PASSING, BASELINE_OUTSIDE_DEFAULT
-from .verdict_cases_boot import BOOT_CASES
-from .verdict_cases_runtime import RUNTIME_CASES
+from .support.hosts import BASELINE_NOT_PASSING, BASELINE_OUTSIDE_DEFAULT
+from .support.verdict_cases_boot import BOOT_CASES
+from .support.verdict_cases_runtime import RUNTIME_CASES
 
 
 def test_baseline_passes_every_rule(host, scan, catalogue):
     """Every rule of the catalogue passes on the baseline host, or is listed beside it
-    (tests/hosts.py) with the verdict it has and why."""
+    (tests/support/hosts.py) with the verdict it has and why."""
     result = scan(host())
     verdicts = {rule_id: rule["result"] for rule_id, rule in result["by_id"].items()}
     assert set(catalogue.rules) - set(verdicts) == set(BASELINE_OUTSIDE_DEFAULT)
@@ -25,7 +25,8 @@ CASES = [*RUNTIME_CASES, *BOOT_CASES]
 
 
 @pytest.mark.parametrize(("rule_id", "changes", "sets", "expected"),
-                         [case[1:] for case in CASES], ids=[case[0] for case in CASES])
+                         [(case.rule, case.changes, case.sets, case.expected) for case in CASES],
+                         ids=[case.name for case in CASES])
 def test_rule_verdict(host, scan, rule_id, changes, sets, expected):
     result = scan(host(**changes), *sets)
     rule = result["by_id"][rule_id]
@@ -43,7 +44,7 @@ def test_failing_device_is_named_in_evidence(host, scan):
 
 
 def test_read_ahead_of_a_partition_is_its_disks(tmp_path, scan):
-    from tests.rootbuilder import RootBuilder
+    from tests.support.rootbuilder import RootBuilder
 
     root = RootBuilder(tmp_path)
     root.disk("nvme0n1", scheduler="[none] mq-deadline", read_ahead_kb=4096)
@@ -56,7 +57,7 @@ def test_read_ahead_of_a_partition_is_its_disks(tmp_path, scan):
 
 
 def test_md_raid_members_are_followed(tmp_path, scan):
-    from tests.rootbuilder import RootBuilder
+    from tests.support.rootbuilder import RootBuilder
 
     root = RootBuilder(tmp_path)
     root.disk("sdb", scheduler="[mq-deadline] none").disk("sdc", scheduler="[bfq] none")
@@ -70,7 +71,7 @@ def test_md_raid_members_are_followed(tmp_path, scan):
 
 
 def test_md_raid0_is_striped_and_a_partition_is_not(tmp_path, scan):
-    from tests.rootbuilder import RootBuilder
+    from tests.support.rootbuilder import RootBuilder
 
     root = RootBuilder(tmp_path)
     root.disk("sdb").disk("sdc").disk("sdd").partition("sdd", "sdd1", 1)
@@ -92,7 +93,7 @@ def test_md_raid0_is_striped_and_a_partition_is_not(tmp_path, scan):
 def test_stripe_hints_a_lun_publishes_for_itself_are_not_a_stripe(tmp_path, scan):
     """A linear LV over one LUN inherits the array's hints (here 8 KiB and 1 MiB): 128
     "stripes" over one device are the LUN's own preference, not a volume's layout."""
-    from tests.rootbuilder import RootBuilder
+    from tests.support.rootbuilder import RootBuilder
 
     root = RootBuilder(tmp_path)
     root.disk("sdb")
@@ -107,7 +108,7 @@ def test_stripe_hints_a_lun_publishes_for_itself_are_not_a_stripe(tmp_path, scan
 
 def test_a_multipath_map_is_one_lun_whatever_its_paths(tmp_path, scan):
     """Four paths to one LUN publish no stripe: a file system on the map is not striped."""
-    from tests.rootbuilder import RootBuilder
+    from tests.support.rootbuilder import RootBuilder
 
     root = RootBuilder(tmp_path)
     for path in ("sdb", "sdc", "sdd", "sde"):

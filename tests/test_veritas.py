@@ -10,15 +10,15 @@ from typing import Any
 
 import pytest
 
-from .boot_samples import (
+from .support.boot_samples import (
     KTUNE_SAS_XTREMIO_PAPER,
     SAS_XTREMIO_KTUNE_SYSCONFIG,
     SAS_XTREMIO_SYSCTL_KTUNE,
     rhel6_ktune,
 )
-from .hosts import SasFs, sas_host
-from .oscap import oscap_available
-from .remedy import generate, run_bash
+from .support.hosts import SasFs, sas_host
+from .support.oscap import oscap_available
+from .support.remedy import generate, run_bash
 from .test_parity import _compare
 
 KERNEL = "2.6.32-573.8.1.el6.x86_64"

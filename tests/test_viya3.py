@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from .hosts import BASELINE_NOT_PASSING, BASELINE_SETS, sas_host
-from .oscap import oscap_available, oscap_eval, tailor
-from .remedy import generate, run_bash
+from .support.hosts import BASELINE_NOT_PASSING, BASELINE_SETS, sas_host
+from .support.oscap import oscap_available, oscap_eval, tailor
+from .support.remedy import generate, run_bash
 
 VIYA3_RULES = ("vm_max_map_count", "max_map_count_at_boot", "net_core_somaxconn",
                "somaxconn_at_boot", "vm_overcommit_memory", "overcommit_memory_at_boot",

@@ -13,11 +13,11 @@ import pytest
 
 from sascheck.rules.host_layout import xfs_refuses_barrier_options
 
-from .hosts import BASELINE_SETS, sas_host
-from .lab import make_fs, prerequisites_missing
-from .remedy import generate, run_bash
+from .support.hosts import BASELINE_SETS, sas_host
+from .support.lab import make_fs, prerequisites_missing
+from .support.remedy import generate, run_bash
+from .support.verdict_hosts import data_fs
 from .test_remediations import verdicts
-from .verdict_hosts import data_fs
 
 PROTECTED = [*BASELINE_SETS, "storage_cache_protected=true"]
 

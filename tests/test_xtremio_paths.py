@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from .hosts import BASELINE_SETS, sas_host
-from .oscap import oscap_available, oscap_verdict
+from .support.hosts import BASELINE_SETS, sas_host
+from .support.oscap import oscap_available, oscap_verdict
 from .test_veritas import SETS as PAPER_SETS
 from .test_veritas import paper_host
 

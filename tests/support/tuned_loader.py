@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 PACKAGE = REPO / ".venv" / "tuned-deb" / "usr" / "lib" / "python3" / "dist-packages"
 PYTHON = "/usr/bin/python3"
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.rootbuilder import RHEL6_SCHEDULER, RootBuilder
+from tests.support.rootbuilder import RHEL6_SCHEDULER, RootBuilder
 
 SAS_TUNED_PROFILE = """\
 [main]

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from tests.boot_samples import RHEL6_ARGS
-from tests.example_roots import SAS_TUNED_PROFILE
-from tests.rootbuilder import RootBuilder
+from tests.support.boot_samples import RHEL6_ARGS
+from tests.support.example_roots import SAS_TUNED_PROFILE
+from tests.support.rootbuilder import RootBuilder
 
 # The baseline host's profile is one an earlier sascheck fix wrote (its first line says so),
 # which a fix may rewrite; a profile of that name without it is the site's, kept (issue 48).

@@ -4,8 +4,6 @@ rule, host changes, --set values, expected result)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from .boot_samples import (
     MULTIPATH_T_094,
     RHEL5_KTUNE_FILES,
@@ -15,6 +13,7 @@ from .boot_samples import (
     SAS_MPATH_WWID,
     multipath_conf,
 )
+from .cases import VerdictCase, cases
 from .hosts import (
     SasFs,
 )
@@ -31,7 +30,7 @@ from .verdict_hosts import (
 
 RHEL7_KERNEL = "3.10.0-1160.el7.x86_64"
 
-RUNTIME_CASES: list[tuple[str, str, dict[str, Any], list[str], str]] = [
+RUNTIME_CASES: list[VerdictCase] = cases([
     # (case name, rule, host changes, extra --set, expected result)
     ("thp always", "thp_disabled", {"thp_enabled": "[always] madvise never"}, [], "fail"),
     ("thp madvise", "thp_disabled", {"thp_enabled": "always [madvise] never"}, [], "fail"),
@@ -322,4 +321,4 @@ RUNTIME_CASES: list[tuple[str, str, dict[str, Any], list[str], str]] = [
     # nothing judged is never a pass (#24 item 4)
     ("bufsize: nothing striped, nothing to match", "sas_bufsize_matches_stripe",
      {"sas_luns": 1, "sas_local_cfg": sas_cfg("96K")}, [], "notapplicable"),
-]
+])

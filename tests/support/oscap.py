@@ -15,7 +15,7 @@ from sascheck.reports.arf import read_arf
 from sascheck.rules import load_catalogue
 from sascheck.rules.check_kinds import KINDS
 
-PROJECT = Path(__file__).resolve().parent.parent
+PROJECT = Path(__file__).resolve().parents[2]
 DATASTREAM = PROJECT / "content" / "sascheck-ds.xml"
 # Rules whose kind OVAL cannot express (xtremio_paths_per_lun): the XCCDF rule has no check,
 # so oscap says notchecked where its platform holds.

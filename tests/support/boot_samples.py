@@ -143,7 +143,7 @@ process $@
 """
 
 
-TUNED02_FIXTURES = Path(__file__).resolve().parent / "fixtures" / "tuned-0.2"
+TUNED02_FIXTURES = Path(__file__).resolve().parent.parent / "data" / "tuned-0.2"
 
 
 KTUNE_SYSCONFIG_1_0 = (TUNED02_FIXTURES / "ktune.sysconfig-1.0").read_text()
@@ -154,7 +154,7 @@ KTUNE_SYSCTL_1_0 = (TUNED02_FIXTURES / "enterprise-storage-sysctl.ktune-1.0").re
 
 def tuned02_functions(release: str) -> str:
     """/etc/tune-profiles/functions as tuned ``release`` ships it: "v0.2.22" or "1.0" (the
-    branch RHEL 6 ships; tests/fixtures/tuned-0.2/README.md)."""
+    branch RHEL 6 ships; tests/data/tuned-0.2/README.md)."""
     return (TUNED02_FIXTURES / f"functions-{release}").read_text()
 
 
@@ -390,12 +390,12 @@ blacklist_exceptions {
 blacklist {
 }
 """
-SAS_MPATH_WWID = "3600" + "1".zfill(28)  # tests/rootbuilder.py's mpatha (first_dm=1)
+SAS_MPATH_WWID = "3600" + "1".zfill(28)  # tests/support/rootbuilder.py's mpatha (first_dm=1)
 
 
 # `multipath -t` of Debian 12's multipath-tools 0.9.4 with a site entry for "ACME" "Box"
-# (tests/fixtures/multipath-tools-0.9.4/README.md).
-MULTIPATH_T_094 = (Path(__file__).resolve().parent / "fixtures" / "multipath-tools-0.9.4"
+# (tests/data/multipath-tools-0.9.4/README.md).
+MULTIPATH_T_094 = (Path(__file__).resolve().parent.parent / "data" / "multipath-tools-0.9.4"
                    / "multipath-t").read_text()
 # /etc/os-release of a host whose multipath-tools sascheck has no table for.
 # RHEL 5.11's /etc/redhat-release (redhat-release-5Server): the release has no os-release, and

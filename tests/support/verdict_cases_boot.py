@@ -4,8 +4,6 @@ units set them. Each is (name, rule, host changes, --set values, expected result
 
 from __future__ import annotations
 
-from typing import Any
-
 from .boot_samples import (
     ENTERPRISE_STORAGE_KTUNE_SYSCONFIG,
     ENTERPRISE_STORAGE_SYSCTL_KTUNE,
@@ -23,6 +21,7 @@ from .boot_samples import (
     rhel8_bls_grub_cfg,
     tuned_version_file,
 )
+from .cases import VerdictCase, cases
 from .hosts import (
     NO_THP_ON_CMDLINE,
     RHEL6_INITTAB,
@@ -58,7 +57,7 @@ from .verdict_hosts import (
     udev_block,
 )
 
-BOOT_CASES: list[tuple[str, str, dict[str, Any], list[str], str]] = [
+BOOT_CASES: list[VerdictCase] = cases([
     ("thp boot: tuned only", "thp_disabled_at_boot",
      {"bls_options": "root=/dev/sda ro", "grub_cmdline": ""}, [], "pass"),
     ("thp boot: nothing", "thp_disabled_at_boot",
@@ -636,4 +635,4 @@ BOOT_CASES: list[tuple[str, str, dict[str, Any], list[str], str]] = [
     ("io boot: elevator= ignored on blk-mq kernels", "io_tuning_at_boot",
      {"tuned_active": "balanced", "bls_options": "ro elevator=deadline",
       "extra_files": RA_IN_RC_LOCAL}, ["allowed_schedulers=deadline"], "fail"),
-]
+])
