@@ -69,13 +69,13 @@ NEEDS = {
               "test_multipath_detect", "test_multipath_runtime", "test_nothing_judged",
               "test_oscap_fixes", "test_oscap_runner", "test_parity", "test_profiles_only",
               "test_reports", "test_rpm", "test_software_semantics", "test_striping_hardware",
-              "test_tuned_startup", "test_udev_semantics", "test_veritas",
-              "test_xtremio_paths"},
+              "test_scratch", "test_tuned_startup", "test_udev_semantics", "test_veritas",
+              "test_viya3", "test_xtremio_paths"},
     "browser": {"test_admin_first_hour", "test_copy_fix", "test_fleet_bad_files",
                 "test_fleet_page", "test_fleet_stream", "test_identity_attacks",
                 "test_iotest_reports", "test_storage_diagram"},
     "ansible": {"test_fix_target", "test_fleet_fix", "test_remediations", "test_report_failing",
-                "test_security", "test_site_profile"},
+                "test_scratch", "test_security", "test_site_profile"},
     "live": {"test_live", "test_iotest"},
 }
 
