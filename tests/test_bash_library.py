@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -13,6 +14,7 @@ from sascheck.remediations.generate import FixInput, bash_script
 from sascheck.remediations.rendering import bash_library
 from sascheck.rules.host_layout.shell import shell_layout
 from sascheck.rules.loader import load_catalogue
+from sascheck.scanner.sources.hostroot import HostRoot
 
 
 def _defined_by_bash(text: str) -> set[str]:
@@ -87,3 +89,25 @@ def test_the_layout_keeps_the_variables_a_script_names_and_every_line_of_them() 
                           'printf %s "$LAYOUT_TUNED02_LINKS"'], capture_output=True,
                          text=True, check=True)
     assert run.stdout.count(":") == 4  # the long value, continued over four lines, is whole
+
+
+def test_a_directory_is_placed_through_links_as_the_scanner_places_it(tmp_path: Path) -> None:
+    """The library's in_root_path against the scanner's HostRoot.resolve on links of every
+    kind: absolute (taken inside the root), relative, "..", chained, and a missing part."""
+    root = tmp_path / "root"
+    (root / "pv-disks/store/saswork").mkdir(parents=True)
+    (root / "nvme").mkdir()
+    (root / "nvme/disk").symlink_to("/pv-disks/store")  # absolute: inside the root
+    (root / "opt").mkdir()
+    (root / "opt/work").symlink_to("../nvme/disk/saswork")  # relative, through another
+    (root / "etc").mkdir()
+    (root / "etc/up").symlink_to("../../../../..")  # ".." never above the root
+    paths = ["/nvme/disk/saswork", "/opt/work", "/opt/work/../cache", "/etc/up/pv-disks",
+             "/missing/x", "/", "/nvme/./disk/"]
+    functions = "".join(chunk.text for chunk in parse(bash_library())
+                        if chunk.name == "in_root_path")
+    script = functions + 'ROOT="$1"; shift\nfor p in "$@"; do in_root_path "$p"; echo; done\n'
+    run = subprocess.run(["bash", "-c", script, "bash", str(root), *paths],
+                         capture_output=True, text=True, check=True)
+    host = HostRoot(root)
+    assert run.stdout.splitlines() == [host.resolve(path) for path in paths]

@@ -105,11 +105,14 @@ def test_the_bash_fix_mends_data_and_keeps_the_scratch_entry(tmp_path, scan):
     leaves the instance store's line as viya4-iac-aws wrote it."""
     root = scratch_host(tmp_path / "r", data_nobarrier=True)
     sets = [*data_sets(False), *SCRATCH]
-    store_line = _fstab_line(root, STORE)
+    store_line, root_line = _fstab_line(root, STORE), _fstab_line(root, "/")
     script = generate("bash", tmp_path / "fix.sh", root, sets)
     run = run_bash(script, root)
-    assert "throw-away scratch" in run.stdout or "mount_options_at_boot" in run.stdout
+    assert f"{STORE} is throw-away scratch (scratch_dirs names /nvme/disk/saswork)" in run.stdout
     assert _fstab_line(root, STORE) == store_line
+    # WORK is reached through the /nvme/disk link: placed as the scanner places it, never
+    # on the root file system holding the link (whose line once got noatime here)
+    assert _fstab_line(root, "/") == root_line
     assert "nobarrier" not in _fstab_line(root, "/sasdata")
     assert judged(scan, root, sets)["mount_options_at_boot"]["result"] == "pass"
 
@@ -118,9 +121,10 @@ def test_the_bash_fix_mends_data_and_keeps_the_scratch_entry(tmp_path, scan):
 def test_the_playbook_keeps_the_scratch_entry(tmp_path, scan):
     root = scratch_host(tmp_path / "r", data_nobarrier=True)
     sets = [*data_sets(False), *SCRATCH]
-    store_line = _fstab_line(root, STORE)
+    store_line, root_line = _fstab_line(root, STORE), _fstab_line(root, "/")
     playbook = generate("ansible", tmp_path / "fix.yml", root, sets)
     run_playbook(playbook, root)
     assert _fstab_line(root, STORE) == store_line
+    assert _fstab_line(root, "/") == root_line
     assert "nobarrier" not in _fstab_line(root, "/sasdata")
     assert judged(scan, root, sets)["mount_options_at_boot"]["result"] == "pass"

@@ -27,6 +27,32 @@ mount_point() {
     printf '%s' "$point"
 }
 
+# A directory as the scanner places it (scanner/sources/hostroot.py HostRoot.resolve): each
+# link on the way followed inside the root (an absolute target starts again at the root's
+# top, ".." never climbs above it), at most 40 links; a missing part is kept as written.
+# Without it a SAS directory reached through a link (viya4-iac-aws's /nvme/disk) would be
+# placed on the file system holding the link, and that one's fstab line edited.
+in_root_path() {
+    local rest="${1#/}" placed="" part target hops=0
+    while [[ -n "$rest" ]]; do
+        part="${rest%%/*}"
+        if [[ "$rest" == */* ]]; then rest="${rest#*/}"; else rest=""; fi
+        case "$part" in
+            ""|.) continue ;;
+            ..) placed="${placed%/*}"; continue ;;
+        esac
+        if [[ -L "$ROOT$placed/$part" ]]; then
+            if (( ++hops > 40 )); then printf '%s' "$1"; return 1; fi
+            target="$(readlink -- "$ROOT$placed/$part")"
+            if [[ "$target" == /* ]]; then placed=""; fi
+            rest="${target#/}${rest:+/$rest}"
+            continue
+        fi
+        placed="$placed/$part"
+    done
+    printf '%s' "${placed:-/}"
+}
+
 # The mount point holding a directory: the longest prefix; the last such mount wins.
 mount_of() {
     local dir="$1" best="" device point rest decoded
@@ -69,10 +95,12 @@ drop_missing_sas_dirs() {
 scratch_of() {  # MOUNTPOINT
     local dir
     for dir in ${SAS_DATA_DIRS[@]+"${SAS_DATA_DIRS[@]}"}; do
-        if [[ "$dir" == /* && -d "$ROOT$dir" && "$(mount_of "$dir")" == "$1" ]]; then return 1; fi
+        if [[ "$dir" == /* && -d "$ROOT$dir" \
+              && "$(mount_of "$(in_root_path "$dir")")" == "$1" ]]; then return 1; fi
     done
     for dir in ${SCRATCH_DIRS[@]+"${SCRATCH_DIRS[@]}"}; do
-        if [[ "$dir" == /* && -d "$ROOT$dir" && "$(mount_of "$dir")" == "$1" ]]; then
+        if [[ "$dir" == /* && -d "$ROOT$dir" \
+              && "$(mount_of "$(in_root_path "$dir")")" == "$1" ]]; then
             printf '%s' "$dir"
             return 0
         fi
@@ -85,7 +113,7 @@ sas_mounts() {
     local dir
     [[ -r "$ROOT/proc/mounts" ]] || return 0
     for dir in ${SAS_DIRS[@]+"${SAS_DIRS[@]}"}; do
-        if [[ "$dir" == /* ]]; then mount_of "$dir"; printf '\n'; fi
+        if [[ "$dir" == /* ]]; then mount_of "$(in_root_path "$dir")"; printf '\n'; fi
     done | awk 'NF && !seen[$0]++'
 }
 
