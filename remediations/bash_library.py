@@ -117,7 +117,12 @@ _ASSIGNED = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=")
 
 def layout_for(layout: str, script: str) -> str:
     """The host layout's assignments (`LAYOUT_X=...`, a long one over several lines) of the
-    variables `script` names; any other line is kept."""
+    variables `script` names, or a kept assignment names; any other line is kept."""
     used = set(_WORD.findall(script))
-    return "\n".join(line for line in layout.splitlines()
-                     if not (match := _ASSIGNED.match(line)) or match.group(1) in used)
+    while True:
+        kept = [line for line in layout.splitlines()
+                if not (match := _ASSIGNED.match(line)) or match.group(1) in used]
+        named = used | set(_WORD.findall("\n".join(kept)))
+        if named == used:
+            return "\n".join(kept)
+        used = named

@@ -111,3 +111,8 @@ def test_a_directory_is_placed_through_links_as_the_scanner_places_it(tmp_path: 
                          capture_output=True, text=True, check=True)
     host = HostRoot(root)
     assert run.stdout.splitlines() == [host.resolve(path) for path in paths]
+
+
+def test_a_layout_variable_another_names_is_kept() -> None:
+    layout = "LAYOUT_A=/a\nLAYOUT_B=\"$LAYOUT_A\"/b\nLAYOUT_C=/c"
+    assert layout_for(layout, 'ls "$LAYOUT_B"') == "LAYOUT_A=/a\nLAYOUT_B=\"$LAYOUT_A\"/b"
