@@ -157,16 +157,24 @@ class OvalFacts:
         has a value when the site names none (a state over a variable with no value errs)."""
         return self.once("scratch-mounts", lambda: self.oval.union_values(
             "scratch file systems (mount points), and one no mount point is",
-            [self._mounts_holding("scratch", "scratch_dirs"),
+            [self._mounts_holding("scratch", "scratch_dirs", existing=True),
              self.oval.constant("no mount point", ["//"])]))
 
-    def _mounts_holding(self, role: str, value: str) -> str:
-        """The mount points of the file systems holding the directories of ``value``."""
+    def _mounts_holding(self, role: str, value: str, existing: bool = False) -> str:
+        """The mount points of the file systems holding the directories of ``value``; with
+        ``existing``, of those that are there (one that is not is on no file system: never
+        judged as the one above it; the SAS roles err on that instead, content/judgeable)."""
         def build() -> str:
             oval = self.oval
+            named = var(self.listed(value))
+            if existing:
+                there = oval.obj("unix:file", f"{role} directories that are there",
+                                 entity("unix:path", var=self.listed(value),
+                                        var_check="at least one"),
+                                 entity("unix:filename", nil=True))
+                named = component(there, "path")
             dirs = oval.local(f"{role} directories ending in /",
-                              capture(r"^(/[^/]*.*/)$",
-                                      concat(var(self.listed(value)), "/")))
+                              capture(r"^(/[^/]*.*/)$", concat(named, "/")))
             raw_pairs = oval.local(f"{role}: mount|dir where the mount holds the dir",
                                    capture(r"^(([^|]*)\|\2.*)$",
                                            concat(var(self._mounts_slashed()), "|", var(dirs))))

@@ -81,15 +81,28 @@ def test_data_on_the_scratch_file_system_keeps_the_rule(tmp_path, scan):
     assert "SAS DATA too" in store_evidence(rules["barrier_requires_protected_cache"])["note"]
 
 
+# A scratch directory that is not there (a typo) lifts nothing: its path would otherwise
+# fall on the file system above it, here the instance store holding WORK.
+MISSING = [f"scratch_dirs={STORE}/saswrok"]
+
+
+def test_a_scratch_directory_that_is_not_there_lifts_nothing(tmp_path, scan):
+    root = scratch_host(tmp_path / "r")
+    rules = judged(scan, root, [*data_sets(False), *MISSING])
+    assert {rule_id: rule["result"] for rule_id, rule in rules.items()} == dict.fromkeys(
+        RULES, "fail")
+
+
 @pytest.mark.skipif(not oscap_available(), reason="oscap not installed")
 @pytest.mark.parametrize(("data_on_store", "named"), [(False, True), (False, False),
-                                                      (True, True)],
-                         ids=["named", "not named", "DATA there too"])
+                                                      (True, True), (False, None)],
+                         ids=["named", "not named", "DATA there too", "named, not there"])
 def test_oscap_agrees(tmp_path, scan, data_on_store, named):
     """oscap with the tailoring `sascheck tailor` writes (the link resolved, as the scanner
     resolves it): the same verdicts on both rules."""
     root = scratch_host(tmp_path / "r", data_on_store=data_on_store)
-    sets = [*data_sets(data_on_store), *(SCRATCH if named else [])]
+    sets = [*data_sets(data_on_store),
+            *(SCRATCH if named else MISSING if named is None else [])]
     ours = {rule_id: rule["result"] for rule_id, rule in judged(scan, root, sets).items()}
     theirs = oscap_eval(root, tailor(root, sets, tmp_path / "tailoring.xml"), tmp_path)
     assert {rule_id: theirs[rule_id] for rule_id in RULES} == ours

@@ -99,12 +99,15 @@ def scratch_mounts(root: HostRoot, dirs: list[str], mounts: list[MountEntry]
                    ) -> dict[tuple[str, int], str]:
     """The mounts holding the site's throw-away scratch directories (scratch_dirs), keyed as
     place_sas_dirs keys its file systems, each with the first such directory it holds. One
-    that cannot be resolved or that no mount holds lifts nothing."""
+    that is not a directory on this host (a typo would otherwise lift the rule for the file
+    system above it), cannot be resolved, or that no mount holds lifts nothing."""
     held: dict[tuple[str, int], str] = {}
     for path in dirs:
         try:
             resolved = root.resolve(path)
         except FactError:
+            continue
+        if not root.is_dir(resolved):
             continue
         mount = _mount_for(posixpath.normpath(resolved), mounts)
         if mount is not None:

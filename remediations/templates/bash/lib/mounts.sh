@@ -95,17 +95,17 @@ drop_missing_sas_dirs() {
 scratch_of() {  # MOUNTPOINT
     local dir
     for dir in ${SAS_DATA_DIRS[@]+"${SAS_DATA_DIRS[@]}"}; do
-        if [[ "$dir" == /* && -d "$ROOT$dir" \
-              && "$(mount_of "$(in_root_path "$dir")")" == "$1" ]]; then return 1; fi
+        if dir_on "$dir" "$1"; then return 1; fi
     done
     for dir in ${SCRATCH_DIRS[@]+"${SCRATCH_DIRS[@]}"}; do
-        if [[ "$dir" == /* && -d "$ROOT$dir" \
-              && "$(mount_of "$(in_root_path "$dir")")" == "$1" ]]; then
-            printf '%s' "$dir"
-            return 0
-        fi
+        if dir_on "$dir" "$1"; then printf '%s' "$dir"; return 0; fi
     done
     return 1
+}
+# Whether a directory that is there lies on the file system mounted at MOUNTPOINT (one that
+# is not there is on none: never judged as the file system above it).
+dir_on() {  # DIR MOUNTPOINT
+    [[ "$1" == /* && -d "$ROOT$1" && "$(mount_of "$(in_root_path "$1")")" == "$2" ]]
 }
 
 # Mount points of the SAS file systems, one per line, each once.
