@@ -1,12 +1,12 @@
 """The fleet page's data, compact enough for 10,000 hosts.
 
 What the page shows at once (the host x rule matrix) is an index of one short row per host.
-Each host's section is data the page's script builds when the host is opened. Rule texts
-(rationale, sources, fix snippets) are kept once per rule, and each distinct rule result
-(verdict, values, evidence) and diagram once per fleet, so identical hosts cost a few
-numbers each. Both are JSON in ``<script type="application/json">`` elements: inert data
-that the page's one script reads with JSON.parse and shows with textContent, never as
-markup.
+Each host's section is the tree reports/section.py builds for the host page too, which the
+page's script turns into DOM nodes when the host is opened. Rule texts (rationale, sources,
+fix snippets) are kept once per rule, and each distinct rule article and diagram once per
+fleet, so identical hosts cost a few numbers each. Both are JSON in
+``<script type="application/json">`` elements: inert data that the page's one script reads
+with JSON.parse and shows with createElement and textContent, never as markup.
 """
 
 from __future__ import annotations
@@ -22,8 +22,7 @@ from typing import IO, Any
 
 from markupsafe import Markup
 
-from ..scanner.fix_order import FIX_STEPS, impact_line
-from . import storage_svg, throughput_svg
+from . import section
 from .failing import not_for_limit
 from .fix_command import fix_command_parts
 from .model import HostView
@@ -57,32 +56,79 @@ Pooled = tuple[str, bytes]
 
 
 def pooled(value: Any) -> Pooled:
-    text = _ENCODER.encode(value).translate(_SCRIPT_SAFE)
+    text = _script_safe(_ENCODER.encode(value))
     return text, hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()[:16]
 
 
 @dataclass(frozen=True)
 class EncodedSection:
-    """A host's section as JSON text, but for the numbers of its pooled values: the head
-    (every other field, an object left open), then rule results, diagrams and the chart."""
-    head: str
-    rules: list[tuple[str, Pooled]]
-    storage: list[tuple[str, Pooled]]
-    chart: Pooled | None
+    """A host's section (reports/section.py) as JSON text, but for the numbers of its pooled
+    nodes: the head's (its title and facts inline, the rest pooled: hosts alike share their
+    counts, banner and diagrams), each rule's article with the step headings before it, and
+    the copy command's parts. Diagrams are ``["#image", {"n": k}]``, k indexing ``images``."""
+    head: list[str | Pooled]
+    images: list[Pooled]
+    items: list[tuple[str, Pooled, Pooled | None]]  # rule id, article, steps before it
+    fix: str
 
 
-def encode_section(section: dict[str, Any]) -> EncodedSection:
-    rest = {key: value for key, value in section.items()
-            if key not in ("rules", "storage", "chart")}
-    return EncodedSection(
-        _ENCODER.encode(rest)[:-1].translate(_SCRIPT_SAFE),
-        [(rule_id, pooled(value)) for rule_id, value in section["rules"]],
-        [(_ENCODER.encode(label).translate(_SCRIPT_SAFE), pooled(uri))
-         for label, uri in section["storage"]],
-        pooled(section["chart"]) if section["chart"] is not None else None)
+_OWN = ("h2", "dl")  # head nodes that name the host: never alike, so not pooled
 
 
-_SCRIPT_SAFE = {ord(c): f"\\u{ord(c):04x}" for c in "<>&\u2028\u2029"}
+def encode_section(host: HostView) -> EncodedSection:
+    images: list[Pooled] = []
+
+    def pooled_images(item: Any) -> Any:
+        if not isinstance(item, list):
+            return item
+        if item[0] == "#svg":
+            images.append(pooled(_svg_uri(item[1]["markup"])))
+            return ["#image", {"n": len(images) - 1, "alt": item[1]["alt"]}]
+        return [item[0], item[1], *(pooled_images(child) for child in item[2:])]
+
+    head = [_script_safe(_ENCODER.encode(item)) if item[0] in _OWN
+            else pooled(pooled_images(item)) for item in section.head(host)]
+    shared = host.shared_messages()
+    steps = section.steps_before(host, ANCHOR)
+    items = [(rule.id, _article(host, rule, shared),
+              pooled(steps[rule.id]) if rule.id in steps else None)
+             for rule in host.sorted_rules()]
+    fix = fix_command_parts(host) if host.source == "sascheck" else None
+    return EncodedSection(head, images, items, _script_safe(_ENCODER.encode(fix)))
+
+
+def _article(host: HostView, rule: Any, shared: Mapping[str, Any]) -> Pooled:
+    """The rule's article, pooled; one built before for the same words is taken again (most
+    hosts of a fleet repeat each other's results)."""
+    key = (host.source == "sascheck", rule.message in shared, rule.id, rule.result,
+           rule.severity, rule.title, rule.expected, rule.actual, rule.message, rule.fix_step,
+           rule.fix_reason, repr(rule.impact), repr(rule.evidence))
+    found = _ARTICLES.get(key)
+    if found is None:
+        if len(_ARTICLES) >= 50_000:  # bounded: a fleet of unlike hosts builds afresh
+            _ARTICLES.clear()
+        found = _ARTICLES[key] = pooled(section.article(host, rule, ANCHOR, shared,
+                                                        ["#details", {}]))
+    return found
+
+
+_ARTICLES: dict[tuple[Any, ...], Pooled] = {}
+
+# The ids inside a fleet host's section: report.js makes "host-RULE" "h<row>-RULE" (articles
+# are pooled across hosts, so they cannot carry the row).
+ANCHOR = "host"
+
+
+def _script_safe(text: str) -> str:
+    """JSON text that cannot end a <script> element: <, >, & and U+2028/2029 as escapes
+    (str.replace, several times quicker here than str.translate)."""
+    for character, escaped in _SCRIPT_SAFE:
+        if character in text:
+            text = text.replace(character, escaped)
+    return text
+
+
+_SCRIPT_SAFE = [(c, f"\\u{ord(c):04x}") for c in "<>&\u2028\u2029"]
 
 
 def script_json(value: Any, prefix: str = "") -> Iterator[Markup]:
@@ -95,9 +141,9 @@ def script_json(value: Any, prefix: str = "") -> Iterator[Markup]:
         pending.append(piece)
         size += len(piece)
         if size >= 1 << 20:
-            yield Markup("".join(pending).translate(_SCRIPT_SAFE))
+            yield Markup(_script_safe("".join(pending)))
             pending, size = [], 0
-    yield Markup("".join(pending).translate(_SCRIPT_SAFE))
+    yield Markup(_script_safe("".join(pending)))
 
 
 _ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
@@ -110,9 +156,7 @@ def _svg_uri(svg: str) -> str:
 
 def rule_info(rule: Any) -> tuple[str, str, str, list[str]]:
     """A rule as its column and its texts show it: title, severity, rationale, references."""
-    return (rule.title, rule.severity, rule.rationale,
-            [ref.get("citation") or f"{ref.get('document', '')} \u00a7{ref.get('section', '')}"
-             for ref in rule.references])
+    return rule.title, rule.severity, rule.rationale, section.references_of(rule)
 
 
 def tuned_shown(host: HostView) -> str:
@@ -140,48 +184,6 @@ def host_row(host: HostView) -> dict[str, Any]:
             **({"x": host.unreachable[:300]} if host.unreachable else {})}
 
 
-def _fix_place(host: HostView, rule: Any) -> list[str]:
-    """A failing rule's place in the host's window, as the host page shows it: its step,
-    why it sits there, and what the papers measured ("" where it has none; a failing rule of
-    sascheck's results only)."""
-    if rule.result != "fail" or host.source != "sascheck":
-        return []
-    step = rule.fix_step if rule.fix_step in FIX_STEPS else ""
-    measured = impact_line(rule.impact) if isinstance(rule.impact, dict) else ""
-    return [step, rule.fix_reason or FIX_STEPS.get(step, ""), measured]
-
-
-def host_section(host: HostView) -> dict[str, Any]:
-    """The host's section, its rule results and images inline (FleetWriter pools them)."""
-    verdicts = storage_svg.device_verdicts(host.rules)
-    storage = [[f"{fs.get('mountpoint', '')} on {fs.get('device', '')}", _svg_uri(svg)]
-               for fs, svg in zip(host.storage, storage_svg.render_all(host.storage, verdicts))]
-    chart = _svg_uri(throughput_svg.render(host.measurements, host.io_targets)) \
-        if host.measurements else None
-    rules = [[rule.id, [
-        rule.result, rule.severity, rule.title, rule.expected, rule.actual, rule.message,
-        [[str(e.get("subject", "")), str(e.get("actual", "")), str(e.get("note", "")),
-          str(e.get("result", "")), str(e.get("source", ""))] for e in rule.evidence],
-        *_fix_place(host, rule)]]
-        for rule in host.sorted_rules()]
-    return {"path": host.path, "profile": host.profile, "os": host.os,
-            "kernel": host.kernel, "role": host.role, "reasons": host.role_reasons,
-            "cpus": host.cpus, "mem": host.memory_kib, "root": host.root,
-            "at": host.scanned_at,
-            "problems": [*(["Problem", p] for p in host.problems),
-                         *(["SAS directories", n] for n in host.discovery_notes),
-                         *(["Also scanned by oscap", n] for n in host.other_engines)],
-            "dirs": [[d.get("role", ""), d.get("path", ""), d.get("source", "")]
-                     for d in host.sas_dirs],
-            "storage": storage, "chart": chart,
-            "measured": [_measurement_row(m) for m in host.measurements],
-            # the copy button's command, around each rule's id (sascheck results only:
-            # an ARF's host has no sascheck scan to repeat)
-            "fix": fix_command_parts(host) if host.source == "sascheck" else None,
-            "cores": _cores(host.measurements[0]) if host.measurements else "",
-            "rules": rules}
-
-
 class FleetWriter:
     """Hosts added one at a time: each row kept (a few bytes per host and rule), each
     section, distinct rule result and image written to a scratch file at once; then the
@@ -207,28 +209,37 @@ class FleetWriter:
         self._seen: dict[str, int] = {}  # rule id -> its letter's place in a row's codes
 
     def add(self, host: HostView) -> None:
-        self.add_built(host_row(host), encode_section(host_section(host)),
+        self.add_built(host_row(host), encode_section(host),
                        {rule.id: rule_info(rule) for rule in host.rules
                         if rule.id not in self.columns})
 
-    def add_built(self, row: dict[str, Any], section: EncodedSection,
+    def add_built(self, row: dict[str, Any], encoded: EncodedSection,
                   infos: Mapping[str, tuple[str, str, str, list[str]]]) -> None:
         for rule_id in row["r"]:
             if rule_id not in self.columns and rule_id in infos:
                 title, severity, rationale, refs = infos[rule_id]
                 self.columns[rule_id] = (title, severity)
                 snippet = self._snippets.get(rule_id) or {}
+                # the fix texts once; the rule's details for a host with a command to copy
+                # and for one without, each naming them
+                named = {**snippet, **{name: ["#fill", {"name": name}]
+                                       for name in ("bash", "ansible") if snippet.get(name)}}
                 self._rule_texts[rule_id] = {
-                    "rationale": rationale, "refs": refs, "bash": snippet.get("bash", ""),
-                    "ansible": snippet.get("ansible", ""), "manual": snippet.get("manual", "")}
-        rules = ",".join(f"[{_ENCODER.encode(rule_id).translate(_SCRIPT_SAFE)},"
-                         f"{self._results.add(value)}]" for rule_id, value in section.rules)
-        storage = ",".join(f"[{label},{self._images.add(uri)}]"
-                           for label, uri in section.storage)
-        chart = "null" if section.chart is None else str(self._images.add(section.chart))
-        self._files["hosts"].write(("," if self._rows else "") + section.head
-                                   + f',"rules":[{rules}],"storage":[{storage}],'
-                                   f'"chart":{chart}}}')
+                    "trees": [section.rule_details(rule_id, rationale, refs, named, ANCHOR,
+                                                   command)
+                              for command in (["#fill", {"name": "run"}], None)],
+                    "bash": snippet.get("bash", ""), "ansible": snippet.get("ansible", "")}
+        # pooled nodes are numbers into details.results, the rest inline
+        head = ",".join(item if isinstance(item, str) else str(self._results.add(item))
+                        for item in encoded.head)
+        items = ",".join(
+            f"[{_script_safe(_ENCODER.encode(rule_id))},{self._results.add(article)}"
+            + (f",{self._results.add(steps)}]" if steps else "]")
+            for rule_id, article, steps in encoded.items)
+        images = ",".join(str(self._images.add(image)) for image in encoded.images)
+        self._files["hosts"].write(("," if self._rows else "") + f'{{"head":[{head}],'
+                                   f'"images":[{images}],"items":[{items}],'
+                                   f'"fix":{encoded.fix}}}')
         # The row, compact: verdicts as one letter per rule in the order rules were first
         # seen (page() puts them in column order), the rest short.
         for rule_id in row["r"]:
@@ -280,7 +291,7 @@ class FleetWriter:
             "regressed_hosts": sum(1 for row in rows if row["w"]),
             "measured": any(row["m"] is not None for row in rows),
             "grouped": any(row["g"] for row in rows),
-            "index_json": script_json({"rules": rules, "hosts": rows, "steps": FIX_STEPS}),
+            "index_json": script_json({"rules": rules, "hosts": rows}),
             "details_json": self._details(),
         }
 
@@ -302,38 +313,3 @@ class FleetWriter:
 
     def close(self) -> None:
         self._scratch.close()
-
-
-def _number(value: Any, digits: int = 1) -> str:
-    """A measured number as the host page shows it; '-' for anything else (untrusted)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return "-"
-    return f"{value:.{digits}f}"
-
-
-def _cores(m: Mapping[str, Any]) -> str:
-    basis = "physical cores" if str(m.get("cores_basis", "")).startswith("physical") else "CPUs"
-    return f"{m.get('cores', '-')} {basis}"
-
-
-def _mapping(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _measurement_row(m: Mapping[str, Any]) -> list[str]:
-    """One row of the measurements table, as the host page writes it (the values come from
-    a results file: anything odd shows as '-', and the page is still built)."""
-    write, read = _mapping(m.get("write")), _mapping(m.get("read"))
-    p99 = [_mapping(side.get("latency_us")).get("p99", "-") for side in (write, read)]
-    size, block = m.get("size_bytes"), m.get("block_bytes")
-    job = (f"{m.get('jobs', '-')} \u00d7 "
-           f"{_number(size / 1048576 if isinstance(size, (int, float)) else None, 0)} MiB, "
-           f"{_number(block / 1024 if isinstance(block, (int, float)) else None, 0)} KiB "
-           f"blocks, {'direct' if m.get('direct') else 'buffered'}"
-           + (f", {m['fio_version']}" if m.get("fio_version") else ""))
-    roles = m.get("roles")
-    return [f"{m.get('mountpoint', '')}", f"{m.get('fstype', '')} on {m.get('device', '')}",
-            "/".join(str(r) for r in roles) if isinstance(roles, list) and roles else "-",
-            _number(write.get("mb_s")), _number(read.get("mb_s")),
-            f"{_number(write.get('iops'), 0)} / {_number(read.get('iops'), 0)}",
-            f"{p99[0]} / {p99[1]}", job]

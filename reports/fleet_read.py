@@ -21,7 +21,7 @@ from ..rules import Catalogue
 from ..scanner.batch_pool import run_jobs
 from .arf import ArfError, read_arf_header
 from .failure import is_unreadable_file, unreadable_file
-from .fleet import EncodedSection, encode_section, host_row, host_section, rule_info
+from .fleet import EncodedSection, encode_section, host_row, rule_info
 from .identity import FLEET_MARKER, fleet_inventory_name
 from .merging import claim_problems, claimants_of, merge_engines, merge_measured, pairs_of
 from .model import (
@@ -291,7 +291,7 @@ def _build(unit: Unit) -> list[Built]:
                  if rule.id not in _infos_sent}
         _infos_sent.update(infos)
         unreadable = host.path if is_unreadable_file(host) else ""
-        built.append((host_row(host), encode_section(host_section(host)), infos, unreadable))
+        built.append((host_row(host), encode_section(host), infos, unreadable))
     return built
 
 
@@ -301,7 +301,7 @@ def built_hosts(units: Sequence[Unit], catalogue: Catalogue,
     turn out unreadable are added to ``unreadable``."""
     def failed(unit: Unit, why: str) -> list[Built]:
         rows = [unreadable_file(path, why, catalogue) for path in unit.files]
-        return [(host_row(host), encode_section(host_section(host)),
+        return [(host_row(host), encode_section(host),
                  {rule.id: rule_info(rule) for rule in host.rules}, host.path)
                 for host in rows]
     for built in parallel_map(_build, units, catalogue, failed):

@@ -17,13 +17,11 @@ import jinja2
 from markupsafe import Markup
 
 from .. import __version__
-from ..scanner.fix_order import FIX_STEPS
-from . import storage_svg, throughput_svg
 from .drift import Change, marked
-from .fix_command import fix_command, step_command
 from .fleet import FleetWriter
 from .fleet_read import Built
 from .model import HostView
+from .section import host_section, to_html
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 Snippets = Mapping[str, Mapping[str, str]]
@@ -33,7 +31,6 @@ def _environment() -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)),
                              autoescape=True, undefined=jinja2.StrictUndefined,
                              trim_blocks=True, lstrip_blocks=True)
-    env.globals["fix_steps"] = FIX_STEPS  # why each step sits where it does
     return env
 
 
@@ -45,35 +42,10 @@ def _assets() -> dict[str, object]:
             "version": __version__}
 
 
-def _svgs(host: HostView) -> list[Markup]:
-    verdicts = storage_svg.device_verdicts(host.rules)
-    return [Markup(svg) for svg in storage_svg.render_all(host.storage, verdicts)]
-
-
-def _chart(host: HostView) -> Markup:
-    return Markup(throughput_svg.render(host.measurements, host.io_targets))
-
-
-def _step_commands(host: HostView) -> dict[str, str]:
-    """Each step of the window (issue 49) and the command fixing it alone: its failing
-    rules, in the fix order; a project gets none (planned work, by hand)."""
-    steps: dict[str, list[str]] = {}
-    for rule in host.sorted_rules():
-        if rule.result == "fail" and rule.fix_step and rule.fix_step != "project":
-            steps.setdefault(rule.fix_step, []).append(rule.id)
-    return {step: command for step, rules in steps.items()
-            if (command := step_command(host, step, rules)) is not None}
-
-
 def render_host(host: HostView, snippets: Snippets) -> str:
-    sascheck = host.source == "sascheck"
-    commands = ({rule.id: fix_command(host, rule.id) for rule in host.rules
-                 if rule.id in snippets} if sascheck else {})
     return _environment().get_template("host.html.j2").render(
         title=f"sascheck: {host.name}", subtitle="SAS tuning report",
-        host=host, snippets=snippets, commands=commands, svgs=[_svgs(host)],
-        charts=[_chart(host)], step_commands=_step_commands(host) if sascheck else {},
-        **_assets())
+        section=to_html(host_section(host, snippets)), **_assets())
 
 
 def render_drift(changes: Sequence[Change], old: str, new: str) -> str:

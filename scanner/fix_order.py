@@ -28,14 +28,20 @@ def impact_of(rule: Rule, catalogue: Catalogue) -> dict[str, Any] | None:
     return None
 
 
-def impact_line(impact: Mapping[str, Any]) -> str:
-    """An impact (``Impact.to_dict``, or a results file's) as one line: the finding, then
-    what was measured on what, and the source."""
+def impact_parts(impact: Mapping[str, Any]) -> tuple[str, str]:
+    """An impact (``Impact.to_dict``, or a results file's): the finding, and what was
+    measured on what with the source."""
     metric = str(impact.get("metric") or "unspecified")
     measured = "; ".join(filter(None, (
         "metric not named" if metric == "unspecified" else f"metric: {metric}",
         str(impact.get("measured_on") or ""), str(impact.get("source") or ""))))
-    return f"{impact.get('text', '')} ({measured})"
+    return str(impact.get("text", "")), measured
+
+
+def impact_line(impact: Mapping[str, Any]) -> str:
+    """The same as one line: the finding, then (what was measured, the source)."""
+    text, measured = impact_parts(impact)
+    return f"{text} ({measured})"
 
 
 PROFILE_RULE = "tuned_profile"

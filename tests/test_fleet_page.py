@@ -318,3 +318,40 @@ def test_a_host_section_shows_the_window_as_the_host_page_does(tmp_path, samples
         assert steps == [t for t in texts("//article//p[@class='muted']") if t.startswith("Fix step:")]
         assert steps
     assert not log.console_errors
+
+
+# What a section shows, its diagrams aside (inline <svg> on the host page, <img> on the
+# fleet page): every text, the closed <details> included, in document order.
+SECTION_TEXT = """section => {
+    const copy = section.cloneNode(true);
+    copy.querySelectorAll('svg, img').forEach(picture => picture.remove());
+    return copy.textContent.split(/\\s+/).join(' ').trim();
+}"""
+
+
+@needs_browser
+def test_a_host_reads_the_same_on_the_host_page_and_the_fleet_page(tmp_path, samples):
+    """Issue 47: one renderer (reports/section.py) for a host's section. The fleet page had
+    drifted (no 'Measured:' line, other score notes); now each example host's section, as
+    Chromium shows it on its own page and opened on the fleet page, is the same text, word
+    for word, rationale, fix snippets and copy commands included."""
+    page_path = _fleet(tmp_path, samples, len(samples))
+    index = fleet_index(page_path.read_text())
+    shown = []
+    for number in range(len(samples)):
+        one = tmp_path / f"host{number}.html"
+        assert main(["report", str(tmp_path / "results" / f"{number}.json"), "-o", str(one)]) == 0
+        with open_page(one) as (page, log):
+            alone = page.locator("section.host").evaluate(SECTION_TEXT)
+        assert not log.console_errors
+        place = next(n for n, host in enumerate(index["hosts"])
+                     if host["n"] == f"sas{number:05d}")
+        with open_page(page_path) as (page, log):
+            page.goto(page_path.as_uri() + f"#h{place}")
+            in_fleet = page.locator(f"section#h{place}").evaluate(SECTION_TEXT)
+        assert not log.console_errors
+        assert in_fleet == alone
+        assert "judged rules pass" in alone and "Why, sources and remediation" in alone
+        shown.append(alone)
+    # what had drifted is there: a failing rule's measured figure, a step and its command
+    assert any("Measured:" in text and "Fix this step alone:" in text for text in shown)

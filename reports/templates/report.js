@@ -200,183 +200,60 @@
     more.textContent = "show " + Math.min(PAGE, view.length - limit) + " more (" + (view.length - limit) + " not shown)";
   }
 
-  function badge(text) { return el("span", text, "badge b-" + text); }
-  function facts(section, host, data) {
-    var list = add(section, el("dl", null, "facts"));
-    [["System", data.os], ["Kernel", data.kernel],
-     ["Role", data.role ? data.role + (data.reasons.length ? " (" + data.reasons.join("; ") + ")" : "") : ""],
-     ["CPUs", data.cpus], ["Memory", data.mem ? (data.mem / 1048576).toFixed(1) + " GiB" : ""],
-     ["Root scanned", data.root && data.root !== "/" ? data.root : ""], ["Scanned", data.at],
-     ["Results from", data.path]].forEach(function (pair) {
-      if (pair[1] === "" || pair[1] === null || pair[1] === undefined) { return; }
-      add(list, el("dt", pair[0]));
-      add(list, el("dd", pair[1]));
-    });
-  }
-  function table(parent, headings, rows, cls) {
-    var grid = add(parent, el("table", null, cls));
-    var head = add(grid, el("tr"));
-    headings.forEach(function (text) { add(head, el("th", text)); });
-    rows.forEach(function (cells) {
-      var tr = add(grid, el("tr"));
-      cells.forEach(function (text) { add(tr, el("td", text)); });
-    });
-    return grid;
-  }
-  function card(parent, label, value, cls, note) {
-    var box = add(parent, el("div", null, "card"));
-    add(box, el("div", label, "muted"));
-    add(box, el("div", value, "big " + (cls || "")));
-    if (note) { add(box, el("div", note, "muted")); }
-  }
-  function image(parent, number, caption) {
-    var address = details.images[number];
-    if (typeof address !== "string" || address.indexOf("data:image/svg+xml;base64,") !== 0) { return; }
-    var figure = add(parent, el("figure"));
-    var picture = add(figure, el("img"));
-    picture.src = address;
-    picture.alt = caption;
-    add(figure, el("figcaption", caption, "muted"));
-  }
-  function ruleArticle(anchor, id, result, fix) {
-    var text = details.rules[id] || {rationale: "", refs: [], bash: "", ansible: ""};
-    var article = el("article", null, "rule r-" + result[0]);
-    article.dataset.result = result[0];
-    article.dataset.severity = result[1];
-    article.id = anchor + "-" + id;
-    var title = add(article, el("h3"));
-    add(title, badge(result[0]));
-    title.appendChild(document.createTextNode(" "));
-    add(title, badge(result[1]));
-    title.appendChild(document.createTextNode(" " + result[2] + " "));
-    add(title, el("span", id, "muted mono"));
-    if (result[3]) {
-      var values = add(article, el("p"));
-      add(values, el("b", "Expected:"));
-      values.appendChild(document.createTextNode(" " + result[3]));
-      add(values, el("br"));
-      add(values, el("b", "Actual:"));
-      values.appendChild(document.createTextNode(" " + result[4]));
-    }
-    if (result.length > 7) {  // failing, from sascheck's results: as the host page says it
-      var measured = add(article, el("p", null, "impact"));
-      add(measured, el("b", "Measured:"));
-      measured.appendChild(document.createTextNode(" "));
-      add(measured, el("span", result[9] || "nothing: the papers give no figure for this setting",
-                       result[9] ? "" : "muted"));
-      if (result[7]) {
-        var place = add(article, el("p", null, "muted"));
-        add(place, el("b", "Fix step:"));
-        place.appendChild(document.createTextNode(" " + result[7] + " (" + result[8] + ")"));
+  // A node of a host's section (reports/section.py, the host page's too) as DOM: elements
+  // and attributes from a fixed list, every text by textContent; never markup.
+  var TAGS = /^(section|article|details|summary|div|dl|dt|dd|table|tr|th|td|figure|figcaption|h2|h3|p|b|br|span|ul|li|pre|button)$/;
+  var ATTRIBUTES = /^(class|id|role|type|data-(target|result|severity))$/;
+  function build(item, context) {
+    if (typeof item === "string") { return document.createTextNode(item); }
+    if (!Array.isArray(item) || typeof item[0] !== "string") { return document.createTextNode(""); }
+    var tag = item[0], attributes = item[1] || {};
+    if (tag === "#image") { return picture(context.images[attributes.n], attributes.alt); }
+    if (tag === "#fill") { return document.createTextNode(context.fill[attributes.name] || ""); }
+    if (tag === "#details") { return build(context.details, context); }
+    if (!TAGS.test(tag)) { return document.createTextNode(""); }
+    var node = document.createElement(tag);
+    Object.keys(attributes).forEach(function (name) {
+      if (!ATTRIBUTES.test(name) || attributes[name] === null) { return; }
+      var value = String(attributes[name]);
+      // pooled articles say "host-RULE"; on this page a host's ids are "h<row>-RULE"
+      if ((name === "id" || name === "data-target") && value.indexOf("host-") === 0) {
+        value = context.anchor + value.slice(4);
       }
+      node.setAttribute(name, value);
+    });
+    for (var c = 2; c < item.length; c++) { node.appendChild(build(item[c], context)); }
+    return node;
+  }
+  function picture(number, caption) {  // a pooled diagram, shown by <img>: no script in it runs
+    var address = details.images[number];
+    if (typeof address !== "string" || address.indexOf("data:image/svg+xml;base64,") !== 0) {
+      return document.createTextNode("");
     }
-    if (result[5]) { add(article, el("p", result[5], "muted")); }
-    if (result[6].length) {
-      table(article, ["What", "Value", "Result", "Source"], result[6].map(function (e) {
-        return [e[0], e[1] + (e[2] ? " (" + e[2] + ")" : ""), e[3], e[4]];
-      }));
-    }
-    var more = add(article, el("details"));
-    add(more, el("summary", "Why, sources and remediation"));
-    add(more, el("p", text.rationale));
-    var refs = add(more, el("ul"));
-    text.refs.forEach(function (ref) { add(refs, el("li", ref)); });
-    function copyable(label, target, text) {
-      var line = add(more, el("p"));
-      add(line, el("b", label));
-      line.appendChild(document.createTextNode(" "));
-      var copy = add(line, el("button", "copy", "copy"));
-      copy.type = "button";
-      copy.dataset.target = anchor + "-" + id + "-" + target;
-      add(more, el("pre", text)).id = copy.dataset.target;
-    }
-    if (text.manual) {  // work for a person: text, and nothing to copy
-      var todo = add(more, el("p"));
-      add(todo, el("b", "What to do"));
-      todo.appendChild(document.createTextNode(" (by hand; no command does it): " + text.manual));
-      return article;
-    }
-    // As the host page: the copied bash is the one command that writes the rule's whole fix
-    // (library included) and dry-runs it; the rule's block is shown, not copied.
-    var runnable = text.bash && Array.isArray(fix) && fix.every(function (part) { return typeof part === "string"; });
-    if (runnable) {
-      copyable("bash: this writes the rule's whole fix and dry-runs it", "run", fix.join(id));
-      add(more, el("p", "what it does for this rule:", "muted"));
-      add(more, el("pre", text.bash)).id = anchor + "-" + id + "-bash";
-    } else if (text.bash) {
-      copyable("bash", "bash", text.bash);
-    }
-    if (text.ansible) { copyable("Ansible", "ansible", text.ansible); }
-    return article;
+    var image = el("img");
+    image.src = address;
+    image.alt = String(caption || "");
+    return image;
   }
   function hostSection(i) {
     if (details === null) { details = JSON.parse(document.getElementById("fleet-details").textContent); }
-    var host = index.hosts[i], data = details.hosts[host.d], anchor = "h" + i;
+    var host = index.hosts[i], data = details.hosts[host.d];
     var section = el("section", null, "host");
-    section.id = anchor;
-    var heading = add(section, el("h2", host.n + " "));
-    add(heading, el("span", "(" + host.s + (data.profile ? ", profile " + data.profile : "") + ")", "muted"));
-    facts(section, host, data);
-    if (data.problems.length) {  // what the scan could not read, place or collect
-      var banner = add(section, el("div", null, "banner"));
-      banner.setAttribute("role", "note");
-      data.problems.forEach(function (pair) {
-        var line = add(banner, el("p"));
-        add(line, el("b", pair[0] + ":"));
-        line.appendChild(document.createTextNode(" " + pair[1]));
-      });
-    }
-    if (data.dirs.length) { table(section, ["SAS role", "Directory", "From"], data.dirs, "sasdirs"); }
-    var results = data.rules.map(function (pair) { return details.results[pair[1]]; });
-    var summary = add(section, el("div", null, "summary"));
-    card(summary, "Score", host.sc === null ? "-" : host.sc + "%",
-         host.sc === null ? "" : host.sc >= 90 ? "score-good" : host.sc >= 60 ? "score-mid" : "score-bad",
-         scoreNote(host));
-    if (host.x) {  // not scanned: why, not failures by severity
-      card(summary, "Not scanned", "unreachable", "score-bad", host.x);
-    } else {
-      ["high", "medium", "low"].forEach(function (severity, n) {
-        card(summary, "Failed, " + severity, host.f[n], host.f[n] ? "score-bad" : "score-good");
-      });
-    }
-    // One meaning everywhere: not judged is notchecked and unknown (what the score leaves
-    // out); not applicable is its own count.
-    card(summary, "Not judged", results.filter(function (r) {
-      return r[0] === "notchecked" || r[0] === "unknown"; }).length, "", "notchecked / unknown");
-    card(summary, "Not applicable", results.filter(function (r) {
-      return r[0] === "notapplicable"; }).length, "", "role or hardware");
-    if (data.storage.length) { add(section, el("h3", "Storage under the SAS file systems")); }
-    data.storage.forEach(function (pair) { image(section, pair[1], pair[0]); });
-    if (data.measured.length) {
-      add(section, el("h3", "Measured throughput (sascheck iotest)"));
-      if (data.chart !== null) { image(section, data.chart, "MB/s per core, divided by " + data.cores); }
-      table(section, ["File system", "On", "Roles", "Write MB/s", "Read MB/s", "IOPS (w/r)",
-                      "p99 latency \u00b5s (w/r)", "fio job"], data.measured, "measurements");
-    }
-    // The window's steps as headings, each with the command fixing it alone (as the host
-    // page and the terminal give them; a project is planned work, with none).
-    var stepRules = {};
-    data.rules.forEach(function (pair, n) {
-      var step = results[n][7];
-      if (step && step !== "project") { (stepRules[step] = stepRules[step] || []).push(pair[0]); }
-    });
+    section.id = "h" + i;
+    // the copy button's command: the host's parts around each rule's id
     var runnable = Array.isArray(data.fix) && data.fix.every(function (part) { return typeof part === "string"; });
-    var step = "", number = 0;
-    data.rules.forEach(function (pair, n) {
-      var now = results[n][7];
-      if (results[n][0] === "fail" && now && now !== step && index.steps[now]) {
-        step = now;
-        number += 1;
-        var heading = add(section, el("h3", "Step " + number + ": " + step + " ", "fix-step"));
-        heading.id = anchor + "-step-" + step;
-        add(heading, el("span", "(" + index.steps[step] + ")", "muted"));
-        if (runnable && stepRules[step]) {
-          add(section, el("p", "Fix this step alone:", "muted"));
-          add(section, el("pre", data.fix[0] + stepRules[step].join(" --rule ") + data.fix.slice(1).join(step),
-                          "step-command"));
-        }
-      }
-      section.appendChild(ruleArticle(anchor, pair[0], results[n], data.fix));
+    var context = {images: data.images, fill: {}, details: null, anchor: section.id};
+    // a number is a node pooled in details.results (hosts alike share it)
+    function pooledNode(item) { return typeof item === "number" ? details.results[item] : item; }
+    data.head.forEach(function (item) { section.appendChild(build(pooledNode(item), context)); });
+    data.items.forEach(function (item) {
+      var steps = item.length > 2 ? pooledNode(item[2]) : [];
+      (Array.isArray(steps) ? steps : []).forEach(function (step) { section.appendChild(build(step, context)); });
+      var texts = details.rules[item[0]] || {trees: []};
+      context.details = runnable ? texts.trees[0] : texts.trees[1];
+      context.fill = {run: runnable ? data.fix.join(item[0]) : "", bash: texts.bash,
+                      ansible: texts.ansible};
+      section.appendChild(build(details.results[item[1]], context));
     });
     return section;
   }
@@ -390,7 +267,8 @@
       place.appendChild(hostSection(i));
       applyAll();
     }
-    document.getElementById("h" + i).scrollIntoView();
+    // a link to one rule or step of the host ("#h3-thp_disabled") lands there
+    (document.getElementById(location.hash.slice(1)) || document.getElementById("h" + i)).scrollIntoView();
   }
 
   search.addEventListener("input", select);
