@@ -50,6 +50,10 @@ class CheckKind:
     values: tuple[str, ...] = ()
     # Parameters whose value names a site value, with the type that value must have.
     value_params: Mapping[str, str] = field(default_factory=dict)
+    # Parameters whose value is a list of site value names, each of this type.
+    value_list_params: Mapping[str, str] = field(default_factory=dict)
+    # Its ``key`` parameter is a /proc/sys key read running: the scan and collect.sh read it.
+    proc_sys_key: bool = False
     # Judges the file systems holding SAS directories: notchecked while none is known, and
     # the SAS directory values are among what it reads.
     sas_filesystems: bool = False
@@ -72,6 +76,10 @@ class CheckKind:
         for param in self.value_params:
             properties[param] = {"type": "string", "pattern": "^[a-z][a-z0-9_]*$",
                                  "description": f"names a {self.value_params[param]} site value"}
+        for param, wanted in self.value_list_params.items():
+            properties[param] = {"type": "array", "minItems": 1, "items": {
+                "type": "string", "pattern": "^[a-z][a-z0-9_]*$"},
+                "description": f"names {wanted} site values, in order"}
         clause: dict[str, Any] = {"additionalProperties": False, "properties": properties}
         if self.required:
             clause["required"] = ["kind", *self.required]
@@ -91,7 +99,11 @@ KINDS: dict[str, CheckKind] = {kind.name: kind for kind in (
     CheckKind("sysctl_value", "a /proc/sys value equals an integer site value (or is at most "
                               "or at least it: compare)",
               params=SYSCTL_PARAMS, required=("key", "value_from"),
-              value_params={"value_from": "integer"}),
+              value_params={"value_from": "integer"}, proc_sys_key=True),
+    CheckKind("sysctl_fields", "each field of a /proc/sys value of several numbers "
+                               "(kernel.sem) is at least its site value",
+              params={"key": SYSCTL_PARAMS["key"]}, required=("key", "fields_from"),
+              value_list_params={"fields_from": "integer"}, proc_sys_key=True),
     CheckKind("sysctl_at_boot", "the value a /proc/sys key ends with after boot (sysctl.d, "
                                 "ktune, tuned and its reapply_sysctl) equals an integer site "
                                 "value (or is at most or at least it: compare)",
@@ -170,8 +182,8 @@ KINDS: dict[str, CheckKind] = {kind.name: kind for kind in (
 # How the data stream groups its rules (XCCDF Group, as SSG groups by subsystem): each kind
 # belongs to exactly one (tests/test_check_kinds.py holds it).
 GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "memory": ("Memory: Transparent Huge Pages and dirty pages",
-               ("thp_mode", "thp_at_boot", "sysctl_value", "sysctl_at_boot")),
+    "memory": ("Memory and kernel limits: THP, dirty pages, swapping, maps, semaphores",
+               ("thp_mode", "thp_at_boot", "sysctl_value", "sysctl_at_boot", "sysctl_fields")),
     "storage": ("Storage below the SAS file systems: schedulers, read-ahead, paths, stripes",
                 ("block_scheduler", "block_read_ahead", "io_tuning_at_boot", "multipath_all_paths",
                  "paths_per_lun", "volume_striped", "bufsize_matches_stripe")),
@@ -188,7 +200,8 @@ GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
 def rule_values(kind: CheckKind, params: Mapping[str, Any]) -> tuple[str, ...]:
     """The site values a rule of this kind with these parameters depends on, in a stable
     order: the kind's own, those its parameters name, then the SAS directories."""
-    names = [*kind.values, *(params[p] for p in kind.value_params if p in params)]
+    names = [*kind.values, *(params[p] for p in kind.value_params if p in params),
+             *(name for p in kind.value_list_params for name in params.get(p, ()))]
     if kind.sas_filesystems:
         names += SAS_DIR_VALUES
     return tuple(dict.fromkeys(names))
@@ -197,7 +210,7 @@ def rule_values(kind: CheckKind, params: Mapping[str, Any]) -> tuple[str, ...]:
 def proc_sys_keys(checks: Iterable[tuple[str, Mapping[str, Any]]]) -> list[str]:
     """The /proc/sys keys read running by checks given as (kind, params), with the byte twin
     of each ratio (the kernel keeps one of the two): what a scan and a snapshot collect."""
-    keys = {str(params["key"]) for kind, params in checks if kind == "sysctl_value"}
+    keys = {str(params["key"]) for kind, params in checks if KINDS[kind].proc_sys_key}
     return sorted(keys | {SYSCTL_BYTES_TWINS[key] for key in keys if key in SYSCTL_BYTES_TWINS})
 
 

@@ -215,6 +215,12 @@ def _rule_from(document: LocatedDocument, variables: dict[str, Variable],
             if variable is None or variable.type != wanted:
                 raise document.error(["check", param],
                                      f"'{check[param]}' is not a {wanted} site value")
+    for param, wanted in kind.value_list_params.items():
+        for number, name in enumerate(check.get(param, ())):
+            variable = variables.get(name)
+            if variable is None or variable.type != wanted:
+                raise document.error(["check", param, number],
+                                     f"'{name}' is not a {wanted} site value")
     if kind.name == "sysctl_at_boot" and check["key"] not in KERNEL_SYSCTL_DEFAULTS:
         # A boot that sets nothing leaves the kernel's default, which must be known: else
         # both engines would judge an unknown value.

@@ -20,7 +20,7 @@ from .support.remedy import generate, run_bash
 
 VIYA3_RULES = ("vm_max_map_count", "max_map_count_at_boot", "net_core_somaxconn",
                "somaxconn_at_boot", "vm_overcommit_memory", "overcommit_memory_at_boot",
-               "vm_swappiness", "swappiness_at_boot")
+               "vm_swappiness", "swappiness_at_boot", "kernel_sem")
 # RHEL 8's /etc/sysctl.conf as its systemd package ships it, then viya-ark's lines.
 RHEL8_SYSCTL_CONF = """\
 # sysctl settings are defined through files in
@@ -38,13 +38,18 @@ VIYA_ARK_LINES = ("vm.swappiness=1\nkernel.sem=512\t32000\t256\t1024\n"
                   "net.core.somaxconn=2048\nvm.max_map_count=262144\nvm.overcommit_memory=0\n")
 # What the running kernel holds after viya-ark (sysctl_set), and on an untouched RHEL 8 host
 # under throughput-performance (the kernel's own max_map_count and overcommit_memory).
+# kernel.sem as the kernel prints it (ipc/ipc_sysctl.c, tab-separated): viya-ark's minimums
+# where they are above the kernel's; RHEL 8's and 9's own (include/uapi/linux/sem.h since
+# Linux 3.19: SEMMSL 32000, SEMMNS 1024000000, SEMOPM 500, SEMMNI 32000) are above them all.
 AFTER_VIYA_ARK = {"vm.swappiness": 1, "net.core.somaxconn": 2048, "vm.max_map_count": 262144,
-                  "vm.overcommit_memory": 0}
+                  "vm.overcommit_memory": 0, "kernel.sem": "32000\t1024000000\t500\t32000"}
 UNTOUCHED = {"vm.swappiness": 10, "net.core.somaxconn": 128, "vm.max_map_count": 65530,
-             "vm.overcommit_memory": 0}
+             "vm.overcommit_memory": 0, "kernel.sem": "32000\t1024000000\t500\t32000"}
+# RHEL 7's kernel (3.10): SEMMSL 250, SEMMNS 32000, SEMOPM 32, SEMMNI 128.
+RHEL7_SEM = "250\t32000\t32\t128"
 
 
-def viya_host(path: Path, running: dict[str, int], sysctl_conf: str | None,
+def viya_host(path: Path, running: dict[str, object], sysctl_conf: str | None,
               kernel: str = "4.18.0-513.el8.x86_64", **changes: object) -> Path:
     extra = {"/etc/sysctl.conf": sysctl_conf} if sysctl_conf is not None else {}
     pretty = ("Red Hat Enterprise Linux 9.4 (Plow)" if kernel.startswith("5.14.")
@@ -86,7 +91,8 @@ def test_an_untouched_host_fails_what_viya_ark_would_set(tmp_path, scan):
         "vm_max_map_count": "fail", "max_map_count_at_boot": "fail",
         "net_core_somaxconn": "fail", "somaxconn_at_boot": "error",
         "vm_overcommit_memory": "pass", "overcommit_memory_at_boot": "pass",
-        "vm_swappiness": "fail", "swappiness_at_boot": "fail"}
+        "vm_swappiness": "fail", "swappiness_at_boot": "fail",
+        "kernel_sem": "pass"}  # RHEL 8's own semaphore limits are above viya-ark's
     result = scan(root, profile="viya3")
     assert "not known" in result["by_id"]["somaxconn_at_boot"]["evidence"][0]["note"]
 
@@ -151,3 +157,60 @@ def test_oscap_agrees(tmp_path, scan, prepared):
         assert (ours.pop("somaxconn_at_boot"), theirs.pop("somaxconn_at_boot")) == \
             ("error", "fail")
     assert ours == theirs
+
+
+RHEL7_KERNEL = "3.10.0-1160.el7.x86_64"
+
+
+@pytest.mark.parametrize(("sem", "expected", "failing"), [
+    (RHEL7_SEM, "fail", ["semmsl_min", "semopm_min", "semmni_min"]),
+    ("250\t64000\t32\t128", "fail", ["semmsl_min", "semopm_min", "semmni_min"]),
+    ("512\t32000\t256\t1024", "pass", []),
+    ("250\t32000\t32", "error", None),  # not four numbers
+    ("250\t32000\tx\t128", "error", None),
+])
+def test_kernel_sem_is_judged_field_by_field(tmp_path, scan, sem, expected, failing):
+    """Each of kernel.sem's four fields against its own site value, as viya-ark compares
+    them (tasks/pre.performance_config.yml splits the value and compares field by field)."""
+    root = viya_host(tmp_path / "r", {**UNTOUCHED, "kernel.sem": sem}, RHEL8_SYSCTL_CONF,
+                     kernel=RHEL7_KERNEL)
+    verdict = scan(root, profile="viya3")["by_id"]["kernel_sem"]
+    assert verdict["result"] == expected, verdict
+    if failing is not None:
+        assert [e["subject"].split("(")[1].rstrip(")") for e in verdict["evidence"]
+                if e["result"] == "fail"] == failing
+
+
+@pytest.mark.parametrize(("sem", "persisted"), [
+    (RHEL7_SEM, "kernel.sem = 512 32000 256 1024"),
+    ("250\t64000\t32\t128", "kernel.sem = 512 64000 256 1024"),  # the higher SEMMNS kept
+    ("512\t32000\t256\t1024", None),  # passes: nothing written
+])
+def test_the_bash_fix_raises_only_the_fields_below(tmp_path, scan, sem, persisted):
+    """On a RHEL 7 image the fix persists each field raised to its site value, a higher one
+    kept, in sascheck's sysctl.d file (the next boot's value; an image's /proc is not written);
+    a second run changes nothing."""
+    root = viya_host(tmp_path / "r", {**UNTOUCHED, "kernel.sem": sem}, RHEL8_SYSCTL_CONF,
+                     kernel=RHEL7_KERNEL)
+    script = generate("bash", tmp_path / "fix.sh", root, [*BASELINE_SETS],
+                      ["--profile", "viya3", "--rule", "kernel_sem"])
+    run_bash(script, root)
+    ours = root / "etc/sysctl.d/99-zz-sascheck.conf"
+    lines = ours.read_text().splitlines() if ours.exists() else []
+    assert [line for line in lines if line.startswith("kernel.sem")] == \
+        ([persisted] if persisted else [])
+    assert "no changes" in run_bash(script, root).stdout
+
+
+@pytest.mark.skipif(not oscap_available(), reason="oscap not installed")
+@pytest.mark.parametrize("sem", [RHEL7_SEM, "512\t32000\t256\t1024", "250\t64000\t32\t128",
+                                 "250\t32000\t32", " 600  32000 300 2000"])
+def test_oscap_judges_kernel_sem_as_the_scanner(tmp_path, scan, sem):
+    root = viya_host(tmp_path / "r", {**UNTOUCHED, "kernel.sem": sem}, RHEL8_SYSCTL_CONF,
+                     kernel=RHEL7_KERNEL)
+    ours = scan(root, profile="viya3")["by_id"]["kernel_sem"]["result"]
+    tailoring = tailor(root, BASELINE_SETS, tmp_path / "tailoring.xml", "viya3")
+    theirs = oscap_eval(root, tailoring, tmp_path, "viya3")["kernel_sem"]
+    # a value that is not four numbers: the scanner's error is OVAL's fail (docs/oval.md)
+    assert (ours, theirs) in ((theirs, theirs), ("error", "fail")), (ours, theirs)
+    assert ours != "error" or sem.count("\t") != 3

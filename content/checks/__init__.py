@@ -13,6 +13,7 @@ GENERATORS: dict[str, Generator] = {
     "thp_mode": kernel.thp_mode,
     "cpu_governor": kernel.cpu_governor,
     "sysctl_value": kernel.sysctl_value,
+    "sysctl_fields": kernel.sysctl_fields,
     "sysctl_at_boot": kernel.sysctl_at_boot,
     "block_scheduler": storage.block_scheduler,
     "block_read_ahead": storage.block_read_ahead,

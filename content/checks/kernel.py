@@ -113,6 +113,36 @@ def sysctl_value(facts: OvalFacts, rule: Rule) -> Element:
                                  reads(twin, r"^\s*[1-9]\d*\s*$", "is set")))
 
 
+def sysctl_fields(facts: OvalFacts, rule: Rule) -> Element:
+    """As scanner.checks.kernel.sysctl_fields: the value is exactly as many numbers as the
+    rule names site values, and field n (the n-th number, whatever blanks part them) is at
+    least the n-th site value."""
+    oval = facts.oval
+    key, names = rule.params["key"], rule.params["fields_from"]
+    path = "/proc/sys/" + key.replace(".", "/")
+    shape = oval.obj("ind:textfilecontent54", f"{key} as {len(names)} numbers",
+                     entity("ind:filepath", path),
+                     entity("ind:pattern", rf"^\s*\d+(?:\s+\d+){{{len(names) - 1}}}\s*$",
+                            op="pattern match"),
+                     entity("ind:instance", "1", datatype="int"))
+    tests = [criterion(oval.test("ind:textfilecontent54", f"{key} holds {len(names)} numbers",
+                                 shape))]
+    for number, name in enumerate(names):
+        field = oval.obj("ind:textfilecontent54", f"{key} field {number + 1}",
+                         entity("ind:filepath", path),
+                         entity("ind:pattern", rf"^\s*(?:\d+\s+){{{number}}}(\d+)",
+                                op="pattern match"),
+                         entity("ind:instance", "1", datatype="int"))
+        least = oval.state("ind:textfilecontent54", f"{key} field {number + 1} is at least {name}",
+                           entity("ind:subexpression", datatype="int",
+                                  op="greater than or equal", var=facts.external(name),
+                                  var_check="all"))
+        tests.append(criterion(oval.test("ind:textfilecontent54",
+                                         f"{key} field {number + 1} is at least {name}",
+                                         field, least)))
+    return all_of(*tests)
+
+
 def sysctl_at_boot(facts: OvalFacts, rule: Rule) -> Element:
     """scanner.checks.kernel.sysctl_at_boot, as far as OVAL can follow it: it cannot sort
     files by name, so every system file that sets the key must agree with the site value; a

@@ -108,6 +108,32 @@ def sysctl_value(params: Mapping[str, Any], facts: Facts, values: Mapping[str, A
     return Outcome(verdict, expected, actual, evidence)
 
 
+def sysctl_fields(params: Mapping[str, Any], facts: Facts,
+                  values: Mapping[str, Any]) -> Outcome:
+    """Each field of a value of several numbers (kernel.sem: SEMMSL SEMMNS SEMOPM SEMMNI,
+    tab-separated) is at least its site value; a higher field is the site's, kept."""
+    key: str = params["key"]
+    names: list[str] = params["fields_from"]
+    wanted = [int(values[name]) for name in names]
+    expected = f"{key} at least {' '.join(map(str, wanted))}, field by field"
+    source = "/proc/sys/" + key.replace(".", "/")
+    actual = facts.sysctl.get(key, Unavailable(f"{key} was not collected"))
+    if isinstance(actual, Unavailable):
+        return Outcome(Verdict.ERROR, expected, actual.what, [Evidence(
+            key, source, actual.what, Verdict.ERROR, actual.reason)], actual.reason)
+    fields = [ascii_int(field) for field in actual.split()]
+    shown = " ".join(actual.split())
+    if len(fields) != len(wanted) or None in fields:
+        why = f"{source}: not {len(wanted)} numbers"
+        return Outcome(Verdict.ERROR, expected, shown, [Evidence(
+            key, source, shown, Verdict.ERROR, why)], why)
+    evidence = [Evidence(f"{key} field {number + 1} ({name})", source, str(field),
+                         Verdict.PASS if field is not None and field >= least else Verdict.FAIL,
+                         f"at least {least}")
+                for number, (name, field, least) in enumerate(zip(names, fields, wanted))]
+    return Outcome(combine(evidence), expected, shown, evidence)
+
+
 BYTES_NOTE = ("the kernel keeps one of the ratio and bytes limits (writing one zeroes the "
               "other): the site's byte limit is reported, not judged")
 

@@ -110,7 +110,7 @@ BASELINE_OUTSIDE_DEFAULT = {"cpu_dma_latency": "the xtremio profile's only",
                             **dict.fromkeys(("vm_max_map_count", "max_map_count_at_boot",
                                              "net_core_somaxconn", "somaxconn_at_boot",
                                              "vm_overcommit_memory",
-                                             "overcommit_memory_at_boot"),
+                                             "overcommit_memory_at_boot", "kernel_sem"),
                                             "the viya3 profile's only (tests/test_viya3.py)")}
 # A tmpfiles.d(5) line writing a THP file at boot, as systemd-tmpfiles reads it.
 THP_TMPFILES = "# THP off for SAS\nw /sys/kernel/mm/transparent_hugepage/{file} - - - - never\n"

@@ -214,6 +214,31 @@ sysctl_within() {
     esac
 }
 
+# A /proc/sys value of several numbers (kernel.sem) with each field below its site value
+# (the arguments after the file, in order) raised to it and a higher one kept: the running
+# value, or the image's copy of it offline. Prints nothing when no field is below; fails
+# when the value is not that many numbers.
+sysctl_fields_raised() {
+    local file="$1" file_of current field least raised=() below=0
+    shift
+    if live; then file_of="$file"; else file_of="$ROOT$file"; fi
+    current="$(cat -- "$file_of" 2>/dev/null)" || return 1
+    local -a fields
+    read -r -a fields <<< "$current"
+    (( ${#fields[@]} == $# )) || return 1
+    for field in "${fields[@]}"; do
+        [[ "$field" =~ ^[0-9]{1,18}$ ]] || return 1
+        least="$1"
+        shift
+        if (( 10#$field < least )); then
+            raised+=("$least") below=1
+        else
+            raised+=("$((10#$field))")
+        fi
+    done
+    if (( below )); then printf '%s' "${raised[*]}"; fi
+}
+
 set_runtime() {
     local file="$1" value="$2" current old
     live || return 0
