@@ -14,12 +14,54 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta, timezone
-from typing import Any
+from typing import Any, NamedTuple
 
 from .model import HostView
+
+
+class RuleState(NamedTuple):
+    """A rule's verdict as diff compares it."""
+    id: str
+    result: str
+    actual: str
+
+
+@dataclass(frozen=True)
+class DiffHost:
+    """A host as diff compares it, and no more: a 100,000-host side is held as these, the
+    equal parts of hosts shared (issue 52)."""
+    name: str
+    scanned_at: str
+    unreachable: str
+    profile: str
+    values: Mapping[str, Any]
+    rules: tuple[RuleState, ...]
+
+
+def diff_host(host: HostView) -> DiffHost:
+    return DiffHost(host.name, host.scanned_at, host.unreachable, host.profile, host.values,
+                    tuple(RuleState(rule.id, rule.result, rule.actual) for rule in host.rules))
+
+
+class Sharing:
+    """One copy of each equal verdict, verdict list and site values across a side's hosts:
+    hosts built alike hold a few references each."""
+
+    def __init__(self) -> None:
+        self._seen: dict[Any, Any] = {}
+
+    def _one(self, key: Any, value: Any) -> Any:
+        return self._seen.setdefault(key, value)
+
+    def host(self, host: DiffHost) -> DiffHost:
+        rules = tuple(self._one(rule, rule) for rule in host.rules)
+        values = self._one(json.dumps(host.values, sort_keys=True, default=str), host.values)
+        return DiffHost(host.name, self._one(host.scanned_at, host.scanned_at),
+                        host.unreachable, self._one(host.profile, host.profile), values,
+                        self._one(rules, rules))
 
 RANK = {"pass": 0, "notapplicable": 0, "informational": 0, "notselected": 0, "fixed": 0,
         "notchecked": 1, "error": 2, "unknown": 2, "fail": 3}
@@ -86,7 +128,7 @@ def worse(old: str, new: str) -> bool:
     return RANK.get(new, 2) > RANK.get(old, 2)
 
 
-def compare(old: HostView, new: HostView) -> list[Change]:
+def compare(old: DiffHost, new: DiffHost) -> list[Change]:
     """What changed on one host, worst first."""
     def change(rule: str, field: str, before: Any, after: Any, bad: bool = False) -> Change:
         return Change(new.name, new.scanned_at, rule, field, *_shown_pair(before, after), bad)
@@ -117,9 +159,9 @@ def compare(old: HostView, new: HostView) -> list[Change]:
     return sorted(changes, key=lambda c: (not c.worse, c.rule == "", c.rule, c.field))
 
 
-def newest_per_host(hosts: Iterable[HostView]) -> dict[str, HostView]:
+def newest_per_host(hosts: Iterable[DiffHost]) -> dict[str, DiffHost]:
     """One view per host name: the most recent scan."""
-    chosen: dict[str, HostView] = {}
+    chosen: dict[str, DiffHost] = {}
     for host in hosts:
         if host.name not in chosen or host.scanned_at > chosen[host.name].scanned_at:
             chosen[host.name] = host
@@ -129,7 +171,7 @@ def newest_per_host(hosts: Iterable[HostView]) -> dict[str, HostView]:
 FUTURE_SLACK = timedelta(minutes=10)  # clocks of a fleet disagree by this much at most
 
 
-def suspect(hosts: Sequence[HostView], side: str, now: datetime | None = None) -> list[Change]:
+def suspect(hosts: Sequence[DiffHost], side: str, now: datetime | None = None) -> list[Change]:
     """Results that could mask a regression: one host scanned more than once on a side
     (listed; a results directory may keep older scans, but a forged file with a later time
     would be the one compared), and a scan time in the future or not a time at all (counted
@@ -158,7 +200,7 @@ def suspect(hosts: Sequence[HostView], side: str, now: datetime | None = None) -
     return changes
 
 
-def _reachability(old: HostView, new: HostView) -> list[Change] | None:
+def _reachability(old: DiffHost, new: DiffHost) -> list[Change] | None:
     """A host that could not be scanned on one side is one line, never a regression of each
     rule: unreachable since the failure, or reachable again; unreachable on both sides is no
     change at all. None where both scans read the host."""
@@ -173,8 +215,15 @@ def _reachability(old: HostView, new: HostView) -> list[Change] | None:
     return None
 
 
-def diff(old_hosts: Sequence[HostView], new_hosts: Sequence[HostView]) -> list[Change]:
+def diff(old_hosts: Sequence[HostView | DiffHost],
+         new_hosts: Sequence[HostView | DiffHost]) -> list[Change]:
     """Every change across the fleet, the most recently scanned host first."""
+    return diff_held([diff_host(h) if isinstance(h, HostView) else h for h in old_hosts],
+                     [diff_host(h) if isinstance(h, HostView) else h for h in new_hosts])
+
+
+def diff_held(old_hosts: Sequence[DiffHost], new_hosts: Sequence[DiffHost]) -> list[Change]:
+    """``diff`` of hosts held as diff compares them."""
     old, new = newest_per_host(old_hosts), newest_per_host(new_hosts)
     changes = suspect(old_hosts, "the baseline") + suspect(new_hosts, "the new results")
     for name in sorted(old.keys() - new.keys()):

@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 from ..rules import Catalogue
 from ..scanner.batch_pool import run_jobs
 from .arf import ArfError, read_arf_header
+from .drift import DiffHost, Sharing, diff_host
 from .failure import is_unreadable_file, unreadable_file
 from .fleet import EncodedSection, encode_section, host_row, rule_info
 from .identity import FLEET_MARKER, fleet_inventory_name
@@ -33,6 +34,7 @@ from .model import (
     load,
     read_json_or_arf,
 )
+from .prometheus import HostMetrics, host_metrics
 
 # Below this many files the work is done here: forking workers costs more than it saves.
 PARALLEL_FROM = 64
@@ -267,6 +269,52 @@ def read_slim(paths: Sequence[str], catalogue: Catalogue,
     for host in merged:
         host.problems.extend(claim_problems(host, claimants))
     return merged
+
+
+def _unit_metrics(unit: Unit) -> list[tuple[HostMetrics, str]]:
+    """Each host of the unit as the fleet's metrics take it, with the path of a file found
+    unreadable ("" for none)."""
+    return [(host_metrics(host), host.path if is_unreadable_file(host) else "")
+            for host in hosts_of(unit, _catalogue_here())]
+
+
+def fleet_metrics(paths: Sequence[str], catalogue: Catalogue,
+                  unreadable: list[str]) -> Iterator[HostMetrics]:
+    """Every host of ``paths`` for `report --prometheus`, merged as the page merges them,
+    read on every core and given one at a time: nothing of the fleet is held (issue 52)."""
+    def failed(unit: Unit, why: str) -> list[tuple[HostMetrics, str]]:
+        return [(host_metrics(unreadable_file(path, why, catalogue)), path)
+                for path in unit.files]
+    for built in parallel_map(_unit_metrics, units_of(paths, catalogue, unreadable),
+                              catalogue, failed):
+        for metrics, path in built:
+            if path:
+                unreadable.append(path)
+            yield metrics
+
+
+def _unit_diff(unit: Unit) -> list[tuple[DiffHost, str]]:
+    """Each host of the unit as diff compares it, with the path of a file found unreadable."""
+    return [(diff_host(host), host.path if is_unreadable_file(host) else "")
+            for host in hosts_of(unit, _catalogue_here())]
+
+
+def diff_side(paths: Sequence[str], catalogue: Catalogue,
+              unreadable: list[str]) -> list[DiffHost]:
+    """Every host of ``paths`` as diff compares it, merged as the page merges them, read on
+    every core; what hosts have alike is held once (issue 52)."""
+    def failed(unit: Unit, why: str) -> list[tuple[DiffHost, str]]:
+        return [(diff_host(unreadable_file(path, why, catalogue)), path)
+                for path in unit.files]
+    sharing = Sharing()
+    hosts = []
+    for built in parallel_map(_unit_diff, units_of(paths, catalogue, unreadable), catalogue,
+                              failed):
+        for host, path in built:
+            if path:
+                unreadable.append(path)
+            hosts.append(sharing.host(host))
+    return hosts
 
 
 def units_of(paths: Sequence[str], catalogue: Catalogue,

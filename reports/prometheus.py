@@ -9,7 +9,9 @@ another, and alerts can say ``sascheck_rule_result{result="fail"} == 1``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import tempfile
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -56,41 +58,94 @@ def render(data: Mapping[str, Any], duration_seconds: float, version: str) -> st
     return generate_latest(registry).decode("utf-8")
 
 
+@dataclass(frozen=True)
+class HostMetrics:
+    """What a fleet's metrics take from one host: a few numbers and its verdicts."""
+    name: str  # the inventory's name for it, else its own
+    scanned: bool
+    score: float  # the share of judged rules that pass; NaN when none was judged
+    failed: tuple[int, ...]  # rules failed (fail or error), by SEVERITY_ORDER
+    verdicts: tuple[tuple[str, str, str], ...]  # (rule, severity, result)
+
+
+def host_metrics(host: HostView) -> HostMetrics:
+    failed = host.failed_by_severity()
+    return HostMetrics(host.inventory or host.name, not host.unreachable,
+                       host.count("pass") / host.judged if host.judged else float("nan"),
+                       tuple(failed[severity] for severity in SEVERITY_ORDER),
+                       tuple((rule.id, rule.severity, rule.result) for rule in host.rules))
+
+
 def render_fleet(hosts: Sequence[HostView], version: str) -> str:
+    """A fleet's metrics from hosts in memory (render_fleet_stream's, at once)."""
+    return "".join(render_fleet_stream(map(host_metrics, hosts), version))
+
+
+_SCORE = ("sascheck_fleet_host_score_ratio",
+          "Each scanned host's share of judged rules that pass; NaN when none was judged")
+_FAILED = ("sascheck_fleet_host_failed_rules",
+           "Each scanned host's rules that failed (fail or error), by severity")
+
+
+def render_fleet_stream(hosts: Iterable[HostMetrics], version: str) -> Iterator[str]:
     """A fleet's metrics, for the controller's textfile collector: how many hosts have each
     result for each rule, each host's score and failures, and the hosts not scanned (their
-    rules count nowhere: they were not judged)."""
+    rules count nowhere: they were not judged). Hosts come one at a time: the counts are
+    kept, each host's own series go to scratch files (a family's samples are written
+    together), so memory does not grow with the fleet (issue 52). A name two hosts give
+    has the first one's series (a series is one host's)."""
     from prometheus_client import CollectorRegistry, Gauge, generate_latest
+    from prometheus_client.utils import floatToGoString as untyped_number
 
-    registry = CollectorRegistry()
+    def number_text(value: float) -> str:  # the library's numbers, as generate_latest's
+        return str(untyped_number(value))  # type: ignore[no-untyped-call]
 
-    def gauge(name: str, documentation: str, labels: tuple[str, ...] = ()) -> Gauge:
-        return Gauge(name, documentation, labels, registry=registry)
-
-    gauge("sascheck_fleet_info", "The sascheck version that built the fleet's metrics",
-          ("version",)).labels(version).set(1)
-    scanned = [host for host in hosts if not host.unreachable]
-    state = gauge("sascheck_fleet_hosts", "Hosts in the results, scanned or not",
-                  ("state",))
-    state.labels("scanned").set(len(scanned))
-    state.labels("not_scanned").set(len(hosts) - len(scanned))
     counts: dict[tuple[str, str, str], int] = {}
-    for host in scanned:
-        for rule in host.rules:
-            key = (rule.id, rule.severity, rule.result)
-            counts[key] = counts.get(key, 0) + 1
-    per_rule = gauge("sascheck_fleet_rule_hosts", "Scanned hosts with each result for each rule",
-                     ("rule", "severity", "result"))
-    for (rule_id, severity, result), count in sorted(counts.items()):
-        per_rule.labels(rule_id, severity, result).set(count)
-    score = gauge("sascheck_fleet_host_score_ratio", "Each scanned host's share of judged "
-                  "rules that pass; NaN when none was judged", ("host",))
-    failed = gauge("sascheck_fleet_host_failed_rules", "Each scanned host's rules that "
-                   "failed (fail or error), by severity", ("host", "severity"))
-    for host in scanned:
-        name = host.inventory or host.name
-        score.labels(name).set(host.count("pass") / host.judged if host.judged
-                               else float("nan"))
-        for severity, number in host.failed_by_severity().items():
-            failed.labels(name, severity).set(number)
-    return generate_latest(registry).decode("utf-8")
+    scanned = not_scanned = 0
+    named: set[str] = set()
+    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="surrogatepass") as scores, \
+            tempfile.TemporaryFile("w+", encoding="utf-8", errors="surrogatepass") as failed:
+        for host in hosts:
+            if not host.scanned:
+                not_scanned += 1
+                continue
+            scanned += 1
+            for key in host.verdicts:
+                counts[key] = counts.get(key, 0) + 1
+            if host.name in named:
+                continue
+            named.add(host.name)
+            label = _label_value(host.name)
+            scores.write(f'{_SCORE[0]}{{host="{label}"}} {number_text(host.score)}\n')
+            failed.writelines(f'{_FAILED[0]}{{host="{label}",severity="{severity}"}} '
+                              f"{number_text(number)}\n"
+                              for severity, number in zip(SEVERITY_ORDER, host.failed))
+        # The families of a few series each, by the library.
+        registry = CollectorRegistry()
+
+        def gauge(name: str, documentation: str, labels: tuple[str, ...] = ()) -> Gauge:
+            return Gauge(name, documentation, labels, registry=registry)
+
+        gauge("sascheck_fleet_info", "The sascheck version that built the fleet's metrics",
+              ("version",)).labels(version).set(1)
+        state = gauge("sascheck_fleet_hosts", "Hosts in the results, scanned or not",
+                      ("state",))
+        state.labels("scanned").set(scanned)
+        state.labels("not_scanned").set(not_scanned)
+        per_rule = gauge("sascheck_fleet_rule_hosts",
+                         "Scanned hosts with each result for each rule",
+                         ("rule", "severity", "result"))
+        for (rule_id, severity, result), count in sorted(counts.items()):
+            per_rule.labels(rule_id, severity, result).set(count)
+        yield generate_latest(registry).decode("utf-8")
+        # Each host's, as generate_latest writes a family (HELP, TYPE, samples).
+        for (name, documentation), scratch in ((_SCORE, scores), (_FAILED, failed)):
+            yield f"# HELP {name} {documentation}\n# TYPE {name} gauge\n"
+            scratch.seek(0)
+            while piece := scratch.read(1 << 20):
+                yield piece
+
+
+def _label_value(text: str) -> str:
+    """A label value as the exposition format escapes it (prometheus_client's own rule)."""
+    return text.replace("\\", r"\\").replace("\n", r"\n").replace('"', r'\"')

@@ -98,15 +98,25 @@ def report_command(args: argparse.Namespace) -> int:
     paths = _result_paths(args.results)
     unreadable: list[str] = []
     regressed = None
-    if args.failing or args.csv or args.junit or args.prometheus or args.baseline:
+    if args.failing or args.csv or args.junit or args.baseline:
         hosts = read_slim(paths, catalogue, unreadable)  # every verdict, no evidence
         if args.baseline:
             from .reports import drift
+            from .reports.fleet_read import diff_side
             regressed = drift.regressed(drift.diff(
-                read_slim(_result_paths(args.baseline), catalogue, unreadable), hosts))
+                diff_side(_result_paths(args.baseline), catalogue, unreadable), hosts))
         with user_errors():
-            _write_host_outputs(args, hosts, paths)
+            _write_host_outputs(args, hosts, paths, prometheus=False)
         del hosts
+    if args.prometheus:  # streamed: one host at a time (issue 52)
+        from .reports.fleet_read import fleet_metrics
+        from .reports.prometheus import render_fleet_stream
+
+        read: list[str] = []
+        with user_errors():
+            write_output(args.prometheus, render_fleet_stream(
+                fleet_metrics(paths, catalogue, read), __version__))
+        unreadable = sorted(set(unreadable) | set(read))
     if args.output:
         from .remediations.generate import rule_snippets
         from .reports.fleet_read import built_hosts, inventory_groups, units_of
@@ -135,7 +145,8 @@ def report_command(args: argparse.Namespace) -> int:
     return _said_unreadable(unreadable) or EXIT_OK
 
 
-def _write_host_outputs(args: argparse.Namespace, hosts: list[Any], paths: list[str]) -> None:
+def _write_host_outputs(args: argparse.Namespace, hosts: list[Any], paths: list[str],
+                        prometheus: bool = True) -> None:
     from .outputs import write_output
 
     if args.failing:
@@ -146,7 +157,7 @@ def _write_host_outputs(args: argparse.Namespace, hosts: list[Any], paths: list[
     if args.junit:
         from .reports.junit import render_junit
         write_output(args.junit, render_junit(hosts))
-    if args.prometheus:
+    if args.prometheus and prometheus:
         from .reports.prometheus import render_fleet
         write_output(args.prometheus, render_fleet(hosts, __version__))
 
@@ -192,8 +203,8 @@ def _load_side(catalogue: Any, path: str, unreadable: list[str]) -> list[Any]:
     """One side of a diff: a directory is a fleet (slim hosts, read on every core, an
     unreadable file an error row); a file is one host, whose errors stop the command."""
     if os.path.isdir(path):
-        from .reports.fleet_read import read_slim
-        return read_slim(_result_paths([path]), catalogue, unreadable)
+        from .reports.fleet_read import diff_side
+        return diff_side(_result_paths([path]), catalogue, unreadable)
     return _load_results(catalogue, [path])
 
 

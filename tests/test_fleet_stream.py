@@ -221,3 +221,53 @@ def test_the_fleet_reports_scratch_has_no_name_another_user_could_plant(fleet, t
     assert os.listdir(scratch) == []
     # tempfile's names: a prefix (its own, or sascheck's) and eight random characters
     assert all(re.fullmatch(r"(tmp|sascheck-[a-z]+-)?[a-z0-9_]{8}", name) for name in seen), seen
+
+
+def test_the_streamed_host_series_are_what_prometheus_client_writes():
+    """`report --prometheus` writes each host's series from scratch files (issue 52), not
+    through a registry holding the fleet: the text is byte for byte what prometheus_client's
+    generate_latest makes of the same values (hostile names escaped as it does), its parser
+    gives the names back, and a name two hosts give has one series."""
+    from prometheus_client import CollectorRegistry, Gauge, generate_latest
+    from prometheus_client.parser import text_string_to_metric_families
+
+    from sascheck.reports.prometheus import HostMetrics, render_fleet_stream
+
+    names = ['plain', 'quote"d', "back\\slash", "new\nline", "plain"]
+    hosts = [HostMetrics(name, True, score, (1, 0, 2), (("thp_disabled", "high", "fail"),))
+             for name, score in zip(names, (0.5, float("nan"), 1.0, 0.0, 0.25))]
+    text = "".join(render_fleet_stream(hosts, "9.9"))
+    registry = CollectorRegistry()
+    score = Gauge("sascheck_fleet_host_score_ratio", "Each scanned host's share of judged "
+                  "rules that pass; NaN when none was judged", ("host",), registry=registry)
+    failed = Gauge("sascheck_fleet_host_failed_rules", "Each scanned host's rules that failed "
+                   "(fail or error), by severity", ("host", "severity"), registry=registry)
+    for host in hosts[:4]:  # the repeated name keeps its first host's series
+        score.labels(host.name).set(host.score)
+        for severity, number in zip(("high", "medium", "low"), host.failed):
+            failed.labels(host.name, severity).set(number)
+    assert text.endswith(generate_latest(registry).decode("utf-8"))
+    families = {family.name: family.samples for family in text_string_to_metric_families(text)}
+    assert [s.labels["host"] for s in families["sascheck_fleet_host_score_ratio"]] == names[:4]
+    assert [s.value for s in families["sascheck_fleet_rule_hosts"]] == [5]
+
+
+def test_a_diff_side_holds_what_hosts_share_once(fleet):
+    """`diff` holds each side as diff compares it (issue 52): the verdicts of hosts built
+    alike are one object, so a side costs a few references per host; and the diff of the
+    side with itself, as the slim full read gives it, is the same (none)."""
+    from sascheck.reports.drift import diff, diff_held
+    from sascheck.reports.fleet_read import diff_side, read_slim
+    from sascheck.rules import load_catalogue
+
+    catalogue = load_catalogue()
+    paths = [str(p) for p in sorted(fleet.iterdir()) if p.name[0] != "."]
+    side = diff_side(paths, catalogue, [])
+    assert len(side) == HOSTS + 1 + len(BAD)
+    # two samples, each host's verdicts those of its sample (BAD rows and the merged sas001
+    # aside): a handful of distinct lists, however many hosts
+    assert len({id(host.rules) for host in side}) <= 2 + len(BAD) + 1
+    slim = read_slim(paths, catalogue, [])
+    assert diff_held(side, side) == diff(slim, slim) == []
+    assert sorted((h.name, h.rules) for h in side) == sorted(
+        (h.name, tuple((r.id, r.result, r.actual) for r in h.rules)) for h in slim)
