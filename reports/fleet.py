@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import gzip
 import hashlib
 import json
 import tempfile
@@ -46,7 +47,7 @@ class _SpooledPool:
         number = self._numbers.get(key)
         if number is None:
             number = self._numbers[key] = len(self._numbers)
-            self._handle.write(("," if number else "") + text)
+            self._handle.write(text + "\n")  # one a line: JSON text holds no newline
         return number
 
 
@@ -117,6 +118,20 @@ _ARTICLES: dict[tuple[Any, ...], Pooled] = {}
 # The ids inside a fleet host's section: report.js makes "host-RULE" "h<row>-RULE" (articles
 # are pooled across hosts, so they cannot carry the row).
 ANCHOR = "host"
+
+
+CHUNK_BYTES = 1 << 19  # JSON text per chunk of the page's details
+
+
+def _chunk(part: str, first: int, items: list[str]) -> Markup:
+    """Items ``first``... of a part as a JSON list, gzip-compressed, base64 (no character a
+    <script> element could end on)."""
+    packed = base64.b64encode(gzip.compress(
+        ("[" + ",".join(items) + "]").encode("utf-8", "surrogatepass"), compresslevel=1,
+        mtime=0)).decode("ascii")
+    return Markup(f'<script type="application/octet-stream" class="fleet-chunk" '
+                  f'data-part="{part}" data-first="{first}" data-count="{len(items)}">'
+                  f"{packed}</script>\n")
 
 
 def _script_safe(text: str) -> str:
@@ -237,9 +252,9 @@ class FleetWriter:
             + (f",{self._results.add(steps)}]" if steps else "]")
             for rule_id, article, steps in encoded.items)
         images = ",".join(str(self._images.add(image)) for image in encoded.images)
-        self._files["hosts"].write(("," if self._rows else "") + f'{{"head":[{head}],'
+        self._files["hosts"].write(f'{{"head":[{head}],'
                                    f'"images":[{images}],"items":[{items}],'
-                                   f'"fix":{encoded.fix}}}')
+                                   f'"fix":{encoded.fix}}}\n')
         # The row, compact: verdicts as one letter per rule in the order rules were first
         # seen (page() puts them in column order), the rest short.
         for rule_id in row["r"]:
@@ -296,18 +311,27 @@ class FleetWriter:
         }
 
     def _details(self) -> Iterator[Markup]:
-        """{"rules": ..., "results": [...], "images": [...], "hosts": [...]}, the lists read
-        back from the scratch files in pieces; the scratch is removed once written."""
+        """The rule texts as JSON, then the hosts' sections, distinct results and images in
+        chunks of about CHUNK_BYTES of JSON, each gzip-compressed and base64-encoded in an
+        element of its own: the page opens a host by decoding only the chunks it needs,
+        and the page is several times smaller (issue 52). Read back from the scratch files
+        a chunk at a time; the scratch is removed once written."""
         try:
-            yield from script_json(self._rule_texts, prefix='{"rules":')
-            for part in ("results", "images", "hosts"):
-                yield Markup(f',"{part}":[')
+            yield Markup('<script type="application/json" id="fleet-rules">')
+            yield from script_json(self._rule_texts)
+            yield Markup("</script>\n")
+            for part in ("hosts", "results", "images"):
                 handle = self._files[part]
                 handle.seek(0)
-                while piece := handle.read(1 << 20):
-                    yield Markup(piece)
-                yield Markup("]")
-            yield Markup("}")
+                first, items, size = 0, [], 0
+                for line in handle:
+                    items.append(line.rstrip("\n"))
+                    size += len(line)
+                    if size >= CHUNK_BYTES:
+                        yield _chunk(part, first, items)
+                        first, items, size = first + len(items), [], 0
+                if items:
+                    yield _chunk(part, first, items)
         finally:
             self.close()
 

@@ -168,7 +168,8 @@ def test_hostile_host_text_is_shown_not_run(tmp_path, samples):
     page_path = _fleet(tmp_path, samples, len(HOSTILE), hostile)
     source = page_path.read_text()
     assert "<script>window.__pwned" not in source and "<img src=x" not in source
-    assert source.count("</script>") == 3  # the two data blocks' and the page script's own
+    # the index's, the rule texts', each details chunk's and the page script's own
+    assert source.count("</script>") == 3 + source.count('class="fleet-chunk"')
     with open_page(page_path) as (page, log):
         names = _rows(page)
         assert sorted(names) == sorted(f"{text} {i}" for i, text in enumerate(HOSTILE))

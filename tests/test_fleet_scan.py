@@ -17,7 +17,7 @@ from sascheck.cli import main
 from sascheck.scanner.sources.collect_script import SCRIPT
 from tests.support.example_roots import EXAMPLE_VALUES, EXAMPLES
 
-from .support.browser import browser_available, fleet_index, open_page
+from .support.browser import browser_available, fleet_index, fleet_text, open_page
 from .support.oscap import oscap_available
 
 PROJECT = Path(__file__).resolve().parent.parent
@@ -108,7 +108,7 @@ def test_agentless_playbook_needs_nothing_but_sh_on_the_hosts(tmp_path):
     assert sorted(hosts_on_page) == ["host0", "host1", "host2", "host3"]
     assert set(hosts_on_page["host3"]["r"]) == {"e"}  # every rule an error, none a pass
     assert {"p", "f"} <= set(hosts_on_page["host1"]["r"])
-    page = (tmp_path / "fleet.html").read_text()
+    page = fleet_text((tmp_path / "fleet.html").read_text())
     assert "calls itself 'sasprod01'; it is reported under its inventory name 'host1'" in page
     # The inventory's groups, recorded by the play for the page's group column (issue 38).
     groups = json.loads((results / ".sascheck-groups").read_text())

@@ -21,7 +21,7 @@ from sascheck.remediations.generate import rule_snippets
 from sascheck.reports import fleet_read
 from sascheck.reports.html import render_fleet
 
-from .support.browser import fleet_index
+from .support.browser import fleet_details, fleet_index
 from .support.example_roots import EXAMPLE_VALUES, EXAMPLES
 from .test_fleet_bad_files import BAD
 from .test_reports import _scan_json
@@ -40,16 +40,9 @@ ARF = """<?xml version="1.0" encoding="UTF-8"?>
 HOSTS = 90  # past fleet_read.PARALLEL_FROM: read by a pool of workers
 
 
-def _details(page: str) -> dict[str, Any]:
-    found = re.search(r'<script type="application/json" id="fleet-details">(.*?)</script>',
-                      page, re.S)
-    assert found
-    return json.loads(found.group(1))  # type: ignore[no-any-return]
-
-
 def _rows_and_sections(page: str) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     """Each row of the matrix with its section, pooled numbers resolved."""
-    index, details = fleet_index(page), _details(page)
+    index, details = fleet_index(page), fleet_details(page)
     shown = []
     for position, row in enumerate(index["hosts"]):
         section = dict(details["hosts"][row.pop("d", position)])

@@ -19,7 +19,7 @@ from sascheck.reports.failing import limit_names
 from sascheck.reports.model import HostView, RuleView, load
 from sascheck.rules import load_catalogue
 
-from .support.browser import browser_available, fleet_index, open_page
+from .support.browser import browser_available, fleet_index, fleet_text, open_page
 from .support.hosts import BASELINE_SETS, sas_host
 from .support.lab import require
 from .support.remedy import ansible_available, limited_hosts
@@ -104,7 +104,7 @@ def test_a_host_posing_as_another_keeps_neither_its_row_nor_its_failure(tmp_path
     assert evil.key == "inventory:evil"
     assert any("name the inventory host 'victim', but the controller stored them as 'evil'"
                in problem for problem in evil.problems)
-    assert "but the controller stored them as" in page.read_text().replace("&#39;", "'")
+    assert "but the controller stored them as" in fleet_text(page.read_text()).replace("&#39;", "'")
 
 
 def test_a_failure_record_from_the_host_is_keyed_by_its_file_name(tmp_path, scans):

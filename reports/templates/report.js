@@ -44,7 +44,7 @@
   var indexNode = document.getElementById("fleet-index");
   if (!indexNode) { return; }
   var index = JSON.parse(indexNode.textContent);
-  var details = null; // parsed when a host is first opened
+  var rules = null; // the rule texts, parsed when a host is first opened
   var RESULTS = {p: "pass", f: "fail", e: "error", n: "notapplicable", c: "notchecked",
                  u: "unknown", i: "informational", s: "notselected", x: "fixed", "-": ""};
   var SYMBOLS = {pass: "\u2714", fail: "\u2718", error: "!", notapplicable: "\u2013",
@@ -208,7 +208,7 @@
     if (typeof item === "string") { return document.createTextNode(item); }
     if (!Array.isArray(item) || typeof item[0] !== "string") { return document.createTextNode(""); }
     var tag = item[0], attributes = item[1] || {};
-    if (tag === "#image") { return picture(context.images[attributes.n], attributes.alt); }
+    if (tag === "#image") { return picture(context.images[attributes.n], attributes.alt); }  // an address
     if (tag === "#fill") { return document.createTextNode(context.fill[attributes.name] || ""); }
     if (tag === "#details") { return build(context.details, context); }
     if (!TAGS.test(tag)) { return document.createTextNode(""); }
@@ -225,8 +225,7 @@
     for (var c = 2; c < item.length; c++) { node.appendChild(build(item[c], context)); }
     return node;
   }
-  function picture(number, caption) {  // a pooled diagram, shown by <img>: no script in it runs
-    var address = details.images[number];
+  function picture(address, caption) {  // a diagram, shown by <img>: no script in it runs
     if (typeof address !== "string" || address.indexOf("data:image/svg+xml;base64,") !== 0) {
       return document.createTextNode("");
     }
@@ -235,40 +234,92 @@
     image.alt = String(caption || "");
     return image;
   }
-  function hostSection(i) {
-    if (details === null) { details = JSON.parse(document.getElementById("fleet-details").textContent); }
-    var host = index.hosts[i], data = details.hosts[host.d];
+  // The hosts' sections, their pooled nodes and diagrams: JSON lists in chunks, gzip and
+  // base64 (reports/fleet.py), each decoded the first time a host needs one of its items.
+  var chunks = {hosts: [], results: [], images: []};
+  Array.prototype.forEach.call(document.querySelectorAll("script.fleet-chunk"), function (node) {
+    var list = chunks[node.dataset.part];
+    if (list) {
+      list.push({first: Number(node.dataset.first), count: Number(node.dataset.count), node: node,
+                 items: null});
+    }
+  });
+  function decoded(chunk) {  // a promise of the chunk's items
+    if (!chunk.items) {
+      var text = atob(chunk.node.textContent.trim());
+      var bytes = new Uint8Array(text.length);
+      for (var b = 0; b < text.length; b++) { bytes[b] = text.charCodeAt(b); }
+      var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+      chunk.items = new Response(stream).text().then(JSON.parse);
+    }
+    return chunk.items;
+  }
+  function item(part, number) {  // a promise of one item; undefined where there is none
+    var list = chunks[part], low = 0, high = list.length - 1;
+    while (low <= high) {  // chunks are in order of their first item
+      var middle = (low + high) >> 1, chunk = list[middle];
+      if (number < chunk.first) { high = middle - 1; }
+      else if (number >= chunk.first + chunk.count) { low = middle + 1; }
+      else { return decoded(chunk).then(function (items) { return items[number - chunk.first]; }); }
+    }
+    return Promise.resolve(undefined);
+  }
+  function hostSection(i) {  // a promise of the host's section
+    if (rules === null) { rules = JSON.parse(document.getElementById("fleet-rules").textContent); }
+    var host = index.hosts[i];
+    return item("hosts", host.d).then(function (data) {
+      var results = {}, addresses = [], waiting = [];
+      function need(number) {
+        waiting.push(item("results", number).then(function (node) { results[number] = node; }));
+      }
+      data.head.forEach(function (part) { if (typeof part === "number") { need(part); } });
+      data.items.forEach(function (part) { need(part[1]); if (part.length > 2) { need(part[2]); } });
+      data.images.forEach(function (number, k) {
+        waiting.push(item("images", number).then(function (address) { addresses[k] = address; }));
+      });
+      return Promise.all(waiting).then(function () { return built(i, data, results, addresses); });
+    });
+  }
+  function built(i, data, results, addresses) {
     var section = el("section", null, "host");
     section.id = "h" + i;
     // the copy button's command: the host's parts around each rule's id
     var runnable = Array.isArray(data.fix) && data.fix.every(function (part) { return typeof part === "string"; });
-    var context = {images: data.images, fill: {}, details: null, anchor: section.id};
-    // a number is a node pooled in details.results (hosts alike share it)
-    function pooledNode(item) { return typeof item === "number" ? details.results[item] : item; }
-    data.head.forEach(function (item) { section.appendChild(build(pooledNode(item), context)); });
-    data.items.forEach(function (item) {
-      var steps = item.length > 2 ? pooledNode(item[2]) : [];
+    var context = {images: addresses, fill: {}, details: null, anchor: section.id};
+    // a number is a node pooled in the results (hosts alike share it)
+    function pooledNode(part) { return typeof part === "number" ? results[part] : part; }
+    data.head.forEach(function (part) { section.appendChild(build(pooledNode(part), context)); });
+    data.items.forEach(function (part) {
+      var steps = part.length > 2 ? pooledNode(part[2]) : [];
       (Array.isArray(steps) ? steps : []).forEach(function (step) { section.appendChild(build(step, context)); });
-      var texts = details.rules[item[0]] || {trees: []};
+      var texts = rules[part[0]] || {trees: []};
       context.details = runnable ? texts.trees[0] : texts.trees[1];
-      context.fill = {run: runnable ? data.fix.join(item[0]) : "", bash: texts.bash,
+      context.fill = {run: runnable ? data.fix.join(part[0]) : "", bash: texts.bash,
                       ansible: texts.ansible};
-      section.appendChild(build(details.results[item[1]], context));
+      section.appendChild(build(results[part[1]], context));
     });
     return section;
   }
+  var asked = 0;  // the latest host asked for: an earlier one decoded later is not shown
   function openFromAddress() {
     var match = /^#h(\d+)/.exec(location.hash);
     var i = match ? Number(match[1]) : -1;
     if (i < 0 || i >= index.hosts.length) { return; }
     var place = document.getElementById("host-view");
-    if (!document.getElementById("h" + i)) {
-      place.textContent = "";
-      place.appendChild(hostSection(i));
-      applyAll();
+    function land() {  // a link to one rule or step of the host ("#h3-thp_disabled") lands there
+      (document.getElementById(location.hash.slice(1)) || document.getElementById("h" + i)).scrollIntoView();
     }
-    // a link to one rule or step of the host ("#h3-thp_disabled") lands there
-    (document.getElementById(location.hash.slice(1)) || document.getElementById("h" + i)).scrollIntoView();
+    if (document.getElementById("h" + i)) { land(); return; }
+    var ticket = ++asked;
+    hostSection(i).then(function (section) {
+      if (ticket !== asked) { return; }
+      place.textContent = "";
+      place.appendChild(section);
+      applyAll();
+      land();
+    }).catch(function (error) {
+      place.textContent = "This host's section could not be read: " + error;
+    });
   }
 
   search.addEventListener("input", select);

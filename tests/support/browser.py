@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import base64
+import gzip
+import json
+import re
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -66,10 +70,38 @@ def screenshot(page: Any, name: str) -> Path:
 
 def fleet_index(page_text: str) -> dict[str, Any]:
     """The fleet page's host index (its JSON block), as the page's script reads it."""
-    import json
-    import re
-
     found = re.search(r'<script type="application/json" id="fleet-index">(.*?)</script>',
                       page_text, re.S)
     assert found, "no fleet index in the page"
     return json.loads(found.group(1))  # type: ignore[no-any-return]
+
+
+
+CHUNK = re.compile(r'<script type="application/octet-stream" class="fleet-chunk" '
+                   r'data-part="(\w+)" data-first="(\d+)" data-count="(\d+)">([^<]*)</script>')
+
+
+def _chunk_items(text: str) -> list[Any]:
+    return json.loads(gzip.decompress(base64.b64decode(text)))  # type: ignore[no-any-return]
+
+
+def fleet_details(page_text: str) -> dict[str, Any]:
+    """The fleet page's details as its script reads them: the rule texts, and each part's
+    chunks (gzip, base64) decoded and joined in order."""
+    rules = re.search(r'<script type="application/json" id="fleet-rules">(.*?)</script>',
+                      page_text, re.S)
+    assert rules, "no rule texts in the page"
+    details: dict[str, Any] = {"rules": json.loads(rules.group(1)), "hosts": [], "results": [],
+                               "images": []}
+    for part, first, count, text in CHUNK.findall(page_text):
+        items = _chunk_items(text)
+        assert len(items) == int(count) and len(details[part]) == int(first)
+        details[part] += items
+    return details
+
+
+def fleet_text(page_text: str) -> str:
+    """The page with its compressed details decoded in place (as JSON text): what a search
+    of the page for a host's words reads."""
+    return CHUNK.sub(lambda found: json.dumps(_chunk_items(found.group(4)),
+                                              ensure_ascii=False), page_text)
