@@ -356,3 +356,38 @@ def test_a_host_reads_the_same_on_the_host_page_and_the_fleet_page(tmp_path, sam
         shown.append(alone)
     # what had drifted is there: a failing rule's measured figure, a step and its command
     assert any("Measured:" in text and "Fix this step alone:" in text for text in shown)
+
+
+@needs_browser
+def test_a_large_fleet_decodes_only_the_chunks_a_host_needs(tmp_path, samples, monkeypatch):
+    """Issue 52: the details are compressed chunks, read when a host is opened. With chunks
+    made small, so that this fleet has many, the page still filters, searches and opens any
+    host, word for word as the host page shows it, having decoded only that host's chunks."""
+    from sascheck.reports import fleet
+
+    monkeypatch.setattr(fleet, "CHUNK_BYTES", 4096)
+    page_path = _fleet(tmp_path, samples, 60)
+    source = page_path.read_text()
+    chunks = {part: source.count(f'data-part="{part}"') for part in ("hosts", "results", "images")}
+    assert chunks["hosts"] > 10 and chunks["results"] > 1, chunks
+    index = fleet_index(source)
+    # the last row with a failure (worst first: the farthest such into the chunks)
+    last = max(n for n, host in enumerate(index["hosts"]) if set(host["r"]) & {"f", "e"})
+    name = index["hosts"][last]["n"]
+    number = int(name.removeprefix("sas"))
+    one = tmp_path / "one.html"
+    assert main(["report", str(tmp_path / "results" / f"{number}.json"), "-o", str(one)]) == 0
+    with open_page(one) as (page, log):
+        alone = page.locator("section.host").evaluate(SECTION_TEXT)
+    with open_page(page_path) as (page, log):
+        page.locator("#host-search").fill(name)
+        assert _rows(page) == [name]
+        page.locator("#only-failing").check()
+        page.locator("#matrix-rows a").first.click()
+        section = page.locator(f"section#h{last}")
+        assert section.evaluate(SECTION_TEXT) == alone
+        read = page.locator("script.fleet-chunk[data-read]").count()
+        assert 1 <= read < sum(chunks.values()) // 2  # its own chunks, not the fleet's
+        page.goto(page_path.as_uri() + "#h0")  # a host of another chunk
+        assert page.locator("section#h0 h2").inner_text().startswith(index["hosts"][0]["n"])
+    assert log.console_errors == []
