@@ -83,8 +83,9 @@ def _host_fix_command(args: argparse.Namespace) -> int:
     if args.output != STDOUT:
         from .reports.escaping import for_terminal
 
-        print(for_terminal(f"{args.output}: {args.format} fix for "
-                           f"{len(fix_input.rule_ids)} rules"), file=sys.stderr)
+        count = len(fix_input.rule_ids)
+        print(for_terminal(f"{args.output}: {args.format} fix for {count} "
+                           f"rule{'' if count == 1 else 's'}"), file=sys.stderr)
         for step in next_steps(args.format, args.output, fix_input):
             print(for_terminal(step), file=sys.stderr)
     return EXIT_OK
