@@ -106,7 +106,7 @@ def _article(host: HostView, rule: Any, shared: Mapping[str, Any]) -> Pooled:
            rule.fix_reason, repr(rule.impact), repr(rule.evidence))
     found = _ARTICLES.get(key)
     if found is None:
-        if len(_ARTICLES) >= 50_000:  # bounded: a fleet of unlike hosts builds afresh
+        if len(_ARTICLES) >= 4096:  # bounded (a few MB): a fleet of unlike hosts builds afresh
             _ARTICLES.clear()
         found = _ARTICLES[key] = pooled(section.article(host, rule, ANCHOR, shared,
                                                         ["#details", {}]))
