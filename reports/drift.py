@@ -215,15 +215,11 @@ def _reachability(old: DiffHost, new: DiffHost) -> list[Change] | None:
     return None
 
 
-def diff(old_hosts: Sequence[HostView | DiffHost],
-         new_hosts: Sequence[HostView | DiffHost]) -> list[Change]:
+def diff(old_side: Sequence[HostView | DiffHost],
+         new_side: Sequence[HostView | DiffHost]) -> list[Change]:
     """Every change across the fleet, the most recently scanned host first."""
-    return diff_held([diff_host(h) if isinstance(h, HostView) else h for h in old_hosts],
-                     [diff_host(h) if isinstance(h, HostView) else h for h in new_hosts])
-
-
-def diff_held(old_hosts: Sequence[DiffHost], new_hosts: Sequence[DiffHost]) -> list[Change]:
-    """``diff`` of hosts held as diff compares them."""
+    old_hosts, new_hosts = ([diff_host(h) if isinstance(h, HostView) else h for h in side]
+                            for side in (old_side, new_side))
     old, new = newest_per_host(old_hosts), newest_per_host(new_hosts)
     changes = suspect(old_hosts, "the baseline") + suspect(new_hosts, "the new results")
     for name in sorted(old.keys() - new.keys()):

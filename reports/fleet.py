@@ -87,13 +87,12 @@ def encode_section(host: HostView) -> EncodedSection:
             return ["#image", {"n": len(images) - 1, "alt": item[1]["alt"]}]
         return [item[0], item[1], *(pooled_images(child) for child in item[2:])]
 
+    rules, shared = host.sorted_rules(), host.shared_messages()
     head = [_script_safe(_ENCODER.encode(item)) if item[0] in _OWN
-            else pooled(pooled_images(item)) for item in section.head(host)]
-    shared = host.shared_messages()
-    steps = section.steps_before(host, ANCHOR)
+            else pooled(pooled_images(item)) for item in section.head(host, shared)]
+    steps = section.steps_before(host, rules, ANCHOR)
     items = [(rule.id, _article(host, rule, shared),
-              pooled(steps[rule.id]) if rule.id in steps else None)
-             for rule in host.sorted_rules()]
+              pooled(steps[rule.id]) if rule.id in steps else None) for rule in rules]
     fix = fix_command_parts(host) if host.source == "sascheck" else None
     return EncodedSection(head, images, items, _script_safe(_ENCODER.encode(fix)))
 

@@ -48,6 +48,7 @@ _infos_sent: set[str] = set()  # rule ids whose texts this process already sent
 
 Item = TypeVar("Item")
 Outcome = TypeVar("Outcome")
+View = TypeVar("View")  # what read_hosts keeps of each host
 
 
 @dataclass(slots=True)
@@ -271,50 +272,37 @@ def read_slim(paths: Sequence[str], catalogue: Catalogue,
     return merged
 
 
-def _unit_metrics(unit: Unit) -> list[tuple[HostMetrics, str]]:
-    """Each host of the unit as the fleet's metrics take it, with the path of a file found
-    unreadable ("" for none)."""
-    return [(host_metrics(host), host.path if is_unreadable_file(host) else "")
-            for host in hosts_of(unit, _catalogue_here())]
+def read_hosts(paths: Sequence[str], catalogue: Catalogue, unreadable: list[str],
+               view: Callable[[HostView], View]) -> Iterator[View]:
+    """Every host of ``paths`` as ``view`` makes it, merged as the page merges them, read
+    on every core and given one at a time (issue 52): the controller holds only what
+    ``view`` keeps. The paths of files found unreadable are added to ``unreadable``."""
+    def views(unit: Unit) -> list[tuple[View, str]]:
+        return [(view(host), host.path if is_unreadable_file(host) else "")
+                for host in hosts_of(unit, _catalogue_here())]
+
+    def failed(unit: Unit, why: str) -> list[tuple[View, str]]:
+        return [(view(unreadable_file(path, why, catalogue)), path) for path in unit.files]
+    for built in parallel_map(views, units_of(paths, catalogue, unreadable), catalogue,
+                              failed):
+        for value, path in built:
+            if path:
+                unreadable.append(path)
+            yield value
 
 
 def fleet_metrics(paths: Sequence[str], catalogue: Catalogue,
                   unreadable: list[str]) -> Iterator[HostMetrics]:
-    """Every host of ``paths`` for `report --prometheus`, merged as the page merges them,
-    read on every core and given one at a time: nothing of the fleet is held (issue 52)."""
-    def failed(unit: Unit, why: str) -> list[tuple[HostMetrics, str]]:
-        return [(host_metrics(unreadable_file(path, why, catalogue)), path)
-                for path in unit.files]
-    for built in parallel_map(_unit_metrics, units_of(paths, catalogue, unreadable),
-                              catalogue, failed):
-        for metrics, path in built:
-            if path:
-                unreadable.append(path)
-            yield metrics
-
-
-def _unit_diff(unit: Unit) -> list[tuple[DiffHost, str]]:
-    """Each host of the unit as diff compares it, with the path of a file found unreadable."""
-    return [(diff_host(host), host.path if is_unreadable_file(host) else "")
-            for host in hosts_of(unit, _catalogue_here())]
+    """Every host for `report --prometheus`: nothing of the fleet is held."""
+    return read_hosts(paths, catalogue, unreadable, host_metrics)
 
 
 def diff_side(paths: Sequence[str], catalogue: Catalogue,
               unreadable: list[str]) -> list[DiffHost]:
-    """Every host of ``paths`` as diff compares it, merged as the page merges them, read on
-    every core; what hosts have alike is held once (issue 52)."""
-    def failed(unit: Unit, why: str) -> list[tuple[DiffHost, str]]:
-        return [(diff_host(unreadable_file(path, why, catalogue)), path)
-                for path in unit.files]
+    """Every host as diff compares it; what hosts have alike is held once."""
     sharing = Sharing()
-    hosts = []
-    for built in parallel_map(_unit_diff, units_of(paths, catalogue, unreadable), catalogue,
-                              failed):
-        for host, path in built:
-            if path:
-                unreadable.append(path)
-            hosts.append(sharing.host(host))
-    return hosts
+    return [sharing.host(host)
+            for host in read_hosts(paths, catalogue, unreadable, diff_host)]
 
 
 def units_of(paths: Sequence[str], catalogue: Catalogue,

@@ -73,9 +73,10 @@ def _score_note(host: HostView) -> str:
             + (f"; {host.not_judged} not judged" if host.not_judged else ""))
 
 
-def head(host: HostView) -> list[Node]:
-    """Everything above the rules: who, what was read, what could not be, the counts and
-    the storage and throughput pictures."""
+def head(host: HostView, shared: Mapping[str, list[str]]) -> list[Node]:
+    """Everything above the rules: who, what was read, what could not be (``shared``: the
+    reasons several rules give alike, ``shared_messages``), the counts and the storage and
+    throughput pictures."""
     title = node("h2", {}, f"{host.name} ", node("span", {"class": "muted"}, (
         f"({host.source}" + (f", profile {host.profile}" if host.profile else "") + ")")))
     parts: list[Node] = [title, _facts(host)]
@@ -83,7 +84,6 @@ def head(host: HostView) -> list[Node]:
         parts.append(_table(["SAS role", "Directory", "From"], [
             [str(d.get("role", "")), str(d.get("path", "")), str(d.get("source", ""))]
             for d in host.sas_dirs], "sasdirs"))
-    shared = host.shared_messages()
     lines = [*(("Problem:", text, None) for text in host.problems),
              *(("SAS directories:", text, None) for text in host.discovery_notes),
              *(("Also scanned by oscap:", text, "engines") for text in host.other_engines)]
@@ -262,25 +262,20 @@ def references_of(rule: RuleView) -> list[str]:
             for ref in rule.references]
 
 
-def step_rules(host: HostView) -> dict[str, list[str]]:
-    """Each step of the window (issue 49) and its failing rules, in the fix order; a
-    project gets none (planned work, by hand)."""
-    steps: dict[str, list[str]] = {}
-    for rule in host.sorted_rules():
+def steps_before(host: HostView, rules: list[RuleView], anchor: str) -> dict[str, list[Node]]:
+    """The window's step headings, by the rule each comes before (``rules``: the host's, in
+    the fix order, as ``sorted_rules`` gives them), each with the command fixing that step's
+    failing rules alone (issue 49; sascheck's results only: an ARF's host has no scan to
+    repeat, and a project is planned work, by hand)."""
+    failing: dict[str, list[str]] = {}
+    for rule in rules:
         if rule.result == "fail" and rule.fix_step and rule.fix_step != "project":
-            steps.setdefault(rule.fix_step, []).append(rule.id)
-    return steps
-
-
-def steps_before(host: HostView, anchor: str) -> dict[str, list[Node]]:
-    """The window's step headings, by the rule each comes before, each with the command
-    fixing that step alone (sascheck's results only: an ARF's host has no scan to repeat)."""
-    commands = {step: step_command(host, step, rules)
-                for step, rules in step_rules(host).items()} \
+            failing.setdefault(rule.fix_step, []).append(rule.id)
+    commands = {step: step_command(host, step, ids) for step, ids in failing.items()} \
         if host.source == "sascheck" else {}
     placed: dict[str, list[Node]] = {}
     step, number = "", 0
-    for rule in host.sorted_rules():
+    for rule in rules:
         if rule.result != "fail" or rule.fix_step not in FIX_STEPS or rule.fix_step == step:
             continue
         step, number = rule.fix_step, number + 1
@@ -296,10 +291,10 @@ def steps_before(host: HostView, anchor: str) -> dict[str, list[Node]]:
 
 def host_section(host: HostView, snippets: Mapping[str, Snippet], anchor: str = "host") -> Node:
     """The whole section, as the host page shows it."""
-    shared = host.shared_messages()
-    steps = steps_before(host, anchor)
-    section = node("section", {"class": "host", "id": anchor}, *head(host))
-    for rule in host.sorted_rules():
+    rules, shared = host.sorted_rules(), host.shared_messages()
+    steps = steps_before(host, rules, anchor)
+    section = node("section", {"class": "host", "id": anchor}, *head(host, shared))
+    for rule in rules:
         section += steps.get(rule.id, [])
         command = fix_command(host, rule.id) if host.source == "sascheck" else None
         details = rule_details(rule.id, rule.rationale, references_of(rule),

@@ -249,7 +249,7 @@ def test_a_diff_side_holds_what_hosts_share_once(fleet):
     """`diff` holds each side as diff compares it (issue 52): the verdicts of hosts built
     alike are one object, so a side costs a few references per host; and the diff of the
     side with itself, as the slim full read gives it, is the same (none)."""
-    from sascheck.reports.drift import diff, diff_held
+    from sascheck.reports.drift import diff
     from sascheck.reports.fleet_read import diff_side, read_slim
     from sascheck.rules import load_catalogue
 
@@ -261,6 +261,6 @@ def test_a_diff_side_holds_what_hosts_share_once(fleet):
     # aside): a handful of distinct lists, however many hosts
     assert len({id(host.rules) for host in side}) <= 2 + len(BAD) + 1
     slim = read_slim(paths, catalogue, [])
-    assert diff_held(side, side) == diff(slim, slim) == []
+    assert diff(side, side) == diff(slim, slim) == []
     assert sorted((h.name, h.rules) for h in side) == sorted(
         (h.name, tuple((r.id, r.result, r.actual) for r in h.rules)) for h in slim)

@@ -84,15 +84,23 @@ def _expected(params: Mapping[str, Any], wanted: Any, after: str = "") -> str:
     return f"{params['key']} {_COMPARE[params.get('compare', 'equal')][0]} {wanted}{after}"
 
 
+def _running(facts: Facts, key: str, expected: str) -> tuple[str, str | Outcome]:
+    """The key's /proc/sys file and the value read there, or the error that it was not."""
+    source = "/proc/sys/" + key.replace(".", "/")
+    actual = facts.sysctl.get(key, Unavailable(f"{key} was not collected"))
+    if isinstance(actual, Unavailable):
+        return source, Outcome(Verdict.ERROR, expected, actual.what, [Evidence(
+            key, source, actual.what, Verdict.ERROR, actual.reason)], actual.reason)
+    return source, actual
+
+
 def sysctl_value(params: Mapping[str, Any], facts: Facts, values: Mapping[str, Any]) -> Outcome:
     key: str = params["key"]
     wanted = values[params["value_from"]]
     expected = _expected(params, wanted)
-    source = "/proc/sys/" + key.replace(".", "/")
-    actual = facts.sysctl.get(key, Unavailable(f"{key} was not collected"))
-    if isinstance(actual, Unavailable):
-        return Outcome(Verdict.ERROR, expected, actual.what, [Evidence(
-            key, source, actual.what, Verdict.ERROR, actual.reason)], actual.reason)
+    source, actual = _running(facts, key, expected)
+    if isinstance(actual, Outcome):
+        return actual
     number = ascii_int(actual)
     if number is None:
         return Outcome(Verdict.ERROR, expected, actual, [Evidence(
@@ -116,11 +124,9 @@ def sysctl_fields(params: Mapping[str, Any], facts: Facts,
     names: list[str] = params["fields_from"]
     wanted = [int(values[name]) for name in names]
     expected = f"{key} at least {' '.join(map(str, wanted))}, field by field"
-    source = "/proc/sys/" + key.replace(".", "/")
-    actual = facts.sysctl.get(key, Unavailable(f"{key} was not collected"))
-    if isinstance(actual, Unavailable):
-        return Outcome(Verdict.ERROR, expected, actual.what, [Evidence(
-            key, source, actual.what, Verdict.ERROR, actual.reason)], actual.reason)
+    source, actual = _running(facts, key, expected)
+    if isinstance(actual, Outcome):
+        return actual
     fields = [ascii_int(field) for field in actual.split()]
     shown = " ".join(actual.split())
     if len(fields) != len(wanted) or None in fields:

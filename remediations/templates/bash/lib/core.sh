@@ -219,10 +219,9 @@ sysctl_within() {
 # value, or the image's copy of it offline. Prints nothing when no field is below; fails
 # when the value is not that many numbers.
 sysctl_fields_raised() {
-    local file="$1" file_of current field least raised=() below=0
+    local file="$1" current field least raised=() below=0
     shift
-    if live; then file_of="$file"; else file_of="$ROOT$file"; fi
-    current="$(cat -- "$file_of" 2>/dev/null)" || return 1
+    current="$(cat -- "$ROOT$file" 2>/dev/null)" || return 1  # ROOT is empty on a live host
     local -a fields
     read -r -a fields <<< "$current"
     (( ${#fields[@]} == $# )) || return 1
