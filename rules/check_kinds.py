@@ -54,6 +54,9 @@ class CheckKind:
     value_list_params: Mapping[str, str] = field(default_factory=dict)
     # Its ``key`` parameter is a /proc/sys key read running: the scan and collect.sh read it.
     proc_sys_key: bool = False
+    # Its ``key`` is judged after boot: where nothing sets it the kernel's default holds, so
+    # the loader asks for that default (KERNEL_SYSCTL_DEFAULTS).
+    boot_sysctl_key: bool = False
     # Judges the file systems holding SAS directories: notchecked while none is known, and
     # the SAS directory values are among what it reads.
     sas_filesystems: bool = False
@@ -108,7 +111,12 @@ KINDS: dict[str, CheckKind] = {kind.name: kind for kind in (
                                 "ktune, tuned and its reapply_sysctl) equals an integer site "
                                 "value (or is at most or at least it: compare)",
               params=SYSCTL_PARAMS, required=("key", "value_from"),
-              value_params={"value_from": "integer"}),
+              value_params={"value_from": "integer"}, boot_sysctl_key=True),
+    CheckKind("sysctl_fields_at_boot", "each field of the value a /proc/sys key of several "
+                                       "numbers (kernel.sem) ends with after boot is at least "
+                                       "its site value",
+              params={"key": SYSCTL_PARAMS["key"]}, required=("key", "fields_from"),
+              value_list_params={"fields_from": "integer"}, boot_sysctl_key=True),
     CheckKind("block_scheduler", "the devices under SAS file systems use an allowed scheduler",
               values=("allowed_schedulers",), sas_filesystems=True),
     CheckKind("block_read_ahead", "the devices SAS file systems mount read ahead at least the "
@@ -183,7 +191,8 @@ KINDS: dict[str, CheckKind] = {kind.name: kind for kind in (
 # belongs to exactly one (tests/test_check_kinds.py holds it).
 GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "memory": ("Memory and kernel limits: THP, dirty pages, swapping, maps, semaphores",
-               ("thp_mode", "thp_at_boot", "sysctl_value", "sysctl_at_boot", "sysctl_fields")),
+               ("thp_mode", "thp_at_boot", "sysctl_value", "sysctl_at_boot", "sysctl_fields",
+                "sysctl_fields_at_boot")),
     "storage": ("Storage below the SAS file systems: schedulers, read-ahead, paths, stripes",
                 ("block_scheduler", "block_read_ahead", "io_tuning_at_boot", "multipath_all_paths",
                  "paths_per_lun", "volume_striped", "bufsize_matches_stripe")),

@@ -221,7 +221,7 @@ def _rule_from(document: LocatedDocument, variables: dict[str, Variable],
             if variable is None or variable.type != wanted:
                 raise document.error(["check", param, number],
                                      f"'{name}' is not a {wanted} site value")
-    if kind.name == "sysctl_at_boot" and check["key"] not in KERNEL_SYSCTL_DEFAULTS:
+    if kind.boot_sysctl_key and check["key"] not in KERNEL_SYSCTL_DEFAULTS:
         # A boot that sets nothing leaves the kernel's default, which must be known: else
         # both engines would judge an unknown value.
         raise document.error(["check", "key"], f"the kernel's default for {check['key']} is "

@@ -20,7 +20,7 @@ from .support.remedy import generate, run_bash
 
 VIYA3_RULES = ("vm_max_map_count", "max_map_count_at_boot", "net_core_somaxconn",
                "somaxconn_at_boot", "vm_overcommit_memory", "overcommit_memory_at_boot",
-               "vm_swappiness", "swappiness_at_boot", "kernel_sem")
+               "vm_swappiness", "swappiness_at_boot", "kernel_sem", "kernel_sem_at_boot")
 # RHEL 8's /etc/sysctl.conf as its systemd package ships it, then viya-ark's lines.
 RHEL8_SYSCTL_CONF = """\
 # sysctl settings are defined through files in
@@ -92,7 +92,8 @@ def test_an_untouched_host_fails_what_viya_ark_would_set(tmp_path, scan):
         "net_core_somaxconn": "fail", "somaxconn_at_boot": "error",
         "vm_overcommit_memory": "pass", "overcommit_memory_at_boot": "pass",
         "vm_swappiness": "fail", "swappiness_at_boot": "fail",
-        "kernel_sem": "pass"}  # RHEL 8's own semaphore limits are above viya-ark's
+        # RHEL 8's own semaphore limits are above viya-ark's, running and at boot
+        "kernel_sem": "pass", "kernel_sem_at_boot": "pass"}
     result = scan(root, profile="viya3")
     assert "not known" in result["by_id"]["somaxconn_at_boot"]["evidence"][0]["note"]
 
@@ -214,3 +215,72 @@ def test_oscap_judges_kernel_sem_as_the_scanner(tmp_path, scan, sem):
     # a value that is not four numbers: the scanner's error is OVAL's fail (docs/oval.md)
     assert (ours, theirs) in ((theirs, theirs), ("error", "fail")), (ours, theirs)
     assert ours != "error" or sem.count("\t") != 3
+
+
+SEM_FILE = "/etc/sysctl.d/90-site-sem.conf"
+
+
+def put(root: Path, files: dict[str, str]) -> None:
+    for path, text in files.items():
+        (root / path.lstrip("/")).parent.mkdir(parents=True, exist_ok=True)
+        (root / path.lstrip("/")).write_text(text)
+
+
+@pytest.mark.parametrize(("kernel", "files", "expected"), [
+    (RHEL7_KERNEL, {}, "fail"),  # nothing sets it: 3.10's own 250 32000 32 128
+    (RHEL9_KERNEL, {}, "pass"),  # 32000 1024000000 500 32000 since Linux 3.19
+    (RHEL7_KERNEL, {"/etc/sysctl.conf": RHEL8_SYSCTL_CONF + VIYA_ARK_LINES}, "pass"),
+    (RHEL9_KERNEL, {SEM_FILE: "kernel.sem = 250 32000 32 128\n"}, "fail"),
+    (RHEL7_KERNEL, {SEM_FILE: "kernel.sem = 600 64000 300 2048\n"}, "pass"),
+    # sysctl.conf, reached through 99-sysctl.conf, sorts after 90-site-sem.conf and wins;
+    # OVAL, which cannot sort files, wants every file to agree (docs/oval.md)
+    pytest.param(RHEL7_KERNEL, {SEM_FILE: "kernel.sem = 250 32000 32 128\n",
+                                "/etc/sysctl.conf": RHEL8_SYSCTL_CONF + VIYA_ARK_LINES}, "pass",
+                 id="last-file-wins"),
+    (RHEL7_KERNEL, {SEM_FILE: "kernel.sem = 512 32000 256\n"}, "error"),  # three numbers
+])
+def test_kernel_sem_at_boot_takes_the_last_source_or_the_kernels_default(
+        tmp_path, scan, request, kernel, files, expected):
+    """The value the next boot ends with, field by field: the last file that sets kernel.sem
+    gives all four fields; with none, the kernel's own limits by release (include/uapi/linux/
+    sem.h, raised in Linux 3.19). oscap agrees, but where the value is not four numbers
+    (scanner: error, OVAL: fail; docs/oval.md)."""
+    root = viya_host(tmp_path / "r", AFTER_VIYA_ARK, None, kernel=kernel)
+    put(root, files)
+    if "/etc/sysctl.conf" in files:
+        (root / "etc/sysctl.d").mkdir(exist_ok=True)
+        (root / "etc/sysctl.d/99-sysctl.conf").symlink_to("../sysctl.conf")
+    ours = scan(root, profile="viya3")["by_id"]["kernel_sem_at_boot"]
+    assert ours["result"] == expected, ours
+    if expected == "fail" and not files:
+        assert "kernel default (3.10" in ours["actual"]
+    if oscap_available():
+        tailoring = tailor(root, BASELINE_SETS, tmp_path / "tailoring.xml", "viya3")
+        theirs = oscap_eval(root, tailoring, tmp_path, "viya3")["kernel_sem_at_boot"]
+        listed = expected == "error" or request.node.callspec.id.endswith("last-file-wins")
+        assert theirs == ("fail" if listed else expected)
+
+
+@pytest.mark.parametrize(("files", "persisted"), [
+    ({}, "kernel.sem = 512 32000 256 1024"),  # RHEL 7's defaults raised
+    # a higher SEMMNS the site set in /etc is kept; its line becomes the raised value
+    ({SEM_FILE: "kernel.sem = 250 64000 32 128\n"}, "kernel.sem = 512 64000 256 1024"),
+])
+def test_the_bash_fix_persists_kernel_sem_for_the_next_boot(tmp_path, scan, files, persisted):
+    """On a RHEL 7 image whose running value passes (set by hand, not persisted), the fix for
+    kernel_sem_at_boot alone writes the raised value where the next boot reads it, and the
+    rule passes after it; a second run changes nothing."""
+    root = viya_host(tmp_path / "r", {**UNTOUCHED, "kernel.sem": "512\t32000\t256\t1024"},
+                     RHEL8_SYSCTL_CONF, kernel=RHEL7_KERNEL)
+    put(root, files)
+    assert scan(root, profile="viya3")["by_id"]["kernel_sem_at_boot"]["result"] == "fail"
+    script = generate("bash", tmp_path / "fix.sh", root, [*BASELINE_SETS],
+                      ["--profile", "viya3", "--rule", "kernel_sem_at_boot"])
+    run_bash(script, root)
+    assert scan(root, profile="viya3")["by_id"]["kernel_sem_at_boot"]["result"] == "pass"
+    ours = (root / "etc/sysctl.d/99-zz-sascheck.conf").read_text().splitlines()
+    assert [line for line in ours if line.startswith("kernel.sem")] == [persisted]
+    for path in files:
+        assert (root / path.lstrip("/")).read_text() == persisted + "\n"
+    assert (root / "etc/sysctl.conf").read_text() == RHEL8_SYSCTL_CONF
+    assert "no changes" in run_bash(script, root).stdout

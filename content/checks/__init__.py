@@ -6,7 +6,7 @@ and tests/test_parity.py asserts it. One module per group, mirroring scanner/che
 
 from __future__ import annotations
 
-from . import boot, cpu, guests, kernel, latency, multipath, storage, striping
+from . import boot, cpu, guests, kernel, latency, multipath, storage, striping, sysctl_boot
 from .common import Generator
 
 GENERATORS: dict[str, Generator] = {
@@ -14,7 +14,8 @@ GENERATORS: dict[str, Generator] = {
     "cpu_governor": kernel.cpu_governor,
     "sysctl_value": kernel.sysctl_value,
     "sysctl_fields": kernel.sysctl_fields,
-    "sysctl_at_boot": kernel.sysctl_at_boot,
+    "sysctl_at_boot": sysctl_boot.sysctl_at_boot,
+    "sysctl_fields_at_boot": sysctl_boot.sysctl_fields_at_boot,
     "block_scheduler": storage.block_scheduler,
     "block_read_ahead": storage.block_read_ahead,
     "mount_option_forbidden": storage.mount_option_forbidden,

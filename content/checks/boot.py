@@ -43,7 +43,7 @@ from .common import (
     runs_at_boot,
     udev_rules,
 )
-from .kernel import sysctl_at_boot
+from .sysctl_boot import sysctl_at_boot
 
 
 def tuned_profile(facts: OvalFacts, rule: Rule) -> Element:

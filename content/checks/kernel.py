@@ -1,24 +1,14 @@
-"""Kernel settings: THP, CPU governor, sysctl now and after boot, NUMA (scanner/checks/kernel.py)."""
+"""Kernel settings: THP, CPU governor, sysctl now, NUMA (scanner/checks/kernel.py)."""
 
 from __future__ import annotations
 
-import re
-
 from ...rules import Rule
 from ...rules.host_layout import (
-    KERNEL_SYSCTL_DEFAULTS,
-    KTUNE_SCRIPTS,
-    KTUNE_SHIPPED_CONFIG,
     NUMA_NODES_ONLINE,
     PROC_CMDLINE,
     PROC_CPUINFO,
     SYSCTL_BYTES_TWINS,
-    SYSCTL_CONF,
-    SYSCTL_DIRS,
     THP_DIRS,
-    TUNED_MAIN_CONF,
-    TUNED_REAPPLY_SYSCTL_DIRS,
-    TUNED_TRUE_WORDS,
 )
 from ..oval import (
     Element,
@@ -36,7 +26,6 @@ from .common import (
     Cmdline,
     alternatives,
     files_matching,
-    kernel_is,
 )
 
 
@@ -77,7 +66,7 @@ def cpu_governor(facts: OvalFacts, rule: Rule) -> Element:
 
 # A sysctl rule's compare (rules/check_kinds.py) as OVAL operations: the value against the
 # site's, its negation, and the site value against a kernel default the value would keep.
-_OPS = {"equal": ("equals", "not equal", "equals"),
+OPS = {"equal": ("equals", "not equal", "equals"),
         "at_most": ("less than or equal", "greater than", "greater than or equal"),
         "at_least": ("greater than or equal", "less than", "less than or equal")}
 _SAYS = {"equal": "equals", "at_most": "is at most", "at_least": "is at least"}
@@ -93,7 +82,7 @@ def sysctl_value(facts: OvalFacts, rule: Rule) -> Element:
                      entity("ind:instance", "1", datatype="int"))
     compare = rule.params.get("compare", "equal")
     wanted = oval.state("ind:textfilecontent54", f"{key} {_SAYS[compare]} the site value",
-                        entity("ind:subexpression", datatype="int", op=_OPS[compare][0],
+                        entity("ind:subexpression", datatype="int", op=OPS[compare][0],
                                var=facts.external(rule.params["value_from"]),
                                var_check="all"))
     judged = criterion(oval.test("ind:textfilecontent54", rule.title, value, wanted))
@@ -141,120 +130,6 @@ def sysctl_fields(facts: OvalFacts, rule: Rule) -> Element:
                                          f"{key} field {number + 1} is at least {name}",
                                          field, least)))
     return all_of(*tests)
-
-
-def sysctl_at_boot(facts: OvalFacts, rule: Rule) -> Element:
-    """scanner.checks.kernel.sysctl_at_boot, as far as OVAL can follow it: it cannot sort
-    files by name, so every system file that sets the key must agree with the site value; a
-    value in /etc or /run (which tuned's reapply_sysctl applies last) holds over tuned's,
-    else tuned's must agree too."""
-    oval = facts.oval
-    key = rule.params["key"]
-    key_pattern = r"[./]".join(re.escape(part) for part in key.split("."))
-    line = rf"^[ \t]*-?[ \t]*{key_pattern}[ \t]*=[ \t]*(\S*)[ \t]*$"
-    wanted_var = facts.external(rule.params["value_from"])
-    ops = _OPS[rule.params.get("compare", "equal")]
-    equal = oval.state("ind:textfilecontent54", f"{key} is as the site wants",
-                       entity("ind:subexpression", datatype="int", op=ops[0],
-                              var=wanted_var, var_check="all"))
-    other = oval.state("ind:textfilecontent54", f"{key} is not as the site wants",
-                       entity("ind:subexpression", datatype="int", op=ops[1],
-                              var=wanted_var, var_check="all"))
-
-    def lines_in(directories: tuple[str, ...], comment: str, name: str = key,
-                 pattern: str = line) -> str:
-        return oval.obj("ind:textfilecontent54", f"{name} in {comment}",
-                        entity("ind:path", var=oval.paths(comment, directories),
-                               var_check="at least one"),
-                        entity("ind:filename", r"\.conf$", op="pattern match"),
-                        entity("ind:pattern", pattern, op="pattern match"),
-                        entity("ind:instance", "1", datatype="int", op="greater than or equal"))
-
-    reapplied = lines_in(TUNED_REAPPLY_SYSCTL_DIRS, "sysctl.d in /etc and /run")
-    packaged_dirs = [d for d in SYSCTL_DIRS if d not in TUNED_REAPPLY_SYSCTL_DIRS]
-    packaged = lines_in((*packaged_dirs, KTUNE_SCRIPTS), "packaged sysctl.d and ktune.d")
-    files = files_matching(facts, f"{key} in sysctl.conf and sysctl.ktune",
-                   (SYSCTL_CONF, KTUNE_SHIPPED_CONFIG["SYSCTL"]), line)
-    conf = files_matching(facts, f"{key} in {SYSCTL_CONF}", (SYSCTL_CONF,), line)
-
-    def some(object_id: str, state: str, comment: str) -> Element:
-        return criterion(oval.test("ind:textfilecontent54", comment, object_id, state,
-                                   check="at least one"))
-
-    reapply_off = files_matching(facts, "tuned's reapply_sysctl turned off", (TUNED_MAIN_CONF,),
-                         r"^[ \t]*reapply_sysctl[ \t]*=(?![ \t]*(?i:"
-                         + "|".join(TUNED_TRUE_WORDS) + r")[ \t]*$)")
-    tuned_key = key_pattern.replace("[./]", r"\.")
-    # tuned 2.25+ [vm]: dirty_ratio = N, and (2.26+) dirty_bytes = N% (scanner's
-    # _tuned_vm_dirty); OVAL does not read tuned's version.
-    vm_twin = SYSCTL_BYTES_TWINS.get(key, "").partition(".")[2]
-
-    def tuned_sets(value: str, state: str | None, comment: str, surely: bool = True) -> Element:
-        """tuned's [sysctl] key, or its [vm] option, has ``value`` (one group); ``surely``
-        as OvalFacts.tuned_enabled (False where it makes the rule fail)."""
-        found = [facts.tuned_setting(tuned_key, [(value, state)], comment, surely)]
-        if vm_twin:
-            found += [facts.tuned_setting(re.escape(key.partition(".")[2]), [(value, state)],
-                                          f"{comment} ([vm])", surely),
-                      facts.tuned_setting(re.escape(vm_twin), [(value + "%", state)],
-                                          f"{comment} ([vm] {vm_twin} as a percentage)", surely)]
-        return any_of(*found)
-    # Nothing sets it: the kernel's default must be the site value (scanner.sysctl_boot).
-    nothing_sets = none_of(
-        *(criterion(oval.test("ind:textfilecontent54", f"a system file sets {key}", object_id))
-          for object_id in (reapplied, packaged, files)),
-        tuned_sets(r"(\S+)", None, f"tuned sets {key}", surely=False))
-    wanted = oval.values_of(f"site value for {key}", wanted_var)
-    defaults = []
-    earlier: list[Element] = []
-    for prefix, value in KERNEL_SYSCTL_DEFAULTS.get(key, ()):
-        kernel = kernel_is(facts, "^" + re.escape(prefix), f"kernel {prefix or 'any'}")
-        if value is None:  # not known: no default passes there (sascheck says error)
-            earlier.append(kernel)
-            continue
-        is_value = oval.state("ind:variable", f"{value}", entity(
-            "ind:value", value, datatype="int", op=ops[2]))
-        defaults.append(all_of(kernel, *(none_of(e) for e in earlier), criterion(oval.test(
-            "ind:variable", f"the site value is the kernel's {key} default {value}", wanted,
-            is_value))))
-        earlier.append(kernel)
-    kernel_default = all_of(nothing_sets, any_of(*defaults)) if defaults else None
-    twin = SYSCTL_BYTES_TWINS.get(key)
-    if twin:  # the site's byte limit, with nothing setting the ratio, is reported
-        twin_pattern = r"[./]".join(re.escape(part) for part in twin.split("."))
-        twin_line = rf"^[ \t]*-?[ \t]*{twin_pattern}[ \t]*=[ \t]*0*[1-9]\d*[ \t]*$"
-        twin_sets = any_of(
-            *(criterion(oval.test("ind:textfilecontent54", f"a system file sets {twin}",
-                                  object_id))
-              for object_id in (
-                  lines_in(TUNED_REAPPLY_SYSCTL_DIRS, "sysctl.d in /etc and /run", twin,
-                           twin_line),
-                  lines_in((*packaged_dirs, KTUNE_SCRIPTS), "packaged sysctl.d and ktune.d",
-                           twin, twin_line),
-                  files_matching(facts, f"{twin} in sysctl.conf and sysctl.ktune",
-                                 (SYSCTL_CONF, KTUNE_SHIPPED_CONFIG["SYSCTL"]), twin_line))),
-            facts.tuned_setting(twin_pattern.replace("[./]", r"\."), [(r"0*([1-9]\d*)", None)],
-                                f"tuned sets {twin}"),
-            facts.tuned_setting(re.escape(vm_twin), [(r"0*([1-9]\d*)", None)],
-                                f"tuned [vm] sets {vm_twin}"))
-        bytes_limit = all_of(nothing_sets, twin_sets, comment=f"{twin} is set instead")
-        kernel_default = (any_of(kernel_default, bytes_limit) if kernel_default is not None
-                          else bytes_limit)
-    judged = all_of(
-        none_of(*(some(object_id, other, f"a system file sets {key} to another value")
-                  for object_id in (reapplied, packaged, files))),
-        any_of(
-            all_of(any_of(some(reapplied, equal, f"/etc or /run sets {key}"),
-                          some(conf, equal, f"{SYSCTL_CONF} sets {key}")),
-                   criterion(oval.test("ind:textfilecontent54", "reapply_sysctl is off",
-                                       reapply_off), negate=True)),
-            all_of(any_of(*(some(object_id, equal, f"a system file sets {key}")
-                            for object_id in (reapplied, packaged, files)),
-                          tuned_sets(r"(\d+)", equal, f"tuned sets {key}")),
-                   none_of(tuned_sets(r"(\d+)", other, f"tuned sets {key} to another value",
-                                      surely=False)))),
-        comment=f"{key} is the site value after boot")
-    return any_of(judged, kernel_default) if kernel_default is not None else judged
 
 
 def numa_enabled(facts: OvalFacts, rule: Rule) -> Element:

@@ -76,6 +76,12 @@ KERNEL_SYSCTL_DEFAULTS: dict[str, tuple[tuple[str, str | None], ...]] = {
     # needs the default there is an error).
     "net.core.somaxconn": (("2.", "128"), ("3.", "128"), ("4.18.", None), ("4.", "128"),
                            *((f"5.{minor}.", "128") for minor in range(4)), ("", "4096")),
+    # include/uapi/linux/sem.h SEMMSL SEMMNS SEMOPM SEMMNI: 250 32000 32 128 (RHEL 7's 3.10),
+    # raised in Linux 3.19 ("ipc/sem.c: increase SEMMSL, SEMMNI, SEMOPM") to 32000
+    # 1024000000 500 32000 (RHEL 8's 4.18 and later).
+    "kernel.sem": (("2.", "250 32000 32 128"),
+                   *((f"3.{minor}.", "250 32000 32 128") for minor in range(19)),
+                   ("", "32000 1024000000 500 32000")),
 }
 # The kernel keeps one of each pair: writing a positive value to one zeroes the other, and
 # the one set is what it uses (mm/page-writeback.c, dirty_bytes_handler and

@@ -34,6 +34,7 @@ CHECKS: dict[str, Check] = {
     "sysctl_value": kernel.sysctl_value,
     "sysctl_fields": kernel.sysctl_fields,
     "sysctl_at_boot": kernel.sysctl_at_boot,
+    "sysctl_fields_at_boot": kernel.sysctl_fields_at_boot,
     "block_scheduler": storage.block_scheduler,
     "block_read_ahead": storage.block_read_ahead,
     "mount_option_forbidden": storage.mount_option_forbidden,

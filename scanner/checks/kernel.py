@@ -153,13 +153,14 @@ def _bytes_twin_in_use(facts: Facts, key: str) -> tuple[str, str, str] | None:
     return None
 
 
-def sysctl_at_boot(params: Mapping[str, Any], facts: Facts,
-                   values: Mapping[str, Any]) -> Outcome:
-    """The value ``key`` ends with after the next boot (scanner.sysctl_boot's order): the
+# What a boot leaves a key with (_boot_value): (the key or its byte twin, value, source), and
+# notes on sources that lose; or the Outcome that it cannot be told.
+BootValue = tuple[tuple[str, str, str], list[str]]
+
+
+def _boot_value(key: str, expected: str, facts: Facts) -> BootValue | Outcome:
+    """The value ``key`` ends with after the next boot (scanner.boot.sysctl's order): the
     last source that sets it wins; nothing: the kernel's default."""
-    key: str = params["key"]
-    wanted = int(values[params["value_from"]])
-    expected = _expected(params, wanted, " after boot")
     boot = facts.sysctl_boot
     twin = SYSCTL_BYTES_TWINS.get(key, "")
     found: tuple[str, str, str] | None = None  # (key or its byte twin, value, source)
@@ -216,14 +217,53 @@ def sysctl_at_boot(params: Mapping[str, Any], facts: Facts,
                 key, "kernel default", "unknown", Verdict.ERROR, why)], message=why)
         found = (key, default, f"kernel default ({facts.host.kernel})")
         notes.append("nothing sets it at boot")
-    name, value, source = found
-    if name == twin:
-        evidence = Evidence(twin, source, value, Verdict.PASS, BYTES_NOTE)
-        return Outcome(Verdict.PASS, expected, f"{twin} = {value} ({source}; reported)",
+    return found, notes
+
+
+def sysctl_at_boot(params: Mapping[str, Any], facts: Facts,
+                   values: Mapping[str, Any]) -> Outcome:
+    """The value ``key`` ends with after the next boot holds against the site value."""
+    key: str = params["key"]
+    wanted = int(values[params["value_from"]])
+    expected = _expected(params, wanted, " after boot")
+    boot_value = _boot_value(key, expected, facts)
+    if isinstance(boot_value, Outcome):
+        return boot_value
+    (name, value, source), notes = boot_value
+    if name != key:  # the byte twin
+        evidence = Evidence(name, source, value, Verdict.PASS, BYTES_NOTE)
+        return Outcome(Verdict.PASS, expected, f"{name} = {value} ({source}; reported)",
                        [evidence])
     verdict = Verdict.PASS if holds(params, ascii_int(value), wanted) else Verdict.FAIL
     evidence = Evidence(key, source, value, verdict, "; ".join(notes))
     return Outcome(verdict, expected, f"{value} ({source})", [evidence])
+
+
+def sysctl_fields_at_boot(params: Mapping[str, Any], facts: Facts,
+                          values: Mapping[str, Any]) -> Outcome:
+    """Each field of the value ``key`` ends with after the next boot is at least its site
+    value, as the running value's fields are judged."""
+    key: str = params["key"]
+    names: list[str] = params["fields_from"]
+    wanted = [int(values[name]) for name in names]
+    expected = f"{key} at least {' '.join(map(str, wanted))} after boot, field by field"
+    boot_value = _boot_value(key, expected, facts)
+    if isinstance(boot_value, Outcome):
+        return boot_value
+    (_, value, source), notes = boot_value
+    shown = " ".join(value.split())
+    fields = [ascii_int(field) for field in value.split()]
+    if len(fields) != len(wanted) or None in fields:
+        # The kernel would set only the numbers given (proc_dointvec): not a value to judge.
+        why = f"{source}: not {len(wanted)} numbers"
+        return Outcome(Verdict.ERROR, expected, shown, [Evidence(
+            key, source, shown, Verdict.ERROR, why)], why)
+    note = "; ".join(notes)
+    evidence = [Evidence(f"{key} field {number + 1} ({name})", source, str(field),
+                         Verdict.PASS if field is not None and field >= least else Verdict.FAIL,
+                         f"at least {least}" + (f"; {note}" if note else ""))
+                for number, (name, field, least) in enumerate(zip(names, fields, wanted))]
+    return Outcome(combine(evidence), expected, f"{shown} ({source})", evidence)
 
 
 def _tuned_vm_dirty(tuned: TunedFacts, key: str,

@@ -151,6 +151,35 @@ persist_sysctl() {
     write_file "$ours" "$merged"
 }
 
+# The value to persist for a key of several numbers (kernel.sem): each field the highest of
+# its site value (the arguments after the key and its /proc/sys file), the running value (the
+# image's copy offline) and every value /etc sets the key to, so that a site's higher field
+# is kept. Values that are not that many numbers are passed over.
+sysctl_fields_for_boot() {
+    local key="$1" file="$2" conf line value field number
+    shift 2
+    local -a highest=("$@") candidates=() fields
+    local pattern="^[[:space:]]*-?[[:space:]]*${key//./[./]}[[:space:]]*=[[:space:]]*(.*)$"
+    value="$(cat -- "$ROOT$file" 2>/dev/null)" && candidates+=("$value")
+    for conf in "$ROOT$LAYOUT_SYSCTL_CONF" "$ROOT${LAYOUT_SYSCTL_DIRS%% *}"/*.conf; do
+        [[ -f "$conf" ]] || continue
+        while IFS= read -r line || [[ -n "$line" ]]; do
+            if [[ "$line" =~ $pattern ]]; then candidates+=("${BASH_REMATCH[1]}"); fi
+        done < "$conf"
+    done
+    for value in "${candidates[@]}"; do
+        read -r -a fields <<< "$value"
+        (( ${#fields[@]} == ${#highest[@]} )) || continue
+        for field in "${fields[@]}"; do [[ "$field" =~ ^[0-9]{1,18}$ ]] || continue 2; done
+        for number in "${!fields[@]}"; do
+            if (( 10#${fields[number]} > highest[number] )); then
+                highest[number]=$((10#${fields[number]}))
+            fi
+        done
+    done
+    printf '%s' "${highest[*]}"
+}
+
 # THP enabled and defrag never after every boot, written after everything that may turn
 # them on (tuned's [vm], RHEL 6 ktune's enable_transparent_hugepages): a systemd unit
 # ordered after tuned (RHEL 7+), else lines in rc.local, which SysV runs last (S99local).
