@@ -286,6 +286,8 @@ def fix_input_from_result(catalogue: Catalogue, result: Mapping[str, Any], *,
         SAS_ROLE_VALUES[sas_role]: [d["path"] for d in result["sas_dirs"]
                                    if d["role"] == sas_role]
         for sas_role in SAS_ROLE_VALUES}}
+    if not recorded.get("sas_accounts"):  # the accounts the scan found, as it judged them
+        recorded["sas_accounts"] = list(result["host"].get("sas_accounts", []))
     values = resolve_values(catalogue.variables, [
         ("results", recorded), ("--set", dict(parse_assignment(a) for a in assignments))])
     return FixInput(host=result["host"].get("hostname") or "this host",

@@ -117,6 +117,16 @@ KINDS: dict[str, CheckKind] = {kind.name: kind for kind in (
                                        "its site value",
               params={"key": SYSCTL_PARAMS["key"]}, required=("key", "fields_from"),
               value_list_params={"fields_from": "integer"}, boot_sysctl_key=True),
+    CheckKind("account_limit", "the SAS accounts' soft limit of a resource (nofile, nproc, "
+                               "stack) is at least a site value in their PAM sessions, their "
+                               "systemd services and their running processes",
+              params={"item": {"enum": ["nofile", "nproc", "stack"]}},
+              required=("item", "value_from"), values=("sas_accounts",),
+              value_params={"value_from": "integer"}, oval=False),
+    CheckKind("selinux_not_enforcing", "SELinux is not enforcing, now or from the next boot, "
+                                       "unless a boolean site value says the deployment's "
+                                       "SELinux configuration is done",
+              values=("selinux_configured",), automatic_fix=False),
     CheckKind("block_scheduler", "the devices under SAS file systems use an allowed scheduler",
               values=("allowed_schedulers",), sas_filesystems=True),
     CheckKind("block_read_ahead", "the devices SAS file systems mount read ahead at least the "
@@ -203,6 +213,8 @@ GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
             ("cpu_governor", "turbo_and_smt", "numa_enabled", "tuned_cpu_latency")),
     "tuned": ("tuned: the throughput profile that holds the tuning at boot", ("tuned_profile",)),
     "virtualisation": ("Virtualisation: KVM guests' disks", ("kvm_guest_disks_direct",)),
+    "accounts": ("The SAS accounts: open files, processes and stack", ("account_limit",)),
+    "security": ("SELinux, as SAS Viya's deployment expects it", ("selinux_not_enforcing",)),
 }
 
 

@@ -65,6 +65,9 @@ class ScanResult:
                 "cpus": host.cpus,
                 "memory_kib": host.memory_kib,
                 **_tuned_host(facts),
+                # the accounts the account rules judged, for a fix to act on
+                **({"sas_accounts": [a.name for a in facts.limits.accounts]}
+                   if facts.limits.accounts else {}),
             },
             "role": {"name": facts.role.name, "source": facts.role.source,
                      "reasons": list(facts.role.reasons) + [

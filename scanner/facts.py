@@ -67,8 +67,10 @@ from .storage.sasdirs import Discovery, SasDir, discover
 from .system.cpu_features import CpuFeatures, collect_cpu_features
 from .system.cpuidle import CpuIdle, collect_cpuidle
 from .system.guests import collect_guests
+from .system.limits import LimitsFacts, collect_limits
 from .system.numa import NumaFacts, collect_numa
 from .system.role import RoleDecision, detect_role, forced_role
+from .system.selinux import SelinuxFacts, collect_selinux
 from .tuned.active import TunedFacts, collect_tuned
 from .unavailable import Unavailable
 
@@ -135,6 +137,8 @@ class Facts:
     vxfs_tunables: dict[str, dict[str, str]] = field(default_factory=dict)  # tunefstab
     cpuidle: CpuIdle = field(default_factory=lambda: CpuIdle(""))
     cpu_features: CpuFeatures = field(default_factory=CpuFeatures)
+    limits: LimitsFacts = field(default_factory=LimitsFacts)  # the SAS accounts' limits
+    selinux: SelinuxFacts = field(default_factory=SelinuxFacts)
     problems: list[str] = field(default_factory=list)
     # sascheck iotest's results (iotest.runner.Measurement.to_dict), None in a scan
     measurements: list[dict[str, Any]] | None = None
@@ -378,5 +382,7 @@ def collect(root: HostRoot, values: Mapping[str, Any], value_origins: Mapping[st
         multipath_runtime=collect_runtime_maps(root),
         multipath_table=host_table(root),
         vxfs_tunables=parse_tunefstab(_read_noting(root, VXFS_TUNEFSTAB, problems) or ""),
+        limits=collect_limits(root, values, discovery.files_read),
+        selinux=collect_selinux(root),
         problems=problems,
     )

@@ -83,7 +83,8 @@ def test_wheel_installs_into_a_fresh_venv_and_scans(tmp_path):
     assert where.startswith(str(venv))
     scan = subprocess.run([venv / "bin/sascheck", "scan", "--root",
                            str(PROJECT / "examples/roots/rhel8-tuned-sas"), "--set",
-                           "sas_data_dirs=/sasdata", "--json", "-", "--quiet"],
+                           "sas_data_dirs=/sasdata", "--set", "sas_accounts=sas", "--json", "-",
+                           "--quiet"],
                           capture_output=True, text=True, cwd=tmp_path)
     assert scan.returncode == 0, scan.stderr
     result = json.loads(scan.stdout)

@@ -163,7 +163,7 @@ def test_arf_and_json_read_to_the_same_results(tmp_path, name):
     assert from_arf.source == "oscap" and from_json.source == "sascheck"
     theirs = {r.id: r.result for r in from_arf.rules}
     ours = {r.id: r.result for r in from_json.rules}
-    for rule in BEYOND_OVAL:  # no OVAL check: oscap cannot judge it (tests/test_parity.py)
+    for rule in BEYOND_OVAL & set(ours):  # no OVAL check: oscap cannot judge it (test_parity)
         assert theirs.pop(rule) in ("notchecked", ours.pop(rule))
     for view in from_json.rules:  # no SAS directory named: neither engine judges
         if view.result == "notchecked" and view.message.startswith(NO_SAS_DIRS_NOTE):

@@ -6,7 +6,18 @@ and tests/test_parity.py asserts it. One module per group, mirroring scanner/che
 
 from __future__ import annotations
 
-from . import boot, cpu, guests, kernel, latency, multipath, storage, striping, sysctl_boot
+from . import (
+    boot,
+    cpu,
+    guests,
+    kernel,
+    latency,
+    multipath,
+    security,
+    storage,
+    striping,
+    sysctl_boot,
+)
 from .common import Generator
 
 GENERATORS: dict[str, Generator] = {
@@ -33,4 +44,5 @@ GENERATORS: dict[str, Generator] = {
     "volume_striped": striping.volume_striped,
     "bufsize_matches_stripe": striping.bufsize_matches_stripe,
     "turbo_and_smt": cpu.turbo_and_smt,
+    "selinux_not_enforcing": security.selinux_not_enforcing,
 }

@@ -11,6 +11,7 @@ module, then use it everywhere.
 from __future__ import annotations
 
 from .boot import *  # noqa: F403  (one namespace for every fact, wherever it is kept)
+from .limits import *  # noqa: F403
 from .sas import *  # noqa: F403
 from .shell import *  # noqa: F403
 from .storage import *  # noqa: F403

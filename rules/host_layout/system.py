@@ -124,3 +124,9 @@ def vm_vendor_regex(whitespace: str = " ") -> str:
     spaces inside vendor names (OVAL's regex wants ``\\s``)."""
     return "(" + "|".join(whitespace.join(re.escape(word) for word in vendor.split(" "))
                           for vendor in VM_VENDORS) + ")"
+
+# -- SELinux ------------------------------------------------------------------------------
+# The mode the next boot sets (SELINUX= in the config, libselinux's selinux_init_load_policy)
+# unless the kernel line says otherwise (selinux=0, enforcing=0|1), and the running mode.
+SELINUX_CONFIG = "/etc/selinux/config"
+SELINUX_ENFORCE = "/sys/fs/selinux/enforce"

@@ -111,6 +111,17 @@ LAYOUT_SYSCTL_DIRS='/etc/sysctl.d /run/sysctl.d /usr/local/lib/sysctl.d '
 LAYOUT_SYSCTL_DIRS="$LAYOUT_SYSCTL_DIRS"'/usr/lib/sysctl.d /lib/sysctl.d'
 LAYOUT_SYSCTL_CONF=/etc/sysctl.conf
 LAYOUT_TUNED_MAIN_CONF=/etc/tuned/tuned-main.conf
+LAYOUT_LIMITS_CONF=/etc/security/limits.conf
+LAYOUT_LIMITS_D=/etc/security/limits.d
+LAYOUT_PASSWD=/etc/passwd
+LAYOUT_GROUP=/etc/group
+LAYOUT_SYSTEMD_SYSTEM_CONF=/etc/systemd/system.conf
+LAYOUT_SYSTEMD_SYSTEM_CONF_DIRS='/etc/systemd/system.conf.d '
+LAYOUT_SYSTEMD_SYSTEM_CONF_DIRS="$LAYOUT_SYSTEMD_SYSTEM_CONF_DIRS"'/run/systemd/system.conf.d '
+LAYOUT_SYSTEMD_SYSTEM_CONF_DIRS="$LAYOUT_SYSTEMD_SYSTEM_CONF_DIRS"/usr/lib/systemd/system.conf
+LAYOUT_SYSTEMD_SYSTEM_CONF_DIRS="$LAYOUT_SYSTEMD_SYSTEM_CONF_DIRS".d
+LAYOUT_SELINUX_CONFIG=/etc/selinux/config
+LAYOUT_SELINUX_ENFORCE=/sys/fs/selinux/enforce
 LAYOUT_KTUNE_SYSCONFIG=/etc/sysconfig/ktune
 LAYOUT_FSTAB=/etc/fstab
 LAYOUT_TUNED_RECOMMEND_FILES='/etc/tuned/profile_mode '
@@ -515,6 +526,36 @@ if listable "$LAYOUT_KTUNE_SCRIPTS"; then
     done
 fi
 
+# ==== the SAS accounts' limits and SELinux: scanner/system/limits.py, selinux.py ==============
+# pam_limits' files, the accounts and groups they name, systemd's defaults, init's limits
+# (what services inherit), and the services that run as some account, with their drop-ins.
+for file in $LAYOUT_LIMITS_CONF $LAYOUT_PASSWD $LAYOUT_GROUP $LAYOUT_SYSTEMD_SYSTEM_CONF; do
+    follow "$file"
+done
+for dir in $LAYOUT_LIMITS_D $LAYOUT_SYSTEMD_SYSTEM_CONF_DIRS; do
+    listable "$dir" || continue
+    for entry in "$ROOT$CANON"/*.conf; do
+        [ -e "$entry" ] && follow "${entry#"$ROOT"}"
+    done
+done
+[ -z "$ROOT" ] && follow /proc/1/limits
+# SELinux: the mode the next boot sets, and (live) the one it runs in.
+follow "$LAYOUT_SELINUX_CONFIG"
+[ -z "$ROOT" ] && follow "$LAYOUT_SELINUX_ENFORCE"
+for dir in $LAYOUT_SYSTEMD_UNIT_DIRS; do
+    listable "$dir" || continue
+    unit_dir="$CANON"
+    for entry in "$ROOT$unit_dir"/*.service; do
+        [ -f "$entry" ] || continue
+        grep -qs '^[[:space:]]*User[[:space:]]*=' "$entry" || continue
+        follow "${entry#"$ROOT"}"
+        listable "$unit_dir/${entry##*/}.d" || continue
+        for dropin in "$ROOT$CANON"/*.conf; do
+            [ -e "$dropin" ] && follow "${dropin#"$ROOT"}"
+        done
+    done
+done
+
 # ==== what the next boot runs: scanner/boot/ ==================================================
 # The boot loader's files, fstab, sysctl.conf and the rc scripts.
 for file in /etc/fstab $LAYOUT_GRUB_DEFAULTS $LAYOUT_KERNEL_CMDLINE $LAYOUT_GRUBENV \
@@ -741,6 +782,16 @@ find "$R" -name 'sasv9*.cfg' -type f -exec \
     fi
 done
 
+# Who owns each SAS configuration file copied (the archive's copies are this script's): the
+# SAS account, which the account rules take where the site names none.
+OWNERS="$STAGE/owners"
+find "$R" -name 'sasv9*.cfg' -type f | while IFS= read -r copy; do
+    path="${copy#"$R"}"
+    uid="$(stat -c %u -- "$ROOT$path" 2>/dev/null)" || continue
+    case "$uid" in ''|*[!0-9]*) continue ;; esac
+    printf '{"path": %s, "uid": %s}\n' "$(json "$path")" "$uid"
+done > "$OWNERS"
+
 # Each line of file $1 as a JSON string, between $2 and $3, the items separated by commas.
 json_items() {
     first=1
@@ -748,6 +799,15 @@ json_items() {
         [ "$first" = 1 ] || printf ', '
         first=0
         printf '%s%s%s' "$2" "$(json "$line")" "$3"
+    done < "$1"
+}
+# The JSON objects of file $1, one a line, separated by commas.
+json_lines() {
+    first=1
+    while IFS= read -r entry; do
+        [ "$first" = 1 ] || printf ', '
+        first=0
+        printf '%s' "$entry"
     done < "$1"
 }
 hostname_file="$R/proc/sys/kernel/hostname"
@@ -762,12 +822,9 @@ hostname_file="$R/proc/sys/kernel/hostname"
     printf ' "sets": ['
     json_items "$STAGE/sets" '' ''
     printf '],\n "unreadable": ['
-    first=1
-    while IFS= read -r entry; do
-        [ "$first" = 1 ] || printf ', '
-        first=0
-        printf '%s' "$entry"
-    done < "$UNREADABLE"
+    json_lines "$UNREADABLE"
+    printf '],\n "owners": ['
+    json_lines "$OWNERS"
     printf ']}\n'
 } > "$STAGE/manifest.json"
 

@@ -9,9 +9,11 @@ never makes us read the scanning host's files.
 from __future__ import annotations
 
 import errno
+import json
 import os
 import posixpath
 import stat
+from collections.abc import Mapping
 
 from ...rules.errors import UserInputError
 
@@ -25,13 +27,19 @@ class FactError(UserInputError):
 
 
 PARTIAL_ROOT_MARKER = ".sascheck-partial-root"  # beside an extracted snapshot's root
+# Beside it too: {in-root path: uid} of the files whose owner the collector recorded (an
+# archive's copies are the collector's, so owners travel in its manifest).
+RECORDED_OWNERS = ".sascheck-owners.json"
 
 
-def mark_partial_root(root: str) -> None:
-    """Mark an extracted snapshot or sosreport root (in its private parent directory)."""
-    with open(os.path.join(os.path.dirname(os.path.realpath(root)), PARTIAL_ROOT_MARKER),
-              "w", encoding="utf-8"):
+def mark_partial_root(root: str, owners: Mapping[str, int] | None = None) -> None:
+    """Mark an extracted snapshot or sosreport root (in its private parent directory), with
+    the owners its collector recorded."""
+    parent = os.path.dirname(os.path.realpath(root))
+    with open(os.path.join(parent, PARTIAL_ROOT_MARKER), "w", encoding="utf-8"):
         pass
+    with open(os.path.join(parent, RECORDED_OWNERS), "w", encoding="utf-8") as handle:
+        json.dump(dict(owners or {}), handle)
 
 
 class HostRoot:
@@ -125,6 +133,34 @@ class HostRoot:
         if executable:
             self._note_executable(resolved)
         return executable
+
+    def owner(self, path: str) -> int:
+        """The numeric owner of ``path`` (links resolved in the root); in a snapshot or
+        sosreport, as its collector recorded it."""
+        resolved = self.resolve(path)
+        if not self.whole_system:
+            recorded = self._recorded_owners().get(resolved)
+            if recorded is None:
+                raise FactError(f"{path}: its owner was not recorded by the collector")
+            return recorded
+        try:
+            uid = os.stat(self.host_path(resolved)).st_uid
+        except OSError as exc:
+            raise FactError(f"{path}: cannot tell its owner: {exc.strerror}") from None
+        self._note_owner(resolved, uid)
+        return uid
+
+    def _recorded_owners(self) -> dict[str, int]:
+        try:
+            with open(os.path.join(os.path.dirname(self.root), RECORDED_OWNERS),
+                      encoding="utf-8") as handle:
+                owners = json.load(handle)
+        except (OSError, ValueError):
+            return {}
+        return owners if isinstance(owners, dict) else {}
+
+    def _note_owner(self, path: str, uid: int) -> None:
+        """A hook for a recording root."""
 
     def is_dir(self, path: str) -> bool:
         try:

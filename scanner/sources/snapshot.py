@@ -62,6 +62,7 @@ class RecordingRoot(HostRoot):
         self.existing: set[str] = set()
         self.executables: set[str] = set()  # init scripts: whether they run at boot
         self.errors: dict[str, str] = {}
+        self.owners: dict[str, int] = {}  # files whose owner a check read
 
     def _note_link(self, path: str, target: str) -> None:
         self.links[path] = target
@@ -91,6 +92,9 @@ class RecordingRoot(HostRoot):
                 self.links[entry] = os.readlink(self.host_path(entry))
             elif os.path.isdir(self.host_path(entry)):
                 self.dirs.add(entry)
+
+    def _note_owner(self, path: str, uid: int) -> None:
+        self.owners[path] = uid
 
     def _note_error(self, path: str, reason: str) -> None:
         if not reason.endswith(": missing"):
@@ -138,6 +142,7 @@ def write_snapshot(recorder: RecordingRoot, output: IO[bytes], host: Mapping[str
         "collected_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(mtime)),
         "host": dict(host), "sets": list(sets),
         "unreadable": [{"path": p, "reason": r} for p, r in sorted(recorder.errors.items())],
+        "owners": [{"path": p, "uid": u} for p, u in sorted(recorder.owners.items())],
         "files": len(recorder.files), "links": len(recorder.links),
     }
     directories: set[str] = set()
@@ -355,6 +360,25 @@ def manifest_sets(manifest: Mapping[str, Any], archive_path: str) -> list[str]:
     return list(sets)
 
 
+MAX_OWNERS = 4096
+
+
+def manifest_owners(manifest: Mapping[str, Any]) -> dict[str, int]:
+    """The files' owners the collector recorded ({"path", "uid"} items), those well formed:
+    an absolute path of at most 4096 characters, a uid from 0 to 2**32 - 2."""
+    owners: dict[str, int] = {}
+    items = manifest.get("owners")
+    for item in (items if isinstance(items, list) else [])[:MAX_OWNERS]:
+        if not isinstance(item, dict):
+            continue
+        path, uid = item.get("path"), item.get("uid")
+        if (isinstance(path, str) and path.startswith("/") and len(path) <= 4096
+                and "\0" not in path and isinstance(uid, int) and not isinstance(uid, bool)
+                and 0 <= uid < 2**32 - 1):
+            owners[posixpath.normpath(path)] = uid
+    return owners
+
+
 def _manifest_text(manifest: Mapping[str, Any], key: str) -> str:
     value = manifest.get(key, "")
     return value[:128] if isinstance(value, str) else ""
@@ -374,7 +398,7 @@ def opened_snapshot(archive_path: str, scratch: str | None = None
     try:
         manifest = extract(archive_path, destination)
         sets = manifest_sets(manifest, archive_path)
-        mark_partial_root(os.path.join(destination, ROOT_PREFIX))
+        mark_partial_root(os.path.join(destination, ROOT_PREFIX), manifest_owners(manifest))
         yield OpenedSnapshot(archive_path, os.path.join(destination, ROOT_PREFIX), sets,
                              _manifest_text(manifest, "collected_at"),
                              _collector(_manifest_text(manifest, "sascheck")))

@@ -110,6 +110,11 @@ def rhel8_tuned_sas(path: Path) -> RootBuilder:
               'ACTION=="add|change", SUBSYSTEM=="block", ENV{DM_NAME}=="mpatha", '
               'ATTR{queue/scheduler}="mq-deadline", ATTR{queue/read_ahead_kb}="4096"\n')
     root.sas_install(local=SAS_LOCAL_CFG)
+    # SAS's installer account and the open files SAS 9.4's middle-tier guide asks for, soft
+    # and hard (RHEL 8's inherited hard limit is not known). A copied root keeps no owners:
+    # the site names the account (EXAMPLE_VALUES).
+    root.sas_account()
+    root.file("/etc/security/limits.d/99-sas.conf", "sas\t-\tnofile\t65536\n")
     return root
 
 
@@ -152,6 +157,6 @@ EXAMPLES: dict[str, Callable[[Path], RootBuilder]] = {
 }
 EXAMPLE_VALUES = {
     "rhel6-defaults": ["sas_data_dirs=/sasdata"],
-    "rhel8-tuned-sas": ["sas_data_dirs=/sasdata"],
+    "rhel8-tuned-sas": ["sas_data_dirs=/sasdata", "sas_accounts=sas"],
     "kvm-host": [],
 }

@@ -44,6 +44,22 @@ class SasFs:
         return self.network or self.source.startswith("/dev/vx/")
 
 
+# pam's /etc/security/limits.d/20-nproc.conf on RHEL 7 and 8.
+RHEL_NPROC = ("# Default limit for number of user's processes to prevent\n"
+              "# accidental fork bombs.\n# See rhbz #432903 for reasoning.\n\n"
+              "*          soft    nproc     4096\nroot       soft    nproc     unlimited\n")
+# viya-ark's pre.ulimit_config (commit 621649a): the file made with its first line, then each
+# of defaults/main.yml's ulimits as community.general's pam_limits module writes a new one
+# (plugins/modules/pam_limits.py line 342 at ade4f3e: tab-separated, no comment).
+VIYA_ARK_LIMITS = ("#Custom file for SAS Viya ulimits#\n*\t-\tnofile\t150000\n"
+                   "sas\t-\tstack\t10240\n*\t-\tnproc\t100000\nsas\t-\tnofile\t150000\n"
+                   "sas\t-\tnproc\t100000\n")
+VIYA_ARK_FILE = "/etc/security/limits.d/viya_3.4_limits.conf"
+# What an administrator adds for SAS's installer account: soft and hard, as SAS 9.4's
+# middle-tier tuning guide asks ("About Tuning the Operating System": at least 20480).
+SAS_LIMITS = "sas    soft    nofile    20480\nsas    hard    nofile    20480\n"
+
+
 @dataclass
 class HostSpec:
     kernel: str = "4.18.0-513.el8.x86_64"
@@ -87,6 +103,10 @@ class HostSpec:
     sas_local_cfg: str | None = "-WORK /saswork\n-UTILLOC /sasutil\n-BUFSIZE 64K\n"
     # /etc/tmpfiles.d keeps THP defrag never at boot, whatever the tuned profile does not set.
     defrag_tmpfiles: bool = True
+    # The SAS installer account owning the installation, and what its administrator added
+    # to pam_limits for it (SAS 9.4's middle-tier tuning guide asks for 20480 open files).
+    sas_account: bool = True
+    sas_limits: str | None = SAS_LIMITS
     extra_files: dict[str, str] = field(default_factory=dict)
     without_files: tuple[str, ...] = ()  # e.g. /etc/os-release, which RHEL 5 and 6 lack
     extra_links: dict[str, str] = field(default_factory=dict)
@@ -110,7 +130,9 @@ BASELINE_OUTSIDE_DEFAULT = {"cpu_dma_latency": "the xtremio profile's only",
                             **dict.fromkeys(("vm_max_map_count", "max_map_count_at_boot",
                                              "net_core_somaxconn", "somaxconn_at_boot",
                                              "vm_overcommit_memory",
-                                             "overcommit_memory_at_boot", "kernel_sem"),
+                                             "overcommit_memory_at_boot", "kernel_sem",
+                                             "kernel_sem_at_boot", "sas_accounts_nproc",
+                                             "sas_accounts_stack", "selinux_viya_deployment"),
                                             "the viya3 profile's only (tests/test_viya3.py)")}
 # A tmpfiles.d(5) line writing a THP file at boot, as systemd-tmpfiles reads it.
 THP_TMPFILES = "# THP off for SAS\nw /sys/kernel/mm/transparent_hugepage/{file} - - - - never\n"
@@ -242,6 +264,10 @@ def build_host(path: Path, spec: HostSpec) -> RootBuilder:
     if spec.bls_options is not None:
         root.bls_entry(spec.kernel, spec.bls_options)
     root.sas_install(local=spec.sas_local_cfg)
+    if spec.sas_account:
+        root.sas_account()
+    if spec.sas_limits is not None:
+        root.file("/etc/security/limits.d/99-sas.conf", spec.sas_limits)
     for directory in spec.sas_dirs:
         root.kept_directory(directory)
     if spec.defrag_tmpfiles:

@@ -8,6 +8,7 @@ Every symlink is relative, so nothing in a root points at the building host.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import posixpath
 import re
@@ -404,6 +405,21 @@ class RootBuilder:
         for named in [language_work, *re.findall(r"^-(?:WORK|UTILLOC)\s+(.+?)\s*$", local or "",
                                                  re.MULTILINE | re.IGNORECASE)]:
             self.kept_directory(named.strip("'\""))
+        return self
+
+    def sas_account(self, name: str = "sas", uid: int = 1001,
+                    owns: tuple[str, ...] = ("/opt/sas/SASHome",)) -> RootBuilder:
+        """The SAS installer account, as useradd writes it to /etc/passwd and /etc/group
+        (with RHEL's root line), owning the SAS installation as SAS's deployment leaves
+        it (owner kept only where the tests run as root: else sas_accounts names it)."""
+        self.file("/etc/passwd", "root:x:0:0:root:/root:/bin/bash\n"
+                  f"{name}:x:{uid}:{uid}:SAS installer:/home/{name}:/bin/bash\n")
+        self.file("/etc/group", f"root:x:0:\n{name}:x:{uid}:\n")
+        for owned in owns:
+            for directory, _, files in os.walk(self._host(owned)):
+                for entry in (directory, *(os.path.join(directory, f) for f in files)):
+                    with contextlib.suppress(PermissionError):
+                        os.chown(entry, uid, uid)
         return self
 
     def kept_directory(self, path: str) -> RootBuilder:

@@ -1,0 +1,260 @@
+"""The SAS accounts and what sets their resource limits: pam_limits' files, the systemd
+services that run as them (and systemd's defaults), and their running processes."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...rules.host_layout import (
+    GROUP,
+    LIMITS_CONF,
+    LIMITS_D,
+    PASSWD,
+    PROC,
+    SYSTEMD_SYSTEM_CONF,
+    SYSTEMD_SYSTEM_CONF_DIRS,
+    SYSTEMD_UNIT_DIRS,
+)
+from ..boot.dropins import merged
+from ..parsers.simple import ascii_int
+from ..sources.hostroot import FactError, HostRoot
+
+MAX_PROCESSES = 65536  # /proc entries looked at: a bound on a host with a huge process table
+ACCOUNT_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,31}")  # sas_accounts' pattern
+
+
+@dataclass(frozen=True)
+class Account:
+    name: str
+    uid: int | None  # None: not in /etc/passwd (a directory service account)
+    gid: int | None
+    groups: frozenset[str] = frozenset()  # every group naming it, and its primary group
+
+
+@dataclass(frozen=True)
+class PamLine:
+    domain: str
+    type: str  # soft | hard | -
+    item: str
+    value: str
+    source: str  # FILE:LINE
+
+
+@dataclass(frozen=True)
+class ServiceLimits:
+    unit: str
+    user: str
+    settings: dict[str, tuple[str, str]]  # directive -> (value, FILE:LINE), the last set
+
+
+@dataclass(frozen=True)
+class ProcessLimits:
+    pid: int
+    name: str
+    user: str
+    rows: dict[str, tuple[str, str]]  # "Max open files" -> (soft, hard)
+
+
+@dataclass
+class LimitsFacts:
+    accounts: list[Account] = field(default_factory=list)
+    accounts_source: str = ""
+    pam: list[PamLine] = field(default_factory=list)
+    services: list[ServiceLimits] = field(default_factory=list)
+    defaults: dict[str, tuple[str, str]] = field(default_factory=dict)  # DefaultLimit*=
+    processes: list[ProcessLimits] | None = None  # None: no running system to read
+    # /proc/1/limits: what systemd's services and so sessions inherit where nothing sets a
+    # limit (nproc: the kernel sizes init's from memory). Empty: not a running system.
+    init: dict[str, tuple[str, str]] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+
+
+def _read(root: HostRoot, path: str, problems: list[str]) -> str | None:
+    try:
+        return root.read_optional(path, 4 * 1024 * 1024)
+    except FactError as exc:
+        problems.append(str(exc))
+        return None
+
+
+def _accounts(root: HostRoot, names: Sequence[str], problems: list[str]) -> list[Account]:
+    users: dict[str, tuple[int | None, int | None]] = {}
+    for line in (_read(root, PASSWD, problems) or "").splitlines():
+        fields = line.split(":")
+        if len(fields) >= 4:
+            users.setdefault(fields[0], (ascii_int(fields[2]), ascii_int(fields[3])))
+    groups: dict[str, set[str]] = {name: set() for name in names}
+    group_ids: dict[int, str] = {}
+    for line in (_read(root, GROUP, problems) or "").splitlines():
+        fields = line.split(":")
+        if len(fields) < 4:
+            continue
+        gid = ascii_int(fields[2])
+        if gid is not None:
+            group_ids.setdefault(gid, fields[0])
+        for member in fields[3].split(","):
+            if member.strip() in groups:
+                groups[member.strip()].add(fields[0])
+    found = []
+    for name in names:
+        uid, gid = users.get(name, (None, None))
+        primary = {group_ids[gid]} if gid is not None and gid in group_ids else set()
+        found.append(Account(name, uid, gid, frozenset(groups[name] | primary)))
+    return found
+
+
+def owners(root: HostRoot, paths: Sequence[str]) -> list[str]:
+    """The accounts (not root) owning ``paths``: SAS's configuration is its account's."""
+    names: dict[int, str] = {}
+    for line in (root.read_optional(PASSWD, 4 * 1024 * 1024) or "").splitlines():
+        fields = line.split(":")
+        if len(fields) >= 3 and (uid := ascii_int(fields[2])) is not None:
+            names.setdefault(uid, fields[0])
+    found: list[str] = []
+    for path in paths:
+        try:
+            uid = root.owner(path)
+        except FactError:
+            continue
+        if uid and uid in names and names[uid] not in found and ACCOUNT_NAME.fullmatch(
+                names[uid]):
+            found.append(names[uid])
+    return found
+
+
+def parse_limits(text: str, path: str) -> list[PamLine]:
+    """``domain type item value`` lines as pam_limits reads them: '#' starts a comment
+    anywhere; item and value are case-blind; other shapes are not limits."""
+    found = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        words = raw.split("#", 1)[0].split()
+        if len(words) == 4:
+            domain, kind, item, value = words
+            found.append(PamLine(domain, kind.lower(), item.lower(), value.lower(),
+                                 f"{path}:{number}"))
+    return found
+
+
+def _pam_lines(root: HostRoot, problems: list[str]) -> list[PamLine]:
+    lines = parse_limits(_read(root, LIMITS_CONF, problems) or "", LIMITS_CONF)
+    files = merged(root, (LIMITS_D,), ".conf", problems)
+    for name in sorted(files):
+        lines += parse_limits(_read(root, files[name], problems) or "", files[name])
+    return lines
+
+
+def unit_settings(text: str, path: str, section: str,
+                  settings: dict[str, tuple[str, str]]) -> None:
+    """``Key=value`` lines of one section of a unit file, into ``settings`` (a later one
+    wins; an empty value resets the key)."""
+    current = ""
+    lines = text.replace("\\\n", " ").splitlines()
+    for number, raw in enumerate(lines, start=1):
+        line = raw.strip()
+        if not line or line[0] in "#;":
+            continue
+        if line.startswith("["):
+            current = line.strip("[]").strip()
+            continue
+        key, sep, value = line.partition("=")
+        if sep and current == section:
+            if value.strip():
+                settings[key.strip()] = (value.strip(), f"{path}:{number}")
+            else:
+                settings.pop(key.strip(), None)
+
+
+def _services(root: HostRoot, accounts: Sequence[str], problems: list[str]
+              ) -> list[ServiceLimits]:
+    """Each service unit that runs as a SAS account, with its settings, drop-ins applied."""
+    found = []
+    units = merged(root, SYSTEMD_UNIT_DIRS, ".service", problems)
+    for name in sorted(units):
+        text = _read(root, units[name], problems)
+        if not text or "User" not in text:
+            continue
+        settings: dict[str, tuple[str, str]] = {}
+        unit_settings(text, units[name], "Service", settings)
+        dropins = merged(root, tuple(f"{d}/{name}.d" for d in SYSTEMD_UNIT_DIRS), ".conf", [])
+        for dropin in sorted(dropins):
+            unit_settings(_read(root, dropins[dropin], problems) or "", dropins[dropin],
+                          "Service", settings)
+        user = settings.get("User", ("", ""))[0]
+        if user in accounts:
+            found.append(ServiceLimits(name, user, settings))
+    return found
+
+
+def _defaults(root: HostRoot, problems: list[str]) -> dict[str, tuple[str, str]]:
+    settings: dict[str, tuple[str, str]] = {}
+    unit_settings(_read(root, SYSTEMD_SYSTEM_CONF, problems) or "", SYSTEMD_SYSTEM_CONF,
+                  "Manager", settings)
+    dropins = merged(root, SYSTEMD_SYSTEM_CONF_DIRS, ".conf", problems)
+    for name in sorted(dropins):
+        unit_settings(_read(root, dropins[name], problems) or "", dropins[name], "Manager",
+                      settings)
+    return settings
+
+
+_LIMIT_ROW = re.compile(r"^(Max [a-z ]+?)\s{2,}(\S+)\s+(\S+)")
+
+
+def limit_rows(text: str) -> dict[str, tuple[str, str]]:
+    """/proc/PID/limits: row name -> (soft, hard)."""
+    return {match[1]: (match[2], match[3]) for line in text.splitlines()
+            if (match := _LIMIT_ROW.match(line))}
+
+
+def _processes(root: HostRoot, accounts: Sequence[Account]) -> list[ProcessLimits] | None:
+    """The running processes of the SAS accounts and their limits; None where the root has
+    no process table (an image, or a snapshot)."""
+    if not root.exists(f"{PROC}/self") and not root.exists(f"{PROC}/1"):
+        return None
+    by_uid = {account.uid: account.name for account in accounts if account.uid is not None}
+    found: list[ProcessLimits] = []
+    try:
+        pids = [name for name in root.listdir(PROC) if name.isdigit()][:MAX_PROCESSES]
+    except FactError:
+        return None
+    for pid in sorted(pids, key=int):
+        try:
+            status = root.read_text(f"{PROC}/{pid}/status", 65536)
+            limits = root.read_text(f"{PROC}/{pid}/limits", 65536)
+        except FactError:
+            continue  # gone, or not ours to read
+        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+        uid = ascii_int((fields.get("Uid", "").split() or [""])[0])
+        if uid not in by_uid:
+            continue
+        found.append(ProcessLimits(int(pid), fields.get("Name", "").strip(), by_uid[uid],
+                                   limit_rows(limits)))
+    return found
+
+
+def collect_limits(root: HostRoot, values: Mapping[str, Any], config_files: Sequence[str]
+                   ) -> LimitsFacts:
+    facts = LimitsFacts()
+    named = [name for name in values.get("sas_accounts") or [] if name]
+    if named:
+        names, facts.accounts_source = named, "site value sas_accounts"
+    else:
+        try:
+            names = owners(root, config_files)
+        except FactError as exc:
+            facts.problems.append(str(exc))
+            names = []
+        shown = ", ".join(posixpath.basename(path) for path in config_files[:3])
+        facts.accounts_source = f"owner of the SAS configuration ({shown})"
+    if not names:
+        return facts
+    facts.accounts = _accounts(root, names, facts.problems)
+    facts.pam = _pam_lines(root, facts.problems)
+    facts.services = _services(root, names, facts.problems)
+    facts.defaults = _defaults(root, facts.problems)
+    facts.processes = _processes(root, facts.accounts)
+    facts.init = limit_rows(_read(root, f"{PROC}/1/limits", facts.problems) or "")
+    return facts
