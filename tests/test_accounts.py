@@ -204,18 +204,23 @@ def test_a_hostile_owner_name_is_not_taken_as_an_account(tmp_path, scan):
     assert result["by_id"]["sas_accounts_nofile"]["result"] == "notchecked"
 
 
-@pytest.mark.parametrize(("unit", "written"), [
-    ("[Service]\nUser=sas\n", "LimitNOFILE=20480:524288"),  # systemd's 1024:524288 default
-    ("[Service]\nUser=sas\nLimitNOFILE=1024:4096\n", "LimitNOFILE=20480"),  # hard raised too
-    ("[Service]\nUser=sas\nLimitNOFILE=1024:1048576\n", "LimitNOFILE=20480:1048576"),
-    ("[Service]\nUser=sas\nLimitNOFILE=65536\n", None),  # the site's own: kept
-    ("[Service]\nUser=apache\n", None),  # not a SAS account's
+SYSTEM_CONF_D = "/etc/systemd/system.conf.d/50-sas.conf"
+
+
+@pytest.mark.parametrize(("unit", "written", "extra"), [
+    ("[Service]\nUser=sas\n", "LimitNOFILE=20480:524288", {}),  # systemd's 1024:524288
+    ("[Service]\nUser=sas\nLimitNOFILE=1024:4096\n", "LimitNOFILE=20480", {}),  # hard too
+    ("[Service]\nUser=sas\nLimitNOFILE=1024:1048576\n", "LimitNOFILE=20480:1048576", {}),
+    ("[Service]\nUser=sas\nLimitNOFILE=65536\n", None, {}),  # the site's own: kept
+    ("[Service]\nUser=apache\n", None, {}),  # not a SAS account's
+    # every service's default, from a system.conf drop-in (systemd-system.conf(5)): kept
+    ("[Service]\nUser=sas\n", None, {SYSTEM_CONF_D: "[Manager]\nDefaultLimitNOFILE=65536\n"}),
 ])
-def test_the_fix_raises_a_sas_service_with_a_drop_in(tmp_path, scan, unit, written):
+def test_the_fix_raises_a_sas_service_with_a_drop_in(tmp_path, scan, unit, written, extra):
     """A service running as the SAS account gets a drop-in in /etc (systemd.unit(5): read
     after the unit), soft raised and a higher hard limit kept; the rule passes after it."""
     root = host(tmp_path / "r", {"/etc/security/limits.conf": "sas - nofile 20480\n",
-                                 "/usr/lib/systemd/system/sas94.service": unit})
+                                 "/usr/lib/systemd/system/sas94.service": unit, **extra})
     script = generate("bash", tmp_path / "fix.sh", root, [*BASELINE_SETS, "sas_accounts=sas"],
                       ["--rule", "sas_accounts_nofile", "--all"])
     run_bash(script, root)

@@ -93,23 +93,32 @@ raise_account_limit() {
     write_file "$ours" "$retained$added"
 }
 
+# The *.conf files of the directories given, a file hiding its namesake in a later one, in
+# file-name order (how systemd reads drop-ins), one path a line.
+conf_files_in_order() {
+    local dir file names=" " listed=""
+    for dir in "$@"; do
+        for file in "$dir"/*.conf; do
+            [[ -f "$file" && "$names" != *" ${file##*/} "* ]] || continue
+            names+="${file##*/} "
+            listed+="${file##*/}"$'\t'"$file"$'\n'
+        done
+    done
+    printf '%s' "$listed" | LC_ALL=C sort | cut -f2-
+}
+
 # The value KEY has in unit NAME's [Service] section: its file (the first unit directory that
 # has it), then its drop-ins (NAME.d/*.conf in every unit directory, a file hiding its
 # namesake in a later directory) in file-name order; the last assignment wins, an empty one
 # resets it (systemd.unit(5)). Prints nothing where nothing sets it.
 unit_setting() {
-    local name="$1" key="$2" dir file found="" files=() dropins=""
+    local name="$1" key="$2" dir file found="" files=() dirs=()
     for dir in $LAYOUT_SYSTEMD_UNIT_DIRS; do
         [[ -f "$ROOT$dir/$name" ]] && { files+=("$ROOT$dir/$name"); break; }
     done
-    for dir in $LAYOUT_SYSTEMD_UNIT_DIRS; do
-        for file in "$ROOT$dir/$name.d"/*.conf; do
-            [[ -f "$file" && "$dropins" != *"/${file##*/}"$'\n'* ]] || continue
-            dropins+="$file"$'\n'
-        done
-    done
+    for dir in $LAYOUT_SYSTEMD_UNIT_DIRS; do dirs+=("$ROOT$dir/$name.d"); done
     while IFS= read -r file; do [[ -n "$file" ]] && files+=("$file"); done \
-        < <(printf '%s' "$dropins" | awk -F/ '{ print $NF "\t" $0 }' | LC_ALL=C sort | cut -f2-)
+        < <(conf_files_in_order "${dirs[@]}")
     (( ${#files[@]} )) || return 0
     found="$(awk -v key="$key" '
         /^[ \t]*\[/ { section = $0; gsub(/[ \t\[\]]/, "", section); next }
@@ -124,13 +133,26 @@ unit_setting() {
 # The soft part of a systemd Limit*= value in PER_UNIT units ("unlimited" for infinity), or
 # nothing where it is not one systemd reads.
 systemd_soft() {
-    local text="${1%%:*}" per_unit="$2" number scale=1
-    text="${text,,}"
+    local text per_unit="$2" number scale=1
+    text="$(printf '%s' "${1%%:*}" | tr '[:upper:]' '[:lower:]')"  # tr: bash 3.2 lacks case modification
     [[ "$text" == infinity ]] && { printf unlimited; return 0; }
     [[ "$text" =~ ^([0-9]{1,15})([kmgt]?)$ ]] || return 0
     number="${BASH_REMATCH[1]}"
     case "${BASH_REMATCH[2]}" in k) scale=1024 ;; m) scale=$((1024**2)) ;; g) scale=$((1024**3)) ;; t) scale=$((1024**4)) ;; esac
     printf '%s' $(( 10#$number * scale / per_unit ))
+}
+
+# systemd's KEY= for every service: system.conf, then the system.conf.d drop-ins in file-name
+# order (a file hiding its namesake in a later directory); the last wins.
+systemd_default() {
+    local key="$1" dir file files=() dirs=()
+    [[ -f "$ROOT$LAYOUT_SYSTEMD_SYSTEM_CONF" ]] && files+=("$ROOT$LAYOUT_SYSTEMD_SYSTEM_CONF")
+    for dir in $LAYOUT_SYSTEMD_SYSTEM_CONF_DIRS; do dirs+=("$ROOT$dir"); done
+    while IFS= read -r file; do [[ -n "$file" ]] && files+=("$file"); done \
+        < <(conf_files_in_order "${dirs[@]}")
+    (( ${#files[@]} )) || return 0
+    awk -F= -v key="$key" '$1 ~ "^[ \t]*" key "[ \t]*$" { value = $2 }
+        END { gsub(/^[ \t]+|[ \t]+$/, "", value); printf "%s", value }' "${files[@]}"
 }
 
 # The services that run as a SAS account (User=) and get ITEM's soft limit below LEAST from
@@ -155,11 +177,7 @@ raise_service_limits() {
             user="$(unit_setting "$name" User)"
             in_list "$user" "$@" || continue
             text="$(unit_setting "$name" "$directive")"
-            if [[ -z "$text" && -f "$ROOT$LAYOUT_SYSTEMD_SYSTEM_CONF" ]]; then
-                text="$(awk -F= -v key="Default$directive" '
-                    $1 ~ "^[ \t]*" key "[ \t]*$" { value = $2 } END { printf "%s", value }' \
-                    "$ROOT$LAYOUT_SYSTEMD_SYSTEM_CONF")"
-            fi
+            [[ -n "$text" ]] || text="$(systemd_default "Default$directive")"
             soft="$(systemd_soft "${text:-1024}" "$per_unit")"
             [[ -n "$text" || "$item" == nofile ]] || soft=""  # only nofile's default is known
             if [[ -z "$soft" ]] || ! limit_below "$soft" "$least"; then continue; fi
