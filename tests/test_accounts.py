@@ -228,3 +228,32 @@ def test_the_fix_raises_a_sas_service_with_a_drop_in(tmp_path, scan, unit, writt
     assert (dropin.read_text().splitlines()[-1] if dropin.exists() else None) == written
     assert judged(scan, root)["result"] == "pass"
     assert "no changes" in run_bash(script, root).stdout
+
+
+def test_an_unreadable_limits_file_is_an_error_not_a_verdict(tmp_path, scan):
+    """limits.d holding something that cannot be read as a file (here a directory named like
+    one): what it sets is not known, so the rule says error with its path."""
+    root = host(tmp_path / "r", {"/etc/security/limits.conf": "sas - nofile 20480\n"})
+    (root / "etc/security/limits.d/90-site.conf").mkdir(parents=True)
+    verdict = judged(scan, root)
+    assert verdict["result"] == "error", verdict
+    assert "90-site.conf" in verdict["message"]
+
+
+def test_a_continued_unit_line_is_cited_at_its_first_line(tmp_path, scan):
+    unit = "[Service]\nUser=sas\nLimitNOFILE=\\\n  1024\n"
+    root = host(tmp_path / "r", {"/etc/security/limits.conf": "sas - nofile 20480\n",
+                                 "/etc/systemd/system/sas94.service": unit})
+    service = judged(scan, root)["evidence"][1]
+    assert (service["source"], service["actual"]) == (
+        "/etc/systemd/system/sas94.service:3", "1024")
+
+
+def test_a_user_set_in_a_drop_in_makes_the_service_sas(tmp_path, scan):
+    root = host(tmp_path / "r", {
+        "/etc/security/limits.conf": "sas - nofile 20480\n",
+        "/usr/lib/systemd/system/sas94.service": "[Service]\nExecStart=/bin/true\n",
+        "/etc/systemd/system/sas94.service.d/user.conf": "[Service]\nUser=sas\n"})
+    verdict = judged(scan, root)
+    assert verdict["result"] == "fail"
+    assert verdict["evidence"][1]["subject"] == "service sas94.service (User=sas)"

@@ -207,6 +207,11 @@ def account_limit(params: Mapping[str, Any], facts: Facts,
         return Outcome(Verdict.NOTCHECKED, expected, "no SAS account known", [Evidence(
             "SAS accounts", limits.accounts_source, "none", Verdict.NOTCHECKED, HOW_TO_NAME)],
             message=HOW_TO_NAME)
+    if limits.problems:  # an unreadable limits file or unit: no verdict from what is left
+        why = "; ".join(limits.problems[:3])
+        return Outcome(Verdict.ERROR, expected, "unreadable", [Evidence(
+            "SAS accounts' limits", "the files that set them", "unreadable", Verdict.ERROR,
+            why)], message=why)
     evidence = [*_sessions(facts, item, wanted), *_services(facts, item, wanted),
                 *_processes(facts, item, wanted)]
     result = combine_judged(evidence, Verdict.NOTCHECKED)

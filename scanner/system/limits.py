@@ -81,12 +81,19 @@ def _read(root: HostRoot, path: str, problems: list[str]) -> str | None:
         return None
 
 
-def _accounts(root: HostRoot, names: Sequence[str], problems: list[str]) -> list[Account]:
+def _passwd(root: HostRoot, problems: list[str]) -> dict[str, tuple[int | None, int | None]]:
+    """/etc/passwd: account name -> (uid, gid), the first line of a name."""
     users: dict[str, tuple[int | None, int | None]] = {}
     for line in (_read(root, PASSWD, problems) or "").splitlines():
         fields = line.split(":")
         if len(fields) >= 4:
             users.setdefault(fields[0], (ascii_int(fields[2]), ascii_int(fields[3])))
+    return users
+
+
+def _accounts(root: HostRoot, names: Sequence[str],
+              users: Mapping[str, tuple[int | None, int | None]],
+              problems: list[str]) -> list[Account]:
     groups: dict[str, set[str]] = {name: set() for name in names}
     group_ids: dict[int, str] = {}
     for line in (_read(root, GROUP, problems) or "").splitlines():
@@ -107,13 +114,13 @@ def _accounts(root: HostRoot, names: Sequence[str], problems: list[str]) -> list
     return found
 
 
-def owners(root: HostRoot, paths: Sequence[str]) -> list[str]:
+def owners(root: HostRoot, paths: Sequence[str],
+           users: Mapping[str, tuple[int | None, int | None]]) -> list[str]:
     """The accounts (not root) owning ``paths``: SAS's configuration is its account's."""
     names: dict[int, str] = {}
-    for line in (root.read_optional(PASSWD, 4 * 1024 * 1024) or "").splitlines():
-        fields = line.split(":")
-        if len(fields) >= 3 and (uid := ascii_int(fields[2])) is not None:
-            names.setdefault(uid, fields[0])
+    for name, (uid, _) in users.items():
+        if uid is not None:
+            names.setdefault(uid, name)
     found: list[str] = []
     for path in paths:
         try:
@@ -151,10 +158,13 @@ def unit_settings(text: str, path: str, section: str,
                   settings: dict[str, tuple[str, str]]) -> None:
     """``Key=value`` lines of one section of a unit file, into ``settings`` (a later one
     wins; an empty value resets the key)."""
-    current = ""
-    lines = text.replace("\\\n", " ").splitlines()
-    for number, raw in enumerate(lines, start=1):
-        line = raw.strip()
+    current, pending, start = "", "", 0
+    for number, raw in enumerate(text.splitlines(), start=1):
+        if raw.endswith("\\"):  # continued on the next line (systemd.syntax(7))
+            pending, start = pending + raw[:-1] + " ", start or number
+            continue
+        line, pending = (pending + raw).strip(), ""
+        first, start = start or number, 0
         if not line or line[0] in "#;":
             continue
         if line.startswith("["):
@@ -163,7 +173,7 @@ def unit_settings(text: str, path: str, section: str,
         key, sep, value = line.partition("=")
         if sep and current == section:
             if value.strip():
-                settings[key.strip()] = (value.strip(), f"{path}:{number}")
+                settings[key.strip()] = (value.strip(), f"{path}:{first}")
             else:
                 settings.pop(key.strip(), None)
 
@@ -175,11 +185,11 @@ def _services(root: HostRoot, accounts: Sequence[str], problems: list[str]
     units = merged(root, SYSTEMD_UNIT_DIRS, ".service", problems)
     for name in sorted(units):
         text = _read(root, units[name], problems)
-        if not text or "User" not in text:
+        dropins = merged(root, tuple(f"{d}/{name}.d" for d in SYSTEMD_UNIT_DIRS), ".conf", [])
+        if not text or ("User" not in text and not dropins):  # User= may be a drop-in's
             continue
         settings: dict[str, tuple[str, str]] = {}
         unit_settings(text, units[name], "Service", settings)
-        dropins = merged(root, tuple(f"{d}/{name}.d" for d in SYSTEMD_UNIT_DIRS), ".conf", [])
         for dropin in sorted(dropins):
             unit_settings(_read(root, dropins[dropin], problems) or "", dropins[dropin],
                           "Service", settings)
@@ -238,20 +248,17 @@ def _processes(root: HostRoot, accounts: Sequence[Account]) -> list[ProcessLimit
 def collect_limits(root: HostRoot, values: Mapping[str, Any], config_files: Sequence[str]
                    ) -> LimitsFacts:
     facts = LimitsFacts()
+    users = _passwd(root, facts.problems)
     named = [name for name in values.get("sas_accounts") or [] if name]
     if named:
         names, facts.accounts_source = named, "site value sas_accounts"
     else:
-        try:
-            names = owners(root, config_files)
-        except FactError as exc:
-            facts.problems.append(str(exc))
-            names = []
+        names = owners(root, config_files, users)
         shown = ", ".join(posixpath.basename(path) for path in config_files[:3])
         facts.accounts_source = f"owner of the SAS configuration ({shown})"
     if not names:
         return facts
-    facts.accounts = _accounts(root, names, facts.problems)
+    facts.accounts = _accounts(root, names, users, facts.problems)
     facts.pam = _pam_lines(root, facts.problems)
     facts.services = _services(root, names, facts.problems)
     facts.defaults = _defaults(root, facts.problems)

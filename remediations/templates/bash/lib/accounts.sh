@@ -172,6 +172,8 @@ raise_service_limits() {
         for path in "$ROOT$dir"/*.service; do
             [[ -f "$path" ]] || continue
             name="${path##*/}"
+            # a unit name as systemd allows it: host text reaches paths and messages only so
+            [[ "$name" =~ ^[A-Za-z0-9:_.@-]{1,255}$ ]] || continue
             [[ "$seen" != *" $name "* ]] || continue  # an earlier directory's hides it
             seen+="$name "
             user="$(unit_setting "$name" User)"
