@@ -147,7 +147,7 @@ KINDS: dict[str, CheckKind] = {kind.name: kind for kind in (
               params={"required": STRING_LIST, "forbidden": STRING_LIST},
               required=("required",), values=("scratch_dirs",),
               value_params={"allowed_when": "boolean"}, sas_filesystems=True),
-    CheckKind("sas_dirs_separate", "SAS DATA, WORK and UTILLOC are on file systems of their own",
+    CheckKind("sas_dirs_separate", "SAS DATA, WORK, UTILLOC and the CAS disk cache are on file systems of their own",
               values=("sas_shared_roles",), sas_filesystems=True, automatic_fix=False),
     CheckKind("fs_type", "SAS file systems are of an allowed type",
               values=("allowed_fs_types", "allowed_shared_data_fs_types",

@@ -8,6 +8,7 @@ from typing import Any
 
 from . import __version__
 from .cli_common import EXIT_USAGE
+from .rules.host_layout.sas import SAS_ROLES
 
 ROLE_CHOICES = ("auto", "bare_metal", "kvm_guest", "kvm_host", "container")
 EPILOG = """examples:
@@ -161,7 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
         "iotest", help="measure each SAS file system's sequential throughput with fio "
                        "(writes test files; this host only)")
     iotest.add_argument("--role", dest="roles", action="append", default=[],
-                        choices=("DATA", "WORK", "UTILLOC"),
+                        choices=SAS_ROLES,
                         help="only the file systems of this SAS role (repeatable)")
     iotest.add_argument("--dir", dest="dirs", action="append", default=[], metavar="DIR",
                         help="also test the file system holding DIR (repeatable)")

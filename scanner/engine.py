@@ -10,9 +10,12 @@ from typing import Any
 
 from ..rules import Catalogue, Profile, Rule
 from ..rules.host_layout import (
+    CAS_ROLE,
     LIBVIRT_DEFINED_DOMAINS,
     MULTIPATH_UUID_PREFIX,
     RHEL5_KERNEL_PREFIX,
+    SAS_ROLE_VALUES,
+    SAS_VIYA_CAS_CONFIG,
     VXVM_DEVICE_DIRS,
     XTREMIO_VENDOR,
 )
@@ -228,11 +231,15 @@ def _gate(rule: Rule, facts: Facts, values: Mapping[str, Any]) -> Outcome | None
     if rule.sas_filesystems:
         found = {d.role for d in facts.discovery.dirs}
         unknown = [role for role in ("WORK", "UTILLOC") if role not in found]
+        if CAS_ROLE not in found and any(SAS_VIYA_CAS_CONFIG in problem
+                                         for problem in facts.discovery.problems):
+            unknown.append(CAS_ROLE)
         if facts.discovery.problems and unknown:  # found in what could not be read, perhaps
             return Outcome(Verdict.ERROR, "", "unreadable", message=(
                 "SAS configuration could not be read: " + "; ".join(facts.discovery.problems)
                 + f". SAS {' and '.join(unknown)} may be on file systems not judged: make it "
-                "readable, or name them with --set sas_work_dirs=... and sas_utilloc_dirs=..."))
+                "readable, or name them with --set "
+                + " and ".join(f"{SAS_ROLE_VALUES[role]}=..." for role in unknown)))
         if isinstance(facts.sas_filesystems, list):
             if not facts.sas_filesystems and not facts.unplaced_dirs:
                 if facts.discovery.problems:  # SAS configuration exists but is unreadable

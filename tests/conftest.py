@@ -64,8 +64,8 @@ SERIAL_MODULES = {"test_live", "test_iotest", "test_iotest_reports", "test_secur
 # "slow", so `pytest -m "not slow"` is a quick tier for a contributor; CI runs everything.
 # tests/test_tiers.py fails when a module running one is missing here.
 NEEDS = {
-    "oscap": {"test_content", "test_controller_attacks", "test_cpu_turbo_smt", "test_docs",
-              "test_drift", "test_fleet_engines", "test_fleet_scan", "test_guests",
+    "oscap": {"test_cas_cache", "test_content", "test_controller_attacks",
+              "test_cpu_turbo_smt", "test_docs", "test_drift", "test_fleet_engines", "test_fleet_scan", "test_guests",
               "test_multipath_detect", "test_multipath_runtime", "test_nothing_judged",
               "test_oscap_fixes", "test_oscap_runner", "test_parity", "test_profiles_only",
               "test_reports", "test_rpm", "test_software_semantics", "test_striping_hardware",

@@ -10,7 +10,7 @@ from ..results import Evidence, Outcome, Verdict, combine_judged
 
 NOT_MEASURED = ("measured only by 'sascheck iotest', which writes test files on each SAS "
                 "file system (a scan writes nothing)")
-FAST_ROLES = {"WORK", "UTILLOC"}
+FAST_ROLES = {"WORK", "UTILLOC", "CAS_DISK_CACHE"}  # scratch SAS and CAS write and read back
 
 
 def throughput_target(roles: list[str], values: Mapping[str, Any]) -> tuple[int, str]:
@@ -50,7 +50,7 @@ def _method(measured: Mapping[str, Any]) -> str:
 
 def throughput(params: Mapping[str, Any], facts: Facts, values: Mapping[str, Any]) -> Outcome:
     expected = (f"sequential write and read of at least {values['io_mb_per_core_work']} MB/s "
-                f"per physical core on WORK and UTILLOC file systems, "
+                f"per physical core on WORK, UTILLOC and CAS disk cache file systems, "
                 f"{values['io_mb_per_core_data']} on DATA, each phase running at least "
                 f"{values['iotest_min_seconds']} s")
     if facts.measurements is None:

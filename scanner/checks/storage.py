@@ -253,8 +253,8 @@ def fs_type(params: Mapping[str, Any], facts: Facts, values: Mapping[str, Any]) 
             note = (f"{kind} is allowed for WORK on a file system of its own, not one holding "
                     "DATA too (SAS's GFS2 paper)")
         elif not ok and kind in shared and not data_only:
-            note = (f"a shared {kind} is allowed for DATA alone: WORK and UTILLOC want local "
-                    "storage")
+            note = (f"a shared {kind} is allowed for DATA alone: WORK, UTILLOC and the CAS "
+                    "disk cache want local storage")
         evidence.append(Evidence(_subject(filesystem), _mount_source(filesystem), kind,
                                  Verdict.PASS if ok else Verdict.FAIL, note))
     return _outcome(expected, evidence)
@@ -278,7 +278,8 @@ def _may_share(roles: set[str], shared: list[str]) -> bool:
 def sas_dirs_separate(params: Mapping[str, Any], facts: Facts,
                       values: Mapping[str, Any]) -> Outcome:
     shared_ok: list[str] = values.get("sas_shared_roles") or []
-    expected = ("DATA, WORK and UTILLOC each on its own file system, none on /"
+    expected = ("DATA, WORK, UTILLOC and the CAS disk cache each on its own file system, "
+                "none on /"
                 + (f" ({', '.join(shared_ok)} may share one)" if shared_ok else ""))
     evidence = _unplaced(facts)
     # One device mounted twice (a bind mount, an LV mounted at two places) is one file system.

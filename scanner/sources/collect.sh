@@ -65,7 +65,8 @@ LAYOUT_TUNED02_LINKS="$LAYOUT_TUNED02_LINKS"'ktune.sysconfig:/etc/sysconfig/ktun
 LAYOUT_TUNED02_LINKS="$LAYOUT_TUNED02_LINKS"tuned.conf:/etc/tuned.conf
 LAYOUT_RHEL5_KERNEL_PREFIX=2.6.18
 LAYOUT_SAS_PATH_VALUES='sas_data_dirs sas_work_dirs sas_utilloc_dirs '
-LAYOUT_SAS_PATH_VALUES="$LAYOUT_SAS_PATH_VALUES"'scratch_dirs sas_config_files'
+LAYOUT_SAS_PATH_VALUES="$LAYOUT_SAS_PATH_VALUES"'cas_disk_cache_dirs scratch_dirs '
+LAYOUT_SAS_PATH_VALUES="$LAYOUT_SAS_PATH_VALUES"sas_config_files
 LAYOUT_KTUNE_ENABLES_THP='^[[:space:]]*enable_transparent_hugepages('
 LAYOUT_KTUNE_ENABLES_THP="$LAYOUT_KTUNE_ENABLES_THP"'[^[:alnum:]_]|$)'
 LAYOUT_KTUNE_NOBARRIER='^[[:space:]]*remount_partitions[[:space:]]+nob'
@@ -173,6 +174,10 @@ LAYOUT_SAS_VIYA_SPRE_CONFIG="$LAYOUT_SAS_VIYA_SPRE_CONFIG"t
 LAYOUT_INIT_SCRIPTS='/etc/rc.d/rc.local /etc/rc.local '
 LAYOUT_INIT_SCRIPTS="$LAYOUT_INIT_SCRIPTS"'/etc/rc.d/rc3.d/S99local /etc/rc3.d/S99local '
 LAYOUT_INIT_SCRIPTS="$LAYOUT_INIT_SCRIPTS"'/etc/rc.d/rc5.d/S99local /etc/rc5.d/S99local'
+LAYOUT_SAS_VIYA_CAS_CONFIG=/opt/sas/viya/config/etc/cas
+LAYOUT_CAS_CONFIG_FILES='casconfig.lua casconfig_deployment.lua '
+LAYOUT_CAS_CONFIG_FILES="$LAYOUT_CAS_CONFIG_FILES"'casconfig_usermods.lua cas.settings '
+LAYOUT_CAS_CONFIG_FILES="$LAYOUT_CAS_CONFIG_FILES"cas_usermods.settings
 LAYOUT_INITTAB=/etc/inittab
 LAYOUT_SAS_INSTALL_DIRS='/opt/sas/SASHome /usr/local/SASHome '
 LAYOUT_SAS_INSTALL_DIRS="$LAYOUT_SAS_INSTALL_DIRS"'/opt/SASHome /sas/SASHome /usr/local/SAS '
@@ -761,6 +766,15 @@ done
 if listable "$LAYOUT_SAS_VIYA_SPRE_CONFIG"; then
     for file in "$ROOT$CANON"/sasv9*.cfg; do
         [ -f "$file" ] && follow "${file#"$ROOT"}"
+    done
+fi
+# SAS Viya's CAS instances (<cas config>/<instance>): where each keeps its disk cache.
+if listable "$LAYOUT_SAS_VIYA_CAS_CONFIG"; then
+    for instance in "$ROOT$CANON"/*; do
+        if [ ! -d "$instance" ] || [ -L "$instance" ]; then continue; fi
+        for name in $LAYOUT_CAS_CONFIG_FILES; do
+            [ -f "$instance/$name" ] && follow "${instance#"$ROOT"}/$name"
+        done
     done
 fi
 for argument in "$@"; do

@@ -1,4 +1,5 @@
-"""Where SAS keeps DATA, WORK and UTILLOC on a host: site values first, else sasv9.cfg.
+"""Where SAS keeps DATA, WORK, UTILLOC and the CAS disk cache on a host: site values first,
+else sasv9.cfg (WORK, UTILLOC) and the CAS configuration (cas_cache.py).
 
 SAS reads ``!SASROOT/sasv9.cfg`` (which pulls in ``nls/<lang>/sasv9.cfg`` with
 ``-CONFIG``) and then ``!SASROOT/sasv9_local.cfg``; for a repeated option the
@@ -15,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...rules.host_layout import (
+    CAS_ROLE,
     SAS_CONFIG_DIRS,
     SAS_FOUNDATIONS,
     SAS_HOMES,
@@ -29,16 +31,17 @@ from ...rules.host_layout import (
 from ...rules.values import has_control_character
 from ..parsers.sas_config import parse_sas_config, sas_size_bytes
 from ..sources.hostroot import FactError, HostRoot
+from .cas_cache import discover_cas_cache
 
 MAX_CONFIG_FILES = 64
 HOW_TO_NAME_SAS_DIRS = ("no SAS directory is known: name them with --set sas_data_dirs=..., "
-                        "sas_work_dirs=..., sas_utilloc_dirs=... or point sas_config_files at "
-                        "a sasv9.cfg")
+                        "sas_work_dirs=..., sas_utilloc_dirs=..., cas_disk_cache_dirs=... or "
+                        "point sas_config_files at a sasv9.cfg")
 
 
 @dataclass(frozen=True)
 class SasDir:
-    role: str  # DATA | WORK | UTILLOC
+    role: str  # DATA | WORK | UTILLOC | CAS_DISK_CACHE
     path: str
     source: str  # where the path came from, for the report
 
@@ -243,7 +246,11 @@ def discover(root: HostRoot, values: Mapping[str, Any],
         name = SAS_ROLE_VALUES[role]
         for path in values.get(name) or []:
             dirs.append(SasDir(role, path, value_origins.get(name, f"site value {name}")))
-    discoverable = [role for role in unset if role != "DATA"]
+    discoverable = [role for role in unset if role not in ("DATA", CAS_ROLE)]
+    if CAS_ROLE in unset:
+        cache = discover_cas_cache(root)
+        dirs.extend(SasDir(CAS_ROLE, path, source) for path, source in cache.dirs)
+        problems.extend(cache.problems)
     if not discoverable:
         bufsize = configured_bufsize(root, values)
     else:
@@ -257,7 +264,7 @@ def discover(root: HostRoot, values: Mapping[str, Any],
                 if role in reader.found:
                     paths, source = reader.found[role]
                     dirs.extend(SasDir(role, path, source) for path in paths)
-        if not readers and not problems:
+        if not readers and not problems and not any(d.role == CAS_ROLE for d in dirs):
             notes.append("no SAS installation found under " + ", ".join(SAS_HOMES)
                          + ", in a SAS 9.4 configuration directory ("
                          + ", ".join(SAS_CONFIG_DIRS) + ") or in SAS Viya's "
