@@ -103,27 +103,29 @@ def parallel_map(work: Callable[[Item], Outcome], items: Sequence[Item], catalog
         yield from map(work, items)
         return
 
-    def run(indexes: range) -> list[tuple[int, Any]]:
-        return [(index, work(items[index])) for index in indexes]
+    # A job is its first index and its items: sent to the worker, which so never reads the
+    # controller's copy of them (a read would copy their pages into it).
+    def run(job: tuple[int, Sequence[Item]]) -> list[tuple[int, Any]]:
+        return [(job[0] + offset, work(item)) for offset, item in enumerate(job[1])]
 
-    def lost(indexes: range, why: str) -> list[tuple[int, Any]]:
-        return [(index, _LOST) for index in indexes]
+    def lost(job: tuple[int, Sequence[Item]], why: str) -> list[tuple[int, Any]]:
+        return [(job[0] + offset, _LOST) for offset in range(len(job[1]))]
 
-    def alone(indexes: range) -> Iterator[tuple[int, Any]]:
+    def alone(first: int, count: int) -> Iterator[tuple[int, Any]]:
         """A failed chunk's items again, one job each: the culprit fails by itself."""
-        for outcome in run_jobs([range(index, index + 1) for index in indexes], 1, run,
-                                lambda job, why: [(job[0], failed(items[job[0]], why))],
+        for outcome in run_jobs([(index, items[index:index + 1])
+                                 for index in range(first, first + count)], 1, run,
+                                lambda job, why: [(job[0], failed(job[1][0], why))],
                                 seconds=READ_SECONDS, doing="reading"):
             yield from outcome
 
-    chunks = [range(start, min(start + CHUNK, len(items)))
-              for start in range(0, len(items), CHUNK)]
+    chunks = [(start, items[start:start + CHUNK]) for start in range(0, len(items), CHUNK)]
     waiting: dict[int, Any] = {}
     following = 0
     for outcome in run_jobs(chunks, processes, run, lost, seconds=READ_SECONDS,
                             doing="reading"):
         if any(result is _LOST for _, result in outcome):
-            outcome = list(alone(range(outcome[0][0], outcome[-1][0] + 1)))
+            outcome = list(alone(outcome[0][0], len(outcome)))
         waiting.update(outcome)
         while following in waiting:  # in order: each worker's own items come in order
             yield waiting.pop(following)

@@ -181,9 +181,12 @@ def with_catalogue(rule: RuleView, catalogue: Catalogue) -> RuleView:
     return rule
 
 
-def from_json(data: dict[str, Any], path: str, catalogue: Catalogue) -> HostView:
+def from_json(data: dict[str, Any], path: str, catalogue: Catalogue,
+              decoded: bool = False) -> HostView:
+    """A result's host view; ``decoded``: ``data`` came from decode_json (its surrogates
+    replaced there)."""
     try:
-        data = validate_result(data, path)
+        data = validate_result(data, path, decoded)
     except ResultFileError as exc:
         raise ReportInputError(str(exc)) from exc
     try:
@@ -333,4 +336,4 @@ def load(path: str, catalogue: Catalogue) -> HostView:
     if isinstance(data, dict) and data.get("schema") == FAILURE_SCHEMA:
         from .failure import from_failure  # a host the fleet scan could not scan
         return from_failure(data, path, catalogue)
-    return from_json(data, path, catalogue)
+    return from_json(data, path, catalogue, decoded=True)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -71,25 +72,35 @@ def _finite(text: str) -> float:
     return number
 
 
+# A lone surrogate in decoded JSON can only come from a \uD800-\uDFFF escape (UTF-8 input
+# holds none): where the raw text has no such escape, the decoded data needs no check.
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
 def decode_json(raw: bytes, path: str) -> Any:
+    """The JSON of ``raw``, with any lone surrogate an escape made replaced (for_utf8)."""
     if raw.count(b"[") + raw.count(b"{") > MAX_CONTAINERS:
         raise ResultFileError(f"{path}: more than {MAX_CONTAINERS} lists and objects; "
                               "not a sascheck result")
     try:  # NaN and Infinity are Python's extension, not JSON: a measurement must be finite
-        return json.loads(raw.decode("utf-8"), parse_constant=_no_constant,
+        data = json.loads(raw.decode("utf-8"), parse_constant=_no_constant,
                           parse_float=_finite)
     except (UnicodeDecodeError, ValueError) as exc:
         raise ResultFileError(f"{path}: not valid JSON ({exc})") from exc
     except RecursionError:
         raise ResultFileError(f"{path}: JSON nested too deeply") from None
+    if _SURROGATE_ESCAPE.search(raw) and _lone_surrogates(data):
+        return deep(data, for_utf8)
+    return data
 
 
 def parse_result(raw: bytes, path: str) -> dict[str, Any]:
-    return validate_result(decode_json(raw, path), path)
+    return validate_result(decode_json(raw, path), path, decoded=True)
 
 
-def validate_result(data: Any, path: str) -> dict[str, Any]:
-    """``data`` if it is a well-formed result (surrogates replaced), else ResultFileError."""
+def validate_result(data: Any, path: str, decoded: bool = False) -> dict[str, Any]:
+    """``data`` if it is a well-formed result (surrogates replaced, unless ``decoded``:
+    decode_json did), else ResultFileError."""
     if not isinstance(data, dict) or data.get("schema") != SCHEMA_NAME:
         raise ResultFileError(f"{path}: not a {SCHEMA_NAME} file")
     missing = [key for key in _schema()["required"] if key not in data]
@@ -103,6 +114,8 @@ def validate_result(data: Any, path: str) -> dict[str, Any]:
         message = exc.message if len(exc.message) <= 200 else exc.message[:200] + "..."
         raise ResultFileError(f"{path}: malformed sascheck results at {where}: {message}") \
             from None
+    if decoded:
+        return data
     return deep(data, for_utf8) if _lone_surrogates(data) else data
 
 
