@@ -13,13 +13,15 @@ counts as worse, so a forged future-dated all-pass file cannot turn a regression
 from __future__ import annotations
 
 import json
-from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+import zlib
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any, NamedTuple
 
 from .model import HostView
+from .scratch import blob, scratch_db
+from .scratch import text as from_blob
 
 
 class RuleState(NamedTuple):
@@ -31,8 +33,8 @@ class RuleState(NamedTuple):
 
 @dataclass(frozen=True)
 class DiffHost:
-    """A host as diff compares it, and no more: a 100,000-host side is held as these, the
-    equal parts of hosts shared (issue 52)."""
+    """A host as diff compares it, and no more: what each side's hosts are kept as, on disk
+    (issue 52)."""
     name: str
     scanned_at: str
     unreachable: str
@@ -45,23 +47,6 @@ def diff_host(host: HostView) -> DiffHost:
     return DiffHost(host.name, host.scanned_at, host.unreachable, host.profile, host.values,
                     tuple(RuleState(rule.id, rule.result, rule.actual) for rule in host.rules))
 
-
-class Sharing:
-    """One copy of each equal verdict, verdict list and site values across a side's hosts:
-    hosts built alike hold a few references each."""
-
-    def __init__(self) -> None:
-        self._seen: dict[Any, Any] = {}
-
-    def _one(self, key: Any, value: Any) -> Any:
-        return self._seen.setdefault(key, value)
-
-    def host(self, host: DiffHost) -> DiffHost:
-        rules = tuple(self._one(rule, rule) for rule in host.rules)
-        values = self._one(json.dumps(host.values, sort_keys=True, default=str), host.values)
-        return DiffHost(host.name, self._one(host.scanned_at, host.scanned_at),
-                        host.unreachable, self._one(host.profile, host.profile), values,
-                        self._one(rules, rules))
 
 RANK = {"pass": 0, "notapplicable": 0, "informational": 0, "notselected": 0, "fixed": 0,
         "notchecked": 1, "error": 2, "unknown": 2, "fail": 3}
@@ -159,45 +144,24 @@ def compare(old: DiffHost, new: DiffHost) -> list[Change]:
     return sorted(changes, key=lambda c: (not c.worse, c.rule == "", c.rule, c.field))
 
 
-def newest_per_host(hosts: Iterable[DiffHost]) -> dict[str, DiffHost]:
-    """One view per host name: the most recent scan."""
-    chosen: dict[str, DiffHost] = {}
-    for host in hosts:
-        if host.name not in chosen or host.scanned_at > chosen[host.name].scanned_at:
-            chosen[host.name] = host
-    return chosen
-
-
 FUTURE_SLACK = timedelta(minutes=10)  # clocks of a fleet disagree by this much at most
 
 
-def suspect(hosts: Sequence[DiffHost], side: str, now: datetime | None = None) -> list[Change]:
-    """Results that could mask a regression: one host scanned more than once on a side
-    (listed; a results directory may keep older scans, but a forged file with a later time
-    would be the one compared), and a scan time in the future or not a time at all (counted
-    as worse: nothing but forgery or a broken clock makes one)."""
-    now = now or datetime.now(timezone.utc)
-    changes: list[Change] = []
-    counts = Counter(host.name for host in hosts)
-    for name, count in sorted(counts.items()):
-        if count > 1:
-            latest = max(h.scanned_at for h in hosts if h.name == name)
-            changes.append(Change(name, latest, "", "suspect", f"{count} results in {side}",
-                                  "the latest scanned_at is compared; check the others"))
-    for host in hosts:
-        if host.unreachable and not host.scanned_at:  # a failure record without a time
-            continue
-        try:
-            when = datetime.fromisoformat(host.scanned_at.replace("Z", "+00:00"))
-            if when.tzinfo is None:
-                when = when.replace(tzinfo=timezone.utc)
-            problem = "in the future" if when > now + FUTURE_SLACK else ""
-        except ValueError:
-            problem = "not a time"
-        if problem:
-            changes.append(Change(host.name, host.scanned_at, "", "suspect",
-                                  f"scanned_at in {side}", problem, True))
-    return changes
+def _time_problem(host: DiffHost, side: str, now: datetime) -> list[Change]:
+    """A scan time in the future or not a time at all: counted as worse, as nothing but
+    forgery or a broken clock makes one (a forged future-dated all-pass file would otherwise
+    be the one compared)."""
+    if host.unreachable and not host.scanned_at:  # a failure record without a time
+        return []
+    try:
+        when = datetime.fromisoformat(host.scanned_at.replace("Z", "+00:00"))
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=timezone.utc)
+        problem = "in the future" if when > now + FUTURE_SLACK else ""
+    except ValueError:
+        problem = "not a time"
+    return [Change(host.name, host.scanned_at, "", "suspect", f"scanned_at in {side}",
+                   problem, True)] if problem else []
 
 
 def _reachability(old: DiffHost, new: DiffHost) -> list[Change] | None:
@@ -215,20 +179,77 @@ def _reachability(old: DiffHost, new: DiffHost) -> list[Change] | None:
     return None
 
 
-def diff(old_side: Sequence[HostView | DiffHost],
-         new_side: Sequence[HostView | DiffHost]) -> list[Change]:
-    """Every change across the fleet, the most recently scanned host first."""
-    old_hosts, new_hosts = ([diff_host(h) if isinstance(h, HostView) else h for h in side]
-                            for side in (old_side, new_side))
-    old, new = newest_per_host(old_hosts), newest_per_host(new_hosts)
-    changes = suspect(old_hosts, "the baseline") + suspect(new_hosts, "the new results")
-    for name in sorted(old.keys() - new.keys()):
-        changes.append(Change(name, old[name].scanned_at, "", "host", "scanned", "(missing)"))
-    for name in sorted(new.keys() - old.keys()):
-        changes.append(Change(name, new[name].scanned_at, "", "host", "(missing)", "scanned"))
-    for name in old.keys() & new.keys():
-        reached = _reachability(old[name], new[name])
-        changes.extend(compare(old[name], new[name]) if reached is None else reached)
+_SIDES = """
+CREATE TABLE hosts (side INTEGER NOT NULL, seq INTEGER NOT NULL, name BLOB NOT NULL,
+                    scanned_at BLOB NOT NULL, body BLOB NOT NULL, PRIMARY KEY (side, seq));
+"""
+SIDE_NAMES = ("the baseline", "the new results")
+
+
+def _packed(host: DiffHost) -> bytes:
+    return zlib.compress(json.dumps([host.name, host.scanned_at, host.unreachable,
+                                     host.profile, host.values, host.rules]).encode(), 1)
+
+
+def _unpacked(body: bytes) -> DiffHost:
+    name, scanned_at, unreachable, profile, values, rules = json.loads(zlib.decompress(body))
+    return DiffHost(name, scanned_at, unreachable, profile, values,
+                    tuple(RuleState(*rule) for rule in rules))
+
+
+def diff(old_side: Iterable[HostView | DiffHost], new_side: Iterable[HostView | DiffHost],
+         now: datetime | None = None) -> list[Change]:
+    """Every change across the fleet, the most recently scanned host first. Each side's
+    hosts are kept in a scratch database as they come (scratch.py), so two fleets of any
+    size are compared in bounded memory; for each name on a side the latest scan is
+    compared. Results that could hide a regression are listed as suspect: one host scanned
+    more than once on a side (a results directory may keep older scans, but a forged file
+    with a later time would be the one compared), and a scan time in the future or not a
+    time at all (_time_problem)."""
+    now = now or datetime.now(timezone.utc)
+    db = scratch_db(_SIDES)
+    try:
+        changes: list[Change] = []
+        for side, hosts in enumerate((old_side, new_side)):
+            timing: list[Change] = []
+            pending: list[tuple[Any, ...]] = []
+            for seq, host in enumerate(hosts):
+                view = diff_host(host) if isinstance(host, HostView) else host
+                timing += _time_problem(view, SIDE_NAMES[side], now)
+                pending.append((side, seq, blob(view.name), blob(view.scanned_at),
+                                _packed(view)))
+                if len(pending) >= 1024:
+                    db.executemany("INSERT INTO hosts VALUES (?,?,?,?,?)", pending)
+                    pending = []
+            db.executemany("INSERT INTO hosts VALUES (?,?,?,?,?)", pending)
+            changes += [Change(from_blob(name), from_blob(latest), "", "suspect",
+                               f"{count} results in {SIDE_NAMES[side]}",
+                               "the latest scanned_at is compared; check the others")
+                        for name, count, latest in db.execute(
+                            "SELECT name, COUNT(*), MAX(scanned_at) FROM hosts WHERE side = ? "
+                            "GROUP BY name HAVING COUNT(*) > 1 ORDER BY name", (side,))]
+            changes += timing
+        # Each name's latest scan on each side (the first of equal times).
+        db.execute("""CREATE TABLE newest AS SELECT side, name, scanned_at, body FROM (
+            SELECT *, ROW_NUMBER() OVER (PARTITION BY side, name
+                                         ORDER BY scanned_at DESC, seq) AS place FROM hosts)
+            WHERE place = 1""")
+        db.execute("CREATE INDEX by_name ON newest (name, side)")
+        for side, (was, now_is) in enumerate(((("scanned", "(missing)")),
+                                              ("(missing)", "scanned"))):
+            changes += [Change(from_blob(name), from_blob(when), "", "host", was, now_is)
+                        for name, when in db.execute(
+                            "SELECT name, scanned_at FROM newest a WHERE side = ? AND NOT EXISTS "
+                            "(SELECT 1 FROM newest b WHERE b.name = a.name AND b.side = ?) "
+                            "ORDER BY name", (side, 1 - side))]
+        for old_body, new_body in db.execute(
+                "SELECT a.body, b.body FROM newest a JOIN newest b ON a.name = b.name "
+                "WHERE a.side = 0 AND b.side = 1 ORDER BY a.name"):
+            old, new = _unpacked(old_body), _unpacked(new_body)
+            reached = _reachability(old, new)
+            changes.extend(compare(old, new) if reached is None else reached)
+    finally:
+        db.close()
     # Stable sorts: newest scan first, then host name; each host keeps worst-first order.
     changes.sort(key=lambda c: c.host)
     changes.sort(key=lambda c: c.scanned_at, reverse=True)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from .model import HostView
 
@@ -52,11 +52,18 @@ def not_for_limit(hosts: Sequence[tuple[str, bool]],
                   groups: Mapping[str, Sequence[str]]) -> list[str]:
     """For each (name, whether the controller gave it) of a fleet, why --limit must not be
     given it ('' where it names that one host)."""
+    claims = Counter(name.lower() for name, controllers in hosts if not controllers)
+    why = limit_judge(groups, claims)
+    return [why(name, controllers) for name, controllers in hosts]
+
+
+def limit_judge(groups: Mapping[str, Sequence[str]],
+                claims: Mapping[str, int]) -> Callable[[str, bool], str]:
+    """not_for_limit's judgement of one (name, whether the controller gave it), where
+    ``claims`` counts the hosts of the fleet giving each name themselves (lower case)."""
     group_names = IMPLICIT_GROUPS | {group.lower() for names in groups.values()
                                      for group in names}
-    claims = Counter(name.lower() for name, controllers in hosts if not controllers)
-    return [_why_not(name, controllers, group_names, groups, claims)
-            for name, controllers in hosts]
+    return lambda name, controllers: _why_not(name, controllers, group_names, groups, claims)
 
 
 def _why_not(name: str, controllers: bool, group_names: frozenset[str],

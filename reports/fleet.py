@@ -24,11 +24,14 @@ from typing import IO, Any
 from markupsafe import Markup
 
 from . import section
-from .failing import not_for_limit
+from .failing import limit_judge
 from .fix_command import fix_command_parts
+from .fleet_rows import RowStore
 from .model import HostView
 
 # One letter per XCCDF result in the matrix row; "-" where the host has no result.
+# Where a result counts in a rule's row of the summary: fail, error, pass, or other.
+_COUNTED = {"fail": 0, "error": 1, "pass": 2}
 RESULT_CODES = {"pass": "p", "fail": "f", "error": "e", "notapplicable": "n",
                 "notchecked": "c", "unknown": "u", "informational": "i",
                 "notselected": "s", "fixed": "x"}
@@ -36,17 +39,25 @@ RESULT_CODES = {"pass": "p", "fail": "f", "error": "e", "notapplicable": "n",
 
 class _SpooledPool:
     """Each distinct value once, written to a file as it first comes (JSON safe inside a
-    <script>, comma separated); a value's number is its place. Only digests are held."""
+    <script>, comma separated); a value's number is its place. Only digests are held, and
+    at most REMEMBERED of them: a value met again after they were forgotten is written
+    again (values hosts share come back long before; a fleet of unlike hosts stays flat)."""
+
+    REMEMBERED = 1 << 14
 
     def __init__(self, handle: IO[str]) -> None:
         self._handle = handle
         self._numbers: dict[bytes, int] = {}
+        self._count = 0
 
     def add(self, pooled: Pooled) -> int:
         text, key = pooled
         number = self._numbers.get(key)
         if number is None:
-            number = self._numbers[key] = len(self._numbers)
+            if len(self._numbers) >= self.REMEMBERED:
+                self._numbers.clear()
+            number = self._numbers[key] = self._count
+            self._count += 1
             self._handle.write(text + "\n")  # one a line: JSON text holds no newline
         return number
 
@@ -219,8 +230,14 @@ class FleetWriter:
             for part in ("results", "images", "hosts")}
         self._results = _SpooledPool(self._files["results"])
         self._images = _SpooledPool(self._files["images"])
-        self._rows: list[dict[str, Any]] = []
+        self._rows = RowStore()  # on disk until the page is written (issue 52)
         self._seen: dict[str, int] = {}  # rule id -> its letter's place in a row's codes
+        # What the summary says of all rows, counted as they come: per letter place, the
+        # hosts that fail, error, pass or else; hosts high failing, unreachable, from oscap,
+        # worse than the baseline; whether any was measured or is in an inventory group.
+        self._counts: list[list[int]] = []
+        self._totals = {"high_failing": 0, "unreachable": 0, "from_oscap": 0,
+                        "regressed_hosts": 0, "measured": 0, "grouped": 0}
 
     def add(self, host: HostView) -> None:
         self.add_built(host_row(host), encode_section(host),
@@ -257,57 +274,70 @@ class FleetWriter:
         # The row, compact: verdicts as one letter per rule in the order rules were first
         # seen (page() puts them in column order), the rest short.
         for rule_id in row["r"]:
-            self._seen.setdefault(rule_id, len(self._seen))
+            if rule_id not in self._seen:
+                self._seen[rule_id] = len(self._seen)
+                self._counts.append([0, 0, 0, 0])
         codes = ["-"] * len(self._seen)
         for rule_id, result in row["r"].items():
             codes[self._seen[rule_id]] = RESULT_CODES.get(result, "u")
+            if "x" not in row:  # a host not scanned adds nothing to a rule's counts
+                self._counts[self._seen[rule_id]][_COUNTED.get(result, 3)] += 1
         row["r"] = "".join(codes)
-        row["d"] = len(self._rows)  # the section's place in details.hosts
+        row["d"] = self._rows.count  # the section's place in details.hosts
         row["w"] = sorted(self._regressed.get(row["n"], ()))
         row["g"] = ", ".join(self._groups.get(row["n"], ()))[:200]
-        self._rows.append(row)
+        for name, counted in (("high_failing", row["f"][0]), ("unreachable", "x" in row),
+                              ("from_oscap", row["s"] == "oscap"), ("regressed_hosts", row["w"]),
+                              ("measured", row["m"] is not None), ("grouped", row["g"])):
+            self._totals[name] += bool(counted)
+        self._rows.add(row)
 
     def page(self) -> dict[str, Any]:
         """What the template needs: columns, counts, and the two JSON blocks. Hosts are
-        ordered worst first (most high, then medium, then low failures, then the lowest
-        score; a host with nothing judged after those with a score), then by name."""
+        ordered worst first (RowStore.worst_first)."""
         ids = sorted(self.columns)
-        column_of = {rule_id: index for index, rule_id in enumerate(ids)}
-        counts = {rule_id: {"fail": 0, "error": 0, "pass": 0, "other": 0} for rule_id in ids}
-        self._rows.sort(key=lambda row: ([-n for n in row["f"]], row["sc"] is None,
-                                         row["sc"] or 0, row["n"]))
-        # each column's letter in the rows' codes (first seen order)
-        places = [self._seen[rule_id] for rule_id in ids]
-        counted = {"f": "fail", "e": "error", "p": "pass"}
-        for row in self._rows:
-            letters = row["r"]
-            codes = "".join(letters[place] if place < len(letters) else "-"
-                            for place in places)
-            if "x" not in row:  # a host not scanned adds nothing to a rule's counts
-                for rule_id, code in zip(ids, codes):
-                    if code != "-":
-                        counts[rule_id][counted.get(code, "other")] += 1
-            row["r"] = codes
-            row["w"] = [column_of[r] for r in row["w"] if r in column_of]
-        rows = self._rows
-        # the rule view lists only names --limit reads as that one host (failing.py)
-        for row, why in zip(rows, not_for_limit([(row["n"], row.pop("i", False)) for row in rows],
-                                                self._groups)):
-            if why:
-                row["nl"] = why
+        counts = {rule_id: dict(zip(("fail", "error", "pass", "other"),
+                                    self._counts[self._seen[rule_id]])) for rule_id in ids}
         rules = [{"id": rule_id, "title": self.columns[rule_id][0],
                   "severity": self.columns[rule_id][1]} for rule_id in ids]
+        totals = self._totals
         return {
-            "rules": rules, "counts": counts, "host_count": len(rows),
-            "high_failing": sum(1 for row in rows if row["f"][0]),
-            "unreachable": sum(1 for row in rows if "x" in row),
-            "from_oscap": sum(1 for row in rows if row["s"] == "oscap"),
-            "regressed_hosts": sum(1 for row in rows if row["w"]),
-            "measured": any(row["m"] is not None for row in rows),
-            "grouped": any(row["g"] for row in rows),
-            "index_json": script_json({"rules": rules, "hosts": rows}),
+            "rules": rules, "counts": counts, "host_count": self._rows.count,
+            "high_failing": totals["high_failing"], "unreachable": totals["unreachable"],
+            "from_oscap": totals["from_oscap"], "regressed_hosts": totals["regressed_hosts"],
+            "measured": bool(totals["measured"]), "grouped": bool(totals["grouped"]),
+            "index_json": self._index(rules, ids),
             "details_json": self._details(),
         }
+
+    def _index(self, rules: list[dict[str, str]], ids: list[str]) -> Iterator[Markup]:
+        """The page's index, {"rules": [...], "hosts": [...]}, read back from the row store
+        worst first and written in pieces of about a megabyte: each row's verdicts in column
+        order, the rules it regressed on as column numbers, and why --limit must not be
+        given its name (failing.py: the rule view lists only names --limit reads as that
+        one host)."""
+        column_of = {rule_id: index for index, rule_id in enumerate(ids)}
+        places = [self._seen[rule_id] for rule_id in ids]  # each column's letter in a row
+        why_not = limit_judge(self._groups, self._rows.claims())
+        pending = ['{"rules":' + _ENCODER.encode(rules) + ',"hosts":[']
+        size, separator = 0, ""
+        for row in self._rows.worst_first():
+            letters = row["r"]
+            row["r"] = "".join(letters[place] if place < len(letters) else "-"
+                               for place in places)
+            row["w"] = [column_of[r] for r in row["w"] if r in column_of]
+            why = why_not(row["n"], row.pop("i", False))
+            if why:
+                row["nl"] = why
+            text = _ENCODER.encode(row)
+            pending.append(separator + text)
+            separator = ","
+            size += len(text)
+            if size >= 1 << 20:
+                yield Markup(_script_safe("".join(pending)))
+                pending, size = [], 0
+        pending.append("]}")
+        yield Markup(_script_safe("".join(pending)))
 
     def _details(self) -> Iterator[Markup]:
         """The rule texts as JSON, then the hosts' sections, distinct results and images in
@@ -336,3 +366,4 @@ class FleetWriter:
 
     def close(self) -> None:
         self._scratch.close()
+        self._rows.close()

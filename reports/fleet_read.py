@@ -10,21 +10,23 @@ without its evidence, storage or rule texts.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 from ..rules import Catalogue
 from ..scanner.batch_pool import run_jobs
 from .arf import ArfError, read_arf_header
-from .drift import DiffHost, Sharing, diff_host
+from .drift import DiffHost, diff_host
 from .failure import is_unreadable_file, unreadable_file
 from .fleet import EncodedSection, encode_section, host_row, rule_info
+from .fleet_plan import FleetPlan, Unit, plan_units
 from .identity import FLEET_MARKER, fleet_inventory_name
-from .merging import claim_problems, claimants_of, merge_engines, merge_measured, pairs_of
+from .merging import claim_problems, claimants_of, merge_engines, merge_measured
 from .model import (
     FAILURE_SCHEMA,
     HostView,
@@ -69,14 +71,6 @@ class Header:
         return host_key(self.inventory, self.name)
 
 
-@dataclass(slots=True)
-class Unit:
-    """The files that make one row of the page, and what the fleet as a whole says of it."""
-    files: list[str]
-    problems: list[str] = field(default_factory=list)
-    unreadable: str = ""  # why its one file could not be read the first time: not again
-
-
 def workers() -> int:
     return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
                else os.cpu_count() or 1)
@@ -85,47 +79,59 @@ def workers() -> int:
 _LOST = object()  # a chunk's item whose worker ran out of time or died
 
 
-def parallel_map(work: Callable[[Item], Outcome], items: Sequence[Item], catalogue: Catalogue,
+def parallel_map(work: Callable[[Item], Outcome], items: Iterable[Item], catalogue: Catalogue,
                  failed: Callable[[Item, str], Outcome]) -> Iterator[Outcome]:
     """``work`` over ``items`` in order, on every core where there are enough of them.
 
     The workers are scan-snapshots' supervised ones (scanner.batch_pool): a file that holds
     a worker past the time limit, or kills it (its memory limit, a crash), is that file's
     failure, ``failed(item, why)``, and the rest go on; no file can hang or end the report.
-    Items go in chunks (a message each way per chunk); a chunk that fails is tried again an
-    item at a time, so that only the culprit fails. Each worker holds one chunk, so at most
-    a chunk per worker waits here to be put in order."""
+    Items go in chunks (a message each way per chunk), taken from ``items`` as workers get
+    free; a chunk that fails is tried again an item at a time, so that only the culprit
+    fails. Each worker holds one chunk, so at most a chunk per worker waits here to be put
+    in order."""
     global _catalogue
     _catalogue = catalogue
     _infos_sent.clear()
     processes = workers()
-    if len(items) < PARALLEL_FROM or processes == 1:
-        yield from map(work, items)
+    given = iter(items)
+    first = list(itertools.islice(given, PARALLEL_FROM))
+    if len(first) < PARALLEL_FROM or processes == 1:
+        yield from map(work, itertools.chain(first, given))
         return
 
     # A job is its first index and its items: sent to the worker, which so never reads the
     # controller's copy of them (a read would copy their pages into it).
-    def run(job: tuple[int, Sequence[Item]]) -> list[tuple[int, Any]]:
+    def run(job: tuple[int, list[Item]]) -> list[tuple[int, Any]]:
         return [(job[0] + offset, work(item)) for offset, item in enumerate(job[1])]
 
-    def lost(job: tuple[int, Sequence[Item]], why: str) -> list[tuple[int, Any]]:
+    def lost(job: tuple[int, list[Item]], why: str) -> list[tuple[int, Any]]:
         return [(job[0] + offset, _LOST) for offset in range(len(job[1]))]
 
-    def alone(first: int, count: int) -> Iterator[tuple[int, Any]]:
+    def alone(job: tuple[int, list[Item]]) -> Iterator[tuple[int, Any]]:
         """A failed chunk's items again, one job each: the culprit fails by itself."""
-        for outcome in run_jobs([(index, items[index:index + 1])
-                                 for index in range(first, first + count)], 1, run,
-                                lambda job, why: [(job[0], failed(job[1][0], why))],
+        for outcome in run_jobs([(job[0] + offset, [item]) for offset, item
+                                 in enumerate(job[1])], 1, run,
+                                lambda one, why: [(one[0], failed(one[1][0], why))],
                                 seconds=READ_SECONDS, doing="reading"):
             yield from outcome
 
-    chunks = [(start, items[start:start + CHUNK]) for start in range(0, len(items), CHUNK)]
+    def chunks() -> Iterator[tuple[int, list[Item]]]:
+        rest = itertools.chain(first, given)
+        start = 0
+        while chunk := list(itertools.islice(rest, CHUNK)):
+            sent[start] = chunk  # kept until its outcome comes, to try it again if lost
+            yield start, chunk
+            start += len(chunk)
+
+    sent: dict[int, list[Item]] = {}
     waiting: dict[int, Any] = {}
     following = 0
-    for outcome in run_jobs(chunks, processes, run, lost, seconds=READ_SECONDS,
+    for outcome in run_jobs(chunks(), processes, run, lost, seconds=READ_SECONDS,
                             doing="reading"):
+        job = (outcome[0][0], sent.pop(outcome[0][0]))
         if any(result is _LOST for _, result in outcome):
-            outcome = list(alone(outcome[0][0], len(outcome)))
+            outcome = list(alone(job))
         waiting.update(outcome)
         while following in waiting:  # in order: each worker's own items come in order
             yield waiting.pop(following)
@@ -172,44 +178,6 @@ def read_header(path: str) -> Header:
     claimed = text(host, "hostname")  # as model.from_json names the host
     return Header(path, "sascheck", inventory or claimed or Path(path).stem, inventory,
                   claimed, text(data, "scanned_at"), bool(data.get("measurements")))
-
-
-def plan_units(headers: list[Header]) -> list[Unit]:
-    """Which files make one host, decided as model.merge_measured and merge_engines decide
-    it, and the fleet's word on each host's claimed name (model.flag_claimed_names)."""
-    units: list[list[Header]] = []
-    by_key: dict[str, list[Header]] = {}
-    for header in headers:
-        if header.source == "sascheck" and not header.unreadable:
-            by_key.setdefault(header.key, []).append(header)
-    grouped: set[int] = set()
-    unit_of: dict[int, list[Header]] = {}
-    for group in by_key.values():
-        if len(group) >= 2 and any(header.measured for header in group):
-            units.append(list(group))
-            newest = max(group, key=lambda header: header.scanned_at)
-            unit_of[id(newest)] = units[-1]
-            grouped.update(id(header) for header in group)
-    for header in headers:
-        if id(header) not in grouped:
-            units.append([header])
-            unit_of[id(header)] = units[-1]
-    ours = [header for header in headers if header.source == "sascheck"
-            and not header.unreadable and id(header) in unit_of]
-    theirs = [header for header in headers if header.source == "oscap"]
-    for kept, other in pairs_of(ours, theirs):
-        unit_of[id(kept)].extend(unit_of[id(other)])
-        unit_of[id(other)].clear()
-    place = {id(header): index for index, header in enumerate(headers)}
-    # In the order of the files (the page's ties between equal rows keep it)
-    units = sorted((unit for unit in units if unit),
-                   key=lambda unit: min(place[id(header)] for header in unit))
-    shown = [max(unit, key=lambda header: (header.source == "sascheck", header.scanned_at))
-             for unit in units]
-    claimants = claimants_of(shown)
-    return [Unit([header.path for header in unit], claim_problems(host, claimants),
-                 unit[0].unreadable if len(unit) == 1 else "")
-            for unit, host in zip(units, shown)]
 
 
 def hosts_of(unit: Unit, catalogue: Catalogue) -> list[HostView]:
@@ -285,12 +253,15 @@ def read_hosts(paths: Sequence[str], catalogue: Catalogue, unreadable: list[str]
 
     def failed(unit: Unit, why: str) -> list[tuple[View, str]]:
         return [(view(unreadable_file(path, why, catalogue)), path) for path in unit.files]
-    for built in parallel_map(views, units_of(paths, catalogue, unreadable), catalogue,
-                              failed):
-        for value, path in built:
-            if path:
-                unreadable.append(path)
-            yield value
+    plan = units_of(paths, catalogue, unreadable)
+    try:
+        for built in parallel_map(views, plan.units(), catalogue, failed):
+            for value, path in built:
+                if path:
+                    unreadable.append(path)
+                yield value
+    finally:
+        plan.close()
 
 
 def fleet_metrics(paths: Sequence[str], catalogue: Catalogue,
@@ -300,19 +271,23 @@ def fleet_metrics(paths: Sequence[str], catalogue: Catalogue,
 
 
 def diff_side(paths: Sequence[str], catalogue: Catalogue,
-              unreadable: list[str]) -> list[DiffHost]:
-    """Every host as diff compares it; what hosts have alike is held once."""
-    sharing = Sharing()
-    return [sharing.host(host)
-            for host in read_hosts(paths, catalogue, unreadable, diff_host)]
+              unreadable: list[str]) -> Iterator[DiffHost]:
+    """Every host as diff compares it, one at a time (drift.diff keeps them on disk)."""
+    return read_hosts(paths, catalogue, unreadable, diff_host)
 
 
 def units_of(paths: Sequence[str], catalogue: Catalogue,
-             unreadable: list[str]) -> list[Unit]:
-    headers = list(parallel_map(read_header, paths, catalogue, lambda path, why: Header(
-        path, "sascheck", Path(path).name, unreadable=why)))
-    unreadable.extend(header.path for header in headers if header.unreadable)
-    return plan_units(headers)
+             unreadable: list[str]) -> FleetPlan:
+    """Which files are one host (fleet_plan.py); the paths of files whose header cannot be
+    read are added to ``unreadable``. The caller closes the plan."""
+    def noted(headers: Iterable[Header]) -> Iterator[Header]:
+        for header in headers:
+            if header.unreadable:
+                unreadable.append(header.path)
+            yield header
+    return plan_units(noted(parallel_map(read_header, paths, catalogue, lambda path, why:
+                                         Header(path, "sascheck", Path(path).name,
+                                                unreadable=why))))
 
 
 Built = tuple[dict[str, Any], EncodedSection, dict[str, tuple[str, str, str, list[str]]], str]
@@ -333,7 +308,7 @@ def _build(unit: Unit) -> list[Built]:
     return built
 
 
-def built_hosts(units: Sequence[Unit], catalogue: Catalogue,
+def built_hosts(units: Iterable[Unit], catalogue: Catalogue,
                 unreadable: list[str]) -> Iterator[Built]:
     """Every host of ``units`` built for the fleet page, in order; the paths of files that
     turn out unreadable are added to ``unreadable``."""

@@ -3,7 +3,7 @@ results; and the names hosts claim, which a hostile host chooses."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Protocol, TypeVar
 
 from .model import THROUGHPUT_RULE, HostView
@@ -83,23 +83,30 @@ def flag_claimed_names(hosts: list[HostView]) -> list[HostView]:
     return hosts
 
 
-def claimants_of(hosts: Iterable[Named]) -> dict[str, set[str]]:
-    """Each host name claimed, lower case -> the keys of the hosts claiming it."""
+def claimants_of(hosts: Iterable[Named]) -> dict[str, int]:
+    """Each host name claimed, lower case -> how many hosts (keys) claim it."""
     claimants: dict[str, set[str]] = {}
     for host in hosts:
         claimed = (host.claimed or host.name).strip().lower()
         if claimed:
             claimants.setdefault(claimed, set()).add(host.key)
-    return claimants
+    return {claimed: len(keys) for claimed, keys in claimants.items()}
 
 
-def claim_problems(host: Named, claimants: dict[str, set[str]]) -> list[str]:
+class Claimant(Protocol):
+    """What claim_problems reads of a host."""
+    name: str
+    inventory: str
+    claimed: str
+
+
+def claim_problems(host: Claimant, claimants: Mapping[str, int]) -> list[str]:
     problems = []
     claimed = (host.claimed or host.name).strip()
     if host.inventory and claimed and _short(claimed) != _short(host.inventory):
         problems.append(f"the host calls itself {claimed!r}; it is reported under "
                         f"its inventory name {host.inventory!r}")
-    others = len(claimants.get(claimed.lower(), ())) - 1
+    others = claimants.get(claimed.lower(), 1) - 1
     if others > 0:
         problems.append(f"{others} other host(s) of this report also call themselves "
                         f"{claimed!r}: their results are kept apart")

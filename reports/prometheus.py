@@ -9,6 +9,7 @@ another, and alerts can say ``sascheck_rule_result{result="fail"} == 1``.
 
 from __future__ import annotations
 
+import contextlib
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from .model import SEVERITY_ORDER, HostView
+from .scratch import blob, scratch_db
 
 RESULTS = ("pass", "fail", "error", "unknown", "notapplicable", "notchecked", "informational")
 JUDGED = ("pass", "fail", "error")  # as the reports' score counts them
@@ -102,8 +104,9 @@ def render_fleet_stream(hosts: Iterable[HostMetrics], version: str) -> Iterator[
 
     counts: dict[tuple[str, str, str], int] = {}
     scanned = not_scanned = 0
-    named: set[str] = set()
-    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="surrogatepass") as scores, \
+    # the names given a series so far: on disk, as a fleet's names are many (scratch.py)
+    named = scratch_db("CREATE TABLE named (name BLOB PRIMARY KEY) WITHOUT ROWID;")
+    with contextlib.closing(named), tempfile.TemporaryFile("w+", encoding="utf-8", errors="surrogatepass") as scores, \
             tempfile.TemporaryFile("w+", encoding="utf-8", errors="surrogatepass") as failed:
         for host in hosts:
             if not host.scanned:
@@ -112,9 +115,9 @@ def render_fleet_stream(hosts: Iterable[HostMetrics], version: str) -> Iterator[
             scanned += 1
             for key in host.verdicts:
                 counts[key] = counts.get(key, 0) + 1
-            if host.name in named:
-                continue
-            named.add(host.name)
+            if not named.execute("INSERT OR IGNORE INTO named VALUES (?)",
+                                 (blob(host.name),)).rowcount:
+                continue  # a second host of this name
             label = _label_value(host.name)
             scores.write(f'{_SCORE[0]}{{host="{label}"}} {number_text(host.score)}\n')
             failed.writelines(f'{_FAILED[0]}{{host="{label}",severity="{severity}"}} '

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from . import __version__
@@ -123,25 +123,28 @@ def report_command(args: argparse.Namespace) -> int:
         from .reports.html import render_fleet_built
 
         page_unreadable: list[str] = []
-        units = units_of(paths, catalogue, page_unreadable)
-        if len(units) == 1 and not args.fleet and regressed is None:
-            # files of one host (its scan and iotest, both engines): that host's page
-            from .reports.failure import is_unreadable_file
-            from .reports.fleet_read import hosts_of
+        plan = units_of(paths, catalogue, page_unreadable)
+        try:
+            if plan.units_count == 1 and not args.fleet and regressed is None:
+                # files of one host (its scan and iotest, both engines): that host's page
+                from .reports.failure import is_unreadable_file
+                from .reports.fleet_read import hosts_of
 
-            hosts = hosts_of(units[0], catalogue)
-            unreadable = sorted(set(unreadable) | set(page_unreadable) | {
-                host.path for host in hosts if is_unreadable_file(host)})
+                hosts = hosts_of(next(plan.units()), catalogue)
+                unreadable = sorted(set(unreadable) | set(page_unreadable) | {
+                    host.path for host in hosts if is_unreadable_file(host)})
+                with user_errors():
+                    write_output(args.output, html_page(hosts, catalogue, False))
+                _said_written(args.output, "host report", 1)
+                return _said_unreadable(unreadable) or EXIT_OK
             with user_errors():
-                write_output(args.output, html_page(hosts, catalogue, False))
-            _said_written(args.output, "host report", 1)
-            return _said_unreadable(unreadable) or EXIT_OK
-        with user_errors():
-            write_output(args.output, render_fleet_built(
-                built_hosts(units, catalogue, page_unreadable), rule_snippets(catalogue),
-                regressed, inventory_groups(paths)))
+                write_output(args.output, render_fleet_built(
+                    built_hosts(plan.units(), catalogue, page_unreadable),
+                    rule_snippets(catalogue), regressed, inventory_groups(paths)))
+        finally:
+            plan.close()
         unreadable = sorted(set(unreadable) | set(page_unreadable))
-        _said_written(args.output, "fleet report", len(units))
+        _said_written(args.output, "fleet report", plan.units_count)
     return _said_unreadable(unreadable) or EXIT_OK
 
 
@@ -199,9 +202,10 @@ def _said_unreadable(unreadable: list[str]) -> int:
     return EXIT_UNREADABLE if unreadable else EXIT_OK
 
 
-def _load_side(catalogue: Any, path: str, unreadable: list[str]) -> list[Any]:
-    """One side of a diff: a directory is a fleet (slim hosts, read on every core, an
-    unreadable file an error row); a file is one host, whose errors stop the command."""
+def _load_side(catalogue: Any, path: str, unreadable: list[str]) -> Iterable[Any]:
+    """One side of a diff: a directory is a fleet (read on every core, given one host at a
+    time, an unreadable file an error row); a file is one host, whose errors stop the
+    command."""
     if os.path.isdir(path):
         from .reports.fleet_read import diff_side
         return diff_side(_result_paths([path]), catalogue, unreadable)
@@ -218,10 +222,15 @@ def diff_command(args: argparse.Namespace) -> int:
         check_destinations([args.json, args.html], [args.old, args.new])
     catalogue = load_rules()
     unreadable: list[str] = []
-    old, new = (_load_side(catalogue, side, unreadable) for side in (args.old, args.new))
-    if not old or not new:
-        raise UsageError(f"no results in {args.old if not old else args.new}")
-    changes = drift.diff(old, new)
+    counted = [0, 0]
+
+    def side(index: int) -> Iterator[Any]:
+        for host in _load_side(catalogue, (args.old, args.new)[index], unreadable):
+            counted[index] += 1
+            yield host
+    changes = drift.diff(side(0), side(1))
+    if not all(counted):
+        raise UsageError(f"no results in {args.old if not counted[0] else args.new}")
     if not args.quiet:
         from rich.console import Console
 

@@ -13,9 +13,9 @@ import contextlib
 import gc
 import resource
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # multiprocessing is loaded by the pool, not by `sascheck --help`
     from multiprocessing.connection import Connection
@@ -35,7 +35,7 @@ DEFAULT_MEMORY = 2 << 30
 class _Worker:
     process: BaseProcess
     connection: Connection
-    job: int | None = None  # the index of the job it holds
+    job: Any = None  # the job it holds (None: none)
     started: float = 0.0
 
 
@@ -48,16 +48,18 @@ def _serve(connection: Connection, work: Callable[[Job], Outcome], memory: int) 
         connection.send(work(job))
 
 
-def run_jobs(jobs: Sequence[Job], processes: int, work: Callable[[Job], Outcome],
+def run_jobs(jobs: Iterable[Job], processes: int, work: Callable[[Job], Outcome],
              failed: Callable[[Job, str], Outcome], seconds: float = DEFAULT_SECONDS,
              memory: int = DEFAULT_MEMORY, doing: str = "scan") -> Iterator[Outcome]:
     """Each job's outcome, in the order they end: ``work(job)`` in a worker, or
-    ``failed(job, reason)`` (called here) when its worker ran out of time or died."""
+    ``failed(job, reason)`` (called here) when its worker ran out of time or died. Jobs are
+    taken from ``jobs`` as workers get free: an iterator of them is never held whole."""
     import multiprocessing
     from multiprocessing.connection import wait
 
     context = multiprocessing.get_context("fork")  # workers share the loaded rules
-    pending = list(reversed(range(len(jobs))))
+    pending = iter(jobs)
+    idle = object()
     workers: list[_Worker] = []
 
     def start() -> _Worker:
@@ -67,13 +69,12 @@ def run_jobs(jobs: Sequence[Job], processes: int, work: Callable[[Job], Outcome]
         theirs.close()
         return _Worker(process, ours)
 
-    def give(worker: _Worker) -> None:
-        if pending:
-            worker.job = pending.pop()
+    def give(worker: _Worker, job: object) -> None:
+        """Hand the worker ``job``, or mark it free where there is none (idle)."""
+        worker.job = None if job is idle else job
+        if worker.job is not None:
             worker.started = time.monotonic()
-            worker.connection.send(jobs[worker.job])
-        else:
-            worker.job = None
+            worker.connection.send(worker.job)
 
     def replace(worker: _Worker) -> int | None:
         """End the worker (a dying one's own exit status is kept), start its successor."""
@@ -83,9 +84,10 @@ def run_jobs(jobs: Sequence[Job], processes: int, work: Callable[[Job], Outcome]
         worker.process.join()
         worker.connection.close()
         workers.remove(worker)
-        if pending:
+        job = next(pending, idle)
+        if job is not idle:
             workers.append(start())
-            give(workers[-1])
+            give(workers[-1], job)
         return code
 
     # What the controller holds stays shared with the forked workers: frozen, their
@@ -93,39 +95,45 @@ def run_jobs(jobs: Sequence[Job], processes: int, work: Callable[[Job], Outcome]
     # module's advice for fork without exec).
     gc.freeze()
     try:
-        for _ in range(min(processes, len(jobs))):
+        for _ in range(processes):
+            job = next(pending, idle)
+            if job is idle:
+                break
             workers.append(start())
-            give(workers[-1])
+            give(workers[-1], job)
         while any(worker.job is not None for worker in workers):
             busy = [worker for worker in workers if worker.job is not None]
             deadline = min(worker.started for worker in busy) + seconds
             ready = wait([worker.connection for worker in busy],
                          timeout=max(0.0, deadline - time.monotonic()))
             for worker in busy:
-                assert worker.job is not None
-                job = jobs[worker.job]
+                held = worker.job
                 if worker.connection in ready:
                     try:
                         outcome = worker.connection.recv()
                     except (EOFError, OSError):
-                        yield failed(job, _death(replace(worker), doing))
+                        yield failed(held, _death(replace(worker), doing))
                         continue
-                    give(worker)
+                    give(worker, next(pending, idle))
                     yield outcome
                 elif time.monotonic() - worker.started >= seconds:
                     replace(worker)
-                    yield failed(job, f"its {doing} took longer than {seconds:g} s and was "
+                    yield failed(held, f"its {doing} took longer than {seconds:g} s and was "
                                       "stopped")
     finally:
         for worker in workers:
-            if worker.process.is_alive():
-                with contextlib.suppress(OSError):
-                    worker.connection.send(None)
-            worker.process.join(timeout=5)
-            if worker.process.is_alive():
-                worker.process.kill()
-            worker.connection.close()
+            _end(worker)
         gc.unfreeze()
+
+
+def _end(worker: _Worker) -> None:
+    if worker.process.is_alive():
+        with contextlib.suppress(OSError):
+            worker.connection.send(None)
+    worker.process.join(timeout=5)
+    if worker.process.is_alive():
+        worker.process.kill()
+    worker.connection.close()
 
 
 def _death(code: int | None, doing: str = "scan") -> str:

@@ -308,6 +308,8 @@ def test_a_host_section_shows_the_window_as_the_host_page_does(tmp_path, samples
     with open_page(page_path) as (page, log):
         page.goto(page_path.as_uri() + f"#h{place}")
         section = page.locator(f"section#h{place}")
+        # all_text_contents does not wait: the section is drawn from the page's data first
+        section.locator("h3.fix-step").first.wait_for()
         headings = [" ".join(t.split()) for t in section.locator("h3.fix-step").all_text_contents()]
         assert headings == texts("//h3[@class='fix-step']") and len(headings) >= 3
         assert [" ".join(t.split()) for t in section.locator("pre.step-command").all_text_contents()] \
