@@ -30,8 +30,8 @@ from .fleet_rows import RowStore
 from .model import HostView
 
 # One letter per XCCDF result in the matrix row; "-" where the host has no result.
-# Where a result counts in a rule's row of the summary: fail, error, pass, or other.
-_COUNTED = {"fail": 0, "error": 1, "pass": 2}
+# Where a verdict's letter counts in a rule's row of the summary: fail, error, pass, other.
+_COUNTED = {"f": 0, "e": 1, "p": 2}
 RESULT_CODES = {"pass": "p", "fail": "f", "error": "e", "notapplicable": "n",
                 "notchecked": "c", "unknown": "u", "informational": "i",
                 "notselected": "s", "fixed": "x"}
@@ -231,6 +231,7 @@ class FleetWriter:
         self._results = _SpooledPool(self._files["results"])
         self._images = _SpooledPool(self._files["images"])
         self._rows = RowStore()  # on disk until the page is written (issue 52)
+        self._sections = 0  # written to the hosts' scratch file
         self._seen: dict[str, int] = {}  # rule id -> its letter's place in a row's codes
         # What the summary says of all rows, counted as they come: per letter place, the
         # hosts that fail, error, pass or else; hosts high failing, unreachable, from oscap,
@@ -245,7 +246,10 @@ class FleetWriter:
                         if rule.id not in self.columns})
 
     def add_built(self, row: dict[str, Any], encoded: EncodedSection,
-                  infos: Mapping[str, tuple[str, str, str, list[str]]]) -> None:
+                  infos: Mapping[str, tuple[str, str, str, list[str]]],
+                  seq: int | None = None) -> None:
+        """A host built by fleet_read; ``seq``: the place of its first file (equal rows keep
+        that order), else the order hosts come in."""
         for rule_id in row["r"]:
             if rule_id not in self.columns and rule_id in infos:
                 title, severity, rationale, refs = infos[rule_id]
@@ -280,17 +284,31 @@ class FleetWriter:
         codes = ["-"] * len(self._seen)
         for rule_id, result in row["r"].items():
             codes[self._seen[rule_id]] = RESULT_CODES.get(result, "u")
-            if "x" not in row:  # a host not scanned adds nothing to a rule's counts
-                self._counts[self._seen[rule_id]][_COUNTED.get(result, 3)] += 1
         row["r"] = "".join(codes)
-        row["d"] = self._rows.count  # the section's place in details.hosts
+        row["d"] = self._sections  # the section's place in details.hosts
+        self._sections += 1
         row["w"] = sorted(self._regressed.get(row["n"], ()))
         row["g"] = ", ".join(self._groups.get(row["n"], ()))[:200]
+        self._tally(row, 1)
+        self._rows.add(row, self._rows.count if seq is None else seq)
+
+    def remove(self, seq: int) -> None:
+        """Take out the rows of the ``seq``th file: it turned out to be part of a host of
+        several files, which comes again (fleet_read.fill_fleet). Its section stays in the
+        details, unreferenced."""
+        for row in self._rows.remove(seq):
+            self._tally(row, -1)
+
+    def _tally(self, row: Mapping[str, Any], sign: int) -> None:
+        """Count a compact row in (1) or out (-1) of the summary."""
+        if "x" not in row:  # a host not scanned adds nothing to a rule's counts
+            for place, code in enumerate(row["r"]):
+                if code != "-":
+                    self._counts[place][_COUNTED.get(code, 3)] += sign
         for name, counted in (("high_failing", row["f"][0]), ("unreachable", "x" in row),
                               ("from_oscap", row["s"] == "oscap"), ("regressed_hosts", row["w"]),
                               ("measured", row["m"] is not None), ("grouped", row["g"])):
-            self._totals[name] += bool(counted)
-        self._rows.add(row)
+            self._totals[name] += sign * bool(counted)
 
     def page(self) -> dict[str, Any]:
         """What the template needs: columns, counts, and the two JSON blocks. Hosts are

@@ -34,6 +34,7 @@ class Unit:
     files: list[str]
     problems: list[str] = field(default_factory=list)
     unreadable: str = ""  # why its one file could not be read the first time: not again
+    places: list[int] = field(default_factory=list)  # each file's place as given
 
 
 @dataclass(slots=True)
@@ -148,29 +149,32 @@ class FleetPlan:
         """Every unit, in the order of its first file; its files in the order
         merge_measured and merge_engines take them."""
         rows = self._db.execute("""
-            SELECT f.unit, f.path, f.unreadable, f.shown, f.name, f.inventory, f.claimed
+            SELECT f.unit, f.idx, f.path, f.unreadable, f.shown, f.name, f.inventory, f.claimed
             FROM files f JOIN (SELECT unit, MIN(idx) AS first FROM files GROUP BY unit) u
                 ON f.unit = u.unit
             ORDER BY u.first, f.source = 'oscap', f.idx""")
         current: int | None = None
         files: list[str] = []
+        places: list[int] = []
         unreadable = ""
         shown: _Shown | None = None
-        for unit, path, why, is_shown, name, inventory, claimed in rows:
+        for unit, idx, path, why, is_shown, name, inventory, claimed in rows:
             if unit != current:
                 if current is not None:
-                    yield self._unit(files, unreadable, shown)
-                current, files, unreadable, shown = unit, [], text(why), None
+                    yield self._unit(files, places, unreadable, shown)
+                current, files, places, unreadable, shown = unit, [], [], text(why), None
             files.append(text(path))
+            places.append(idx)
             if is_shown:
                 shown = _Shown(text(name), text(inventory), text(claimed))
         if current is not None:
-            yield self._unit(files, unreadable, shown)
+            yield self._unit(files, places, unreadable, shown)
 
-    def _unit(self, files: list[str], unreadable: str, shown: _Shown | None) -> Unit:
+    def _unit(self, files: list[str], places: list[int], unreadable: str,
+              shown: _Shown | None) -> Unit:
         assert shown is not None, "every unit has its shown file"
         return Unit(files, claim_problems(shown, self._claims),
-                    unreadable if len(files) == 1 else "")
+                    unreadable if len(files) == 1 else "", places)
 
     def close(self) -> None:
         self._db.close()

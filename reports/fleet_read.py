@@ -23,7 +23,7 @@ from ..scanner.batch_pool import run_jobs
 from .arf import ArfError, read_arf_header
 from .drift import DiffHost, diff_host
 from .failure import is_unreadable_file, unreadable_file
-from .fleet import EncodedSection, encode_section, host_row, rule_info
+from .fleet import EncodedSection, FleetWriter, encode_section, host_row, rule_info
 from .fleet_plan import FleetPlan, Unit, plan_units
 from .identity import FLEET_MARKER, fleet_inventory_name
 from .merging import claim_problems, claimants_of, merge_engines, merge_measured
@@ -34,6 +34,7 @@ from .model import (
     arf_host_name,
     host_key,
     load,
+    load_decoded,
     read_json_or_arf,
 )
 from .prometheus import HostMetrics, host_metrics
@@ -156,6 +157,14 @@ def read_header(path: str) -> Header:
     row then (hosts_of); here only what cannot even be decoded is."""
     try:
         data = read_json_or_arf(path)
+    except ReportInputError as exc:
+        return Header(path, "sascheck", Path(path).name, unreadable=str(exc))
+    return _header(path, data)
+
+
+def _header(path: str, data: Any) -> Header:
+    """read_header's, from the file's content as read_json_or_arf gave it."""
+    try:
         if data is None:
             arf = read_arf_header(path)
             claimed = arf_host_name(arf.facts, arf.target, path)
@@ -298,30 +307,76 @@ def _build(unit: Unit) -> list[Built]:
     workers, not the controller, turn it into JSON and digests), the texts of rules this
     process has not sent before (each worker's items come in order, so the controller has a
     rule's texts by the first row that needs them), and the path of a file found unreadable."""
-    built = []
-    for host in hosts_of(unit, _catalogue_here()):
-        infos = {rule.id: rule_info(rule) for rule in host.rules
-                 if rule.id not in _infos_sent}
-        _infos_sent.update(infos)
-        unreadable = host.path if is_unreadable_file(host) else ""
-        built.append((host_row(host), encode_section(host), infos, unreadable))
-    return built
+    return [_built(host) for host in hosts_of(unit, _catalogue_here())]
 
 
-def built_hosts(units: Iterable[Unit], catalogue: Catalogue,
-                unreadable: list[str]) -> Iterator[Built]:
-    """Every host of ``units`` built for the fleet page, in order; the paths of files that
-    turn out unreadable are added to ``unreadable``."""
-    def failed(unit: Unit, why: str) -> list[Built]:
-        rows = [unreadable_file(path, why, catalogue) for path in unit.files]
-        return [(host_row(host), encode_section(host),
-                 {rule.id: rule_info(rule) for rule in host.rules}, host.path)
-                for host in rows]
-    for built in parallel_map(_build, units, catalogue, failed):
-        for host in built:
-            if host[3]:
-                unreadable.append(host[3])
-            yield host
+def _built(host: HostView) -> Built:
+    infos = {rule.id: rule_info(rule) for rule in host.rules if rule.id not in _infos_sent}
+    _infos_sent.update(infos)
+    unreadable = host.path if is_unreadable_file(host) else ""
+    return host_row(host), encode_section(host), infos, unreadable
+
+
+def _header_and_build(path: str) -> tuple[Header, list[Built]]:
+    """A file's header, and the file built as a host by itself (what most files are), from
+    one reading of it."""
+    try:
+        data = read_json_or_arf(path)
+    except ReportInputError as exc:
+        header = Header(path, "sascheck", Path(path).name, unreadable=str(exc))
+    else:
+        header = _header(path, data)
+    if header.unreadable:
+        return header, _build(Unit([path], unreadable=header.unreadable))
+    try:
+        host = load_decoded(path, data, _catalogue_here())
+    except ReportInputError as exc:
+        host = unreadable_file(path, str(exc), _catalogue_here())
+    return header, [_built(host)]
+
+
+def fill_fleet(writer: FleetWriter, paths: Sequence[str], catalogue: Catalogue,
+               unreadable: list[str]) -> FleetPlan:
+    """Every host of ``paths`` into the fleet page's writer, each file read once where it is
+    a host by itself: the first pass builds each file alone while noting its header; the
+    plan (fleet_plan.py) then names the hosts of several files or with something the fleet
+    says of them (a claimed name), whose rows are taken out and built again from all their
+    files. The paths of files found unreadable are added to ``unreadable``; the caller
+    closes the plan."""
+    plan = FleetPlan()
+
+    def add(built: list[Built], seq: int) -> None:
+        for row, section, infos, path in built:
+            if path:
+                unreadable.append(path)
+            writer.add_built(row, section, infos, seq)
+
+    def failed_file(path: str, why: str) -> tuple[Header, list[Built]]:
+        return (Header(path, "sascheck", Path(path).name, unreadable=why),
+                _failed_rows(Unit([path]), why, catalogue))
+    for header, built in parallel_map(_header_and_build, paths, catalogue, failed_file):
+        add(built, plan.count)
+        plan.add(header)
+    plan.plan()
+
+    def again() -> Iterator[Unit]:
+        for unit in plan.units():
+            if len(unit.files) > 1 or unit.problems:
+                for place in unit.places:
+                    writer.remove(place)
+                yield unit
+    for first, built in parallel_map(lambda unit: (min(unit.places), _build(unit)), again(),
+                                     catalogue, lambda unit, why: (
+                                         min(unit.places), _failed_rows(unit, why, catalogue))):
+        add(built, first)
+    return plan
+
+
+def _failed_rows(unit: Unit, why: str, catalogue: Catalogue) -> list[Built]:
+    """The rows of a unit whose reading ran out of time or killed its worker."""
+    return [(host_row(host), encode_section(host),
+             {rule.id: rule_info(rule) for rule in host.rules}, host.path)
+            for host in (unreadable_file(path, why, catalogue) for path in unit.files)]
 
 
 GROUPS_FILE = ".sascheck-groups"  # the fleet playbook's: inventory name -> its groups

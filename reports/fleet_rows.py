@@ -19,11 +19,13 @@ BATCH = 1024  # rows written at once
 
 _SCHEMA = """
 CREATE TABLE rows (
-    seq INTEGER PRIMARY KEY,  -- the order hosts came in: the section's place
+    id INTEGER PRIMARY KEY,
+    seq INTEGER NOT NULL,  -- the place of the host's first file: equal rows keep it
     high INTEGER NOT NULL, medium INTEGER NOT NULL, low INTEGER NOT NULL,
     unscored INTEGER NOT NULL, score REAL NOT NULL, name BLOB NOT NULL,
     lname BLOB NOT NULL, controllers INTEGER NOT NULL, body TEXT NOT NULL
 );
+CREATE INDEX by_seq ON rows (seq);
 """
 
 
@@ -33,10 +35,11 @@ class RowStore:
         self._pending: list[tuple[Any, ...]] = []
         self.count = 0
 
-    def add(self, row: dict[str, Any]) -> None:
-        """A matrix row (fleet.host_row's, compacted): its place is its order of coming."""
+    def add(self, row: dict[str, Any], seq: int) -> None:
+        """A matrix row (fleet.host_row's, compacted) of the host whose first file is the
+        ``seq``th given."""
         high, medium, low = row["f"]
-        self._pending.append((self.count, high, medium, low, row["sc"] is None,
+        self._pending.append((seq, high, medium, low, row["sc"] is None,
                               row["sc"] or 0, blob(row["n"]), blob(row["n"].lower()),
                               bool(row.get("i")), json.dumps(row, separators=(",", ":"))))
         self.count += 1
@@ -44,8 +47,20 @@ class RowStore:
             self._flush()
 
     def _flush(self) -> None:
-        self._db.executemany("INSERT INTO rows VALUES (?,?,?,?,?,?,?,?,?,?)", self._pending)
+        self._db.executemany("INSERT INTO rows (seq, high, medium, low, unscored, score, name, "
+                             "lname, controllers, body) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                             self._pending)
         self._pending = []
+
+    def remove(self, seq: int) -> list[dict[str, Any]]:
+        """Take out the rows of ``seq`` (a file found to be part of a host of several):
+        what they were."""
+        self._flush()
+        taken = [json.loads(body) for (body,) in self._db.execute(
+            "SELECT body FROM rows WHERE seq = ?", (seq,))]
+        self._db.execute("DELETE FROM rows WHERE seq = ?", (seq,))
+        self.count -= len(taken)
+        return taken
 
     def claims(self) -> dict[str, int]:
         """Each name (lower case) that results outside a fleet directory give to more than
@@ -61,7 +76,7 @@ class RowStore:
         then by name; equal rows in the order they came."""
         self._flush()
         for (body,) in self._db.execute("SELECT body FROM rows ORDER BY high DESC, "
-                                        "medium DESC, low DESC, unscored, score, name, seq"):
+                                        "medium DESC, low DESC, unscored, score, name, seq, id"):
             yield json.loads(body)
 
     def close(self) -> None:

@@ -19,7 +19,6 @@ from markupsafe import Markup
 from .. import __version__
 from .drift import Change, marked
 from .fleet import FleetWriter
-from .fleet_read import Built
 from .model import HostView
 from .section import host_section, to_html
 
@@ -63,21 +62,12 @@ def render_fleet(hosts: Iterable[HostView], snippets: Snippets,
     writer = FleetWriter(snippets, regressed or {})
     for host in hosts:
         writer.add(host)
-    return _fleet_page(writer, regressed is not None)
+    return fleet_page(writer, regressed is not None)
 
 
-def render_fleet_built(built: Iterable[Built], snippets: Snippets,
-                       regressed: Mapping[str, set[str]] | None = None,
-                       groups: Mapping[str, list[str]] | None = None) -> Iterator[str]:
-    """The same from hosts already built, one at a time, by reports/fleet_read.py; with the
-    inventory groups of each host where the fleet playbook recorded them."""
-    writer = FleetWriter(snippets, regressed or {}, groups)
-    for row, section, infos, _ in built:
-        writer.add_built(row, section, infos)
-    return _fleet_page(writer, regressed is not None)
-
-
-def _fleet_page(writer: FleetWriter, baseline: bool) -> Iterator[str]:
+def fleet_page(writer: FleetWriter, baseline: bool) -> Iterator[str]:
+    """The fleet page of the hosts ``writer`` holds (reports/fleet_read.fill_fleet fills
+    it, one host at a time); ``baseline``: the page says which got worse."""
     from ..rules import load_catalogue
     from ..scanner.fix_order import catalogue_ranks
 

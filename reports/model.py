@@ -330,7 +330,11 @@ def read_json_or_arf(path: str) -> Any:
 
 def load(path: str, catalogue: Catalogue) -> HostView:
     """Read sascheck JSON or oscap ARF."""
-    data = read_json_or_arf(path)
+    return load_decoded(path, read_json_or_arf(path), catalogue)
+
+
+def load_decoded(path: str, data: Any, catalogue: Catalogue) -> HostView:
+    """The host of ``path`` whose content read_json_or_arf gave as ``data``."""
     if data is None:
         return from_arf(path, catalogue)
     if isinstance(data, dict) and data.get("schema") == FAILURE_SCHEMA:

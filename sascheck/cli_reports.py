@@ -119,17 +119,20 @@ def report_command(args: argparse.Namespace) -> int:
         unreadable = sorted(set(unreadable) | set(read))
     if args.output:
         from .remediations.generate import rule_snippets
-        from .reports.fleet_read import built_hosts, inventory_groups, units_of
-        from .reports.html import render_fleet_built
+        from .reports.fleet import FleetWriter
+        from .reports.fleet_read import fill_fleet, inventory_groups
+        from .reports.html import fleet_page
 
         page_unreadable: list[str] = []
-        plan = units_of(paths, catalogue, page_unreadable)
+        writer = FleetWriter(rule_snippets(catalogue), regressed or {}, inventory_groups(paths))
+        plan = fill_fleet(writer, paths, catalogue, page_unreadable)
         try:
             if plan.units_count == 1 and not args.fleet and regressed is None:
                 # files of one host (its scan and iotest, both engines): that host's page
                 from .reports.failure import is_unreadable_file
                 from .reports.fleet_read import hosts_of
 
+                writer.close()
                 hosts = hosts_of(next(plan.units()), catalogue)
                 unreadable = sorted(set(unreadable) | set(page_unreadable) | {
                     host.path for host in hosts if is_unreadable_file(host)})
@@ -138,11 +141,10 @@ def report_command(args: argparse.Namespace) -> int:
                 _said_written(args.output, "host report", 1)
                 return _said_unreadable(unreadable) or EXIT_OK
             with user_errors():
-                write_output(args.output, render_fleet_built(
-                    built_hosts(plan.units(), catalogue, page_unreadable),
-                    rule_snippets(catalogue), regressed, inventory_groups(paths)))
+                write_output(args.output, fleet_page(writer, regressed is not None))
         finally:
             plan.close()
+            writer.close()
         unreadable = sorted(set(unreadable) | set(page_unreadable))
         _said_written(args.output, "fleet report", plan.units_count)
     return _said_unreadable(unreadable) or EXIT_OK
