@@ -232,6 +232,7 @@ class FleetWriter:
         self._images = _SpooledPool(self._files["images"])
         self._rows = RowStore()  # on disk until the page is written (issue 52)
         self._sections = 0  # written to the hosts' scratch file
+        self._ids: dict[str, str] = {}
         self._seen: dict[str, int] = {}  # rule id -> its letter's place in a row's codes
         # What the summary says of all rows, counted as they come: per letter place, the
         # hosts that fail, error, pass or else; hosts high failing, unreachable, from oscap,
@@ -268,7 +269,7 @@ class FleetWriter:
         head = ",".join(item if isinstance(item, str) else str(self._results.add(item))
                         for item in encoded.head)
         items = ",".join(
-            f"[{_script_safe(_ENCODER.encode(rule_id))},{self._results.add(article)}"
+            f"[{self._id_json(rule_id)},{self._results.add(article)}"
             + (f",{self._results.add(steps)}]" if steps else "]")
             for rule_id, article, steps in encoded.items)
         images = ",".join(str(self._images.add(image)) for image in encoded.images)
@@ -291,6 +292,15 @@ class FleetWriter:
         row["g"] = ", ".join(self._groups.get(row["n"], ()))[:200]
         self._tally(row, 1)
         self._rows.add(row, self._rows.count if seq is None else seq)
+
+    def _id_json(self, rule_id: str) -> str:
+        """A rule id as script-safe JSON, encoded once per fleet."""
+        found = self._ids.get(rule_id)
+        if found is None:
+            if len(self._ids) >= 4096:  # ids are a catalogue's few; a hostile file's many
+                self._ids.clear()
+            found = self._ids[rule_id] = _script_safe(_ENCODER.encode(rule_id))
+        return found
 
     def remove(self, seq: int) -> None:
         """Take out the rows of the ``seq``th file: it turned out to be part of a host of

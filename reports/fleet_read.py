@@ -1,30 +1,31 @@
-"""Reading a fleet's results files on every core, holding a few bytes per host.
+"""Reading a fleet's results files on every core (fleet_workers.py), holding nothing per
+host (issue 52).
 
-A fleet report reads each file twice, in worker processes: first for what decides which
-files are one host (its names, engine, scan time: a ``Header``), then, one host at a time,
-for everything its row and section show. Between the two passes the controller holds only
-the headers, so 20,000 hosts cost little more than 10,000. ``read_slim`` serves what needs
-every host's verdicts at once (diff, --baseline, --csv, --failing, --prometheus, JUnit): each host
-without its evidence, storage or rule texts.
+The page (fill_fleet), --prometheus and diff (read_hosts) read each file once, in worker
+processes, as a host by itself, noting what decides which files are one host (its names,
+engine, scan time: a ``Header``) in the plan (fleet_plan.py); the few hosts of several
+files, or with something the fleet says of them, are read again once the plan is known.
+``read_slim`` serves what needs every host's verdicts at once (--baseline, --csv,
+--failing, JUnit): each host without its evidence, storage or rule texts.
 """
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
+import pickle
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 from ..rules import Catalogue
-from ..scanner.batch_pool import run_jobs
 from .arf import ArfError, read_arf_header
 from .drift import DiffHost, diff_host
 from .failure import is_unreadable_file, unreadable_file
 from .fleet import EncodedSection, FleetWriter, encode_section, host_row, rule_info
-from .fleet_plan import FleetPlan, Unit, plan_units
+from .fleet_plan import FleetPlan, Unit
+from .fleet_workers import INFOS_SENT, catalogue_here, parallel_map
 from .identity import FLEET_MARKER, fleet_inventory_name
 from .merging import claim_problems, claimants_of, merge_engines, merge_measured
 from .model import (
@@ -38,19 +39,8 @@ from .model import (
     read_json_or_arf,
 )
 from .prometheus import HostMetrics, host_metrics
+from .scratch import scratch_db
 
-# Below this many files the work is done here: forking workers costs more than it saves.
-PARALLEL_FROM = 64
-CHUNK = 16
-# A chunk of files taking longer than this is a hostile or broken one (a honest chunk of
-# ARF files reads in well under a second each).
-READ_SECONDS = 120.0
-
-_catalogue: Catalogue | None = None  # the workers' (inherited at fork)
-_infos_sent: set[str] = set()  # rule ids whose texts this process already sent
-
-Item = TypeVar("Item")
-Outcome = TypeVar("Outcome")
 View = TypeVar("View")  # what read_hosts keeps of each host
 
 
@@ -72,78 +62,6 @@ class Header:
         return host_key(self.inventory, self.name)
 
 
-def workers() -> int:
-    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
-               else os.cpu_count() or 1)
-
-
-_LOST = object()  # a chunk's item whose worker ran out of time or died
-
-
-def parallel_map(work: Callable[[Item], Outcome], items: Iterable[Item], catalogue: Catalogue,
-                 failed: Callable[[Item, str], Outcome]) -> Iterator[Outcome]:
-    """``work`` over ``items`` in order, on every core where there are enough of them.
-
-    The workers are scan-snapshots' supervised ones (scanner.batch_pool): a file that holds
-    a worker past the time limit, or kills it (its memory limit, a crash), is that file's
-    failure, ``failed(item, why)``, and the rest go on; no file can hang or end the report.
-    Items go in chunks (a message each way per chunk), taken from ``items`` as workers get
-    free; a chunk that fails is tried again an item at a time, so that only the culprit
-    fails. Each worker holds one chunk, so at most a chunk per worker waits here to be put
-    in order."""
-    global _catalogue
-    _catalogue = catalogue
-    _infos_sent.clear()
-    processes = workers()
-    given = iter(items)
-    first = list(itertools.islice(given, PARALLEL_FROM))
-    if len(first) < PARALLEL_FROM or processes == 1:
-        yield from map(work, itertools.chain(first, given))
-        return
-
-    # A job is its first index and its items: sent to the worker, which so never reads the
-    # controller's copy of them (a read would copy their pages into it).
-    def run(job: tuple[int, list[Item]]) -> list[tuple[int, Any]]:
-        return [(job[0] + offset, work(item)) for offset, item in enumerate(job[1])]
-
-    def lost(job: tuple[int, list[Item]], why: str) -> list[tuple[int, Any]]:
-        return [(job[0] + offset, _LOST) for offset in range(len(job[1]))]
-
-    def alone(job: tuple[int, list[Item]]) -> Iterator[tuple[int, Any]]:
-        """A failed chunk's items again, one job each: the culprit fails by itself."""
-        for outcome in run_jobs([(job[0] + offset, [item]) for offset, item
-                                 in enumerate(job[1])], 1, run,
-                                lambda one, why: [(one[0], failed(one[1][0], why))],
-                                seconds=READ_SECONDS, doing="reading"):
-            yield from outcome
-
-    def chunks() -> Iterator[tuple[int, list[Item]]]:
-        rest = itertools.chain(first, given)
-        start = 0
-        while chunk := list(itertools.islice(rest, CHUNK)):
-            sent[start] = chunk  # kept until its outcome comes, to try it again if lost
-            yield start, chunk
-            start += len(chunk)
-
-    sent: dict[int, list[Item]] = {}
-    waiting: dict[int, Any] = {}
-    following = 0
-    for outcome in run_jobs(chunks(), processes, run, lost, seconds=READ_SECONDS,
-                            doing="reading"):
-        job = (outcome[0][0], sent.pop(outcome[0][0]))
-        if any(result is _LOST for _, result in outcome):
-            outcome = list(alone(job))
-        waiting.update(outcome)
-        while following in waiting:  # in order: each worker's own items come in order
-            yield waiting.pop(following)
-            following += 1
-
-
-def _catalogue_here() -> Catalogue:
-    assert _catalogue is not None, "parallel_map sets the catalogue first"
-    return _catalogue
-
-
 def load_or_error_row(path: str, catalogue: Catalogue) -> HostView:
     try:
         return load(path, catalogue)
@@ -151,19 +69,10 @@ def load_or_error_row(path: str, catalogue: Catalogue) -> HostView:
         return unreadable_file(path, str(exc), catalogue)
 
 
-def read_header(path: str) -> Header:
-    """What decides which files are one host, read cheaply: a JSON file decoded but not
-    validated, an ARF's TestResult only. A file whose full reading fails later is an error
-    row then (hosts_of); here only what cannot even be decoded is."""
-    try:
-        data = read_json_or_arf(path)
-    except ReportInputError as exc:
-        return Header(path, "sascheck", Path(path).name, unreadable=str(exc))
-    return _header(path, data)
-
-
 def _header(path: str, data: Any) -> Header:
-    """read_header's, from the file's content as read_json_or_arf gave it."""
+    """What decides which files are one host, from the file's content as read_json_or_arf
+    gave it (an ARF's TestResult read on its own): a JSON file's names as decoded, not yet
+    validated; one whose full reading fails is an error row then."""
     try:
         if data is None:
             arf = read_arf_header(path)
@@ -206,7 +115,7 @@ def _slim(path: str) -> HostView:
     """A host without what only its own section shows (evidence, storage, SAS directories,
     rule texts: the catalogue's again on the controller, as pickled per host they would be
     copied per host)."""
-    host = load_or_error_row(path, _catalogue_here())
+    host = load_or_error_row(path, catalogue_here())
     host.storage, host.sas_dirs, host.role_reasons, host.discovery_notes = [], [], [], []
     for rule in host.rules:
         rule.evidence, rule.rationale, rule.description, rule.references = [], "", "", []
@@ -254,22 +163,54 @@ def read_slim(paths: Sequence[str], catalogue: Catalogue,
 def read_hosts(paths: Sequence[str], catalogue: Catalogue, unreadable: list[str],
                view: Callable[[HostView], View]) -> Iterator[View]:
     """Every host of ``paths`` as ``view`` makes it, merged as the page merges them, read
-    on every core and given one at a time (issue 52): the controller holds only what
-    ``view`` keeps. The paths of files found unreadable are added to ``unreadable``."""
-    def views(unit: Unit) -> list[tuple[View, str]]:
-        return [(view(host), host.path if is_unreadable_file(host) else "")
-                for host in hosts_of(unit, _catalogue_here())]
+    on every core and given one at a time (issue 52), in the order of each host's first
+    file. As for the page (fill_fleet), each file is read once as a host by itself; the
+    hosts of several files, or with something the fleet says of them, are read again. What
+    ``view`` keeps waits in a scratch database (scratch.py) until the plan is known. The
+    paths of files found unreadable are added to ``unreadable``."""
+    def views(hosts: list[HostView]) -> list[tuple[View, str]]:
+        return [(view(host), host.path if is_unreadable_file(host) else "") for host in hosts]
 
-    def failed(unit: Unit, why: str) -> list[tuple[View, str]]:
-        return [(view(unreadable_file(path, why, catalogue)), path) for path in unit.files]
-    plan = units_of(paths, catalogue, unreadable)
+    def alone(path: str) -> tuple[Header, list[tuple[View, str]]]:
+        header, hosts = _header_and_hosts(path)
+        return header, views(hosts)
+
+    def failed(path: str, why: str) -> tuple[Header, list[tuple[View, str]]]:
+        return (Header(path, "sascheck", Path(path).name, unreadable=why),
+                views([unreadable_file(path, why, catalogue)]))
+
+    plan = FleetPlan()
+    kept = scratch_db("CREATE TABLE kept (first INTEGER PRIMARY KEY, body BLOB NOT NULL);")
     try:
-        for built in parallel_map(views, plan.units(), catalogue, failed):
-            for value, path in built:
+        pending: list[tuple[int, bytes]] = []
+        for header, built in parallel_map(alone, paths, catalogue, failed):
+            pending.append((plan.count, pickle.dumps(built)))
+            plan.add(header)
+            if len(pending) >= 512:
+                kept.executemany("INSERT INTO kept VALUES (?, ?)", pending)
+                pending = []
+        kept.executemany("INSERT INTO kept VALUES (?, ?)", pending)
+        plan.plan()
+
+        def again() -> Iterator[Unit]:
+            for unit in plan.units():
+                if len(unit.files) > 1 or unit.problems:
+                    kept.executemany("DELETE FROM kept WHERE first = ?",
+                                     [(place,) for place in unit.places])
+                    yield unit
+        for first, built in parallel_map(
+                lambda unit: (min(unit.places), views(hosts_of(unit, catalogue_here()))),
+                again(), catalogue, lambda unit, why: (min(unit.places), views(
+                    [unreadable_file(path, why, catalogue) for path in unit.files]))):
+            kept.execute("INSERT INTO kept VALUES (?, ?)", (first, pickle.dumps(built)))
+        # our own pickles, in a file only this process holds
+        for (body,) in kept.execute("SELECT body FROM kept ORDER BY first"):
+            for value, path in pickle.loads(body):
                 if path:
                     unreadable.append(path)
                 yield value
     finally:
+        kept.close()
         plan.close()
 
 
@@ -285,20 +226,6 @@ def diff_side(paths: Sequence[str], catalogue: Catalogue,
     return read_hosts(paths, catalogue, unreadable, diff_host)
 
 
-def units_of(paths: Sequence[str], catalogue: Catalogue,
-             unreadable: list[str]) -> FleetPlan:
-    """Which files are one host (fleet_plan.py); the paths of files whose header cannot be
-    read are added to ``unreadable``. The caller closes the plan."""
-    def noted(headers: Iterable[Header]) -> Iterator[Header]:
-        for header in headers:
-            if header.unreadable:
-                unreadable.append(header.path)
-            yield header
-    return plan_units(noted(parallel_map(read_header, paths, catalogue, lambda path, why:
-                                         Header(path, "sascheck", Path(path).name,
-                                                unreadable=why))))
-
-
 Built = tuple[dict[str, Any], EncodedSection, dict[str, tuple[str, str, str, list[str]]], str]
 
 
@@ -307,32 +234,44 @@ def _build(unit: Unit) -> list[Built]:
     workers, not the controller, turn it into JSON and digests), the texts of rules this
     process has not sent before (each worker's items come in order, so the controller has a
     rule's texts by the first row that needs them), and the path of a file found unreadable."""
-    return [_built(host) for host in hosts_of(unit, _catalogue_here())]
+    return [_built(host) for host in hosts_of(unit, catalogue_here())]
 
 
 def _built(host: HostView) -> Built:
-    infos = {rule.id: rule_info(rule) for rule in host.rules if rule.id not in _infos_sent}
-    _infos_sent.update(infos)
+    infos = {rule.id: rule_info(rule) for rule in host.rules if rule.id not in INFOS_SENT}
+    INFOS_SENT.update(infos)
     unreadable = host.path if is_unreadable_file(host) else ""
     return host_row(host), encode_section(host), infos, unreadable
 
 
-def _header_and_build(path: str) -> tuple[Header, list[Built]]:
-    """A file's header, and the file built as a host by itself (what most files are), from
+def _header_and_hosts(path: str) -> tuple[Header, list[HostView]]:
+    """A file's header, and the file read as a host by itself (what most files are), from
     one reading of it."""
     try:
         data = read_json_or_arf(path)
     except ReportInputError as exc:
         header = Header(path, "sascheck", Path(path).name, unreadable=str(exc))
     else:
+        if data is None:  # an ARF: its full reading names the host as its header would
+            try:
+                host = load_decoded(path, None, catalogue_here())
+                return Header(path, "oscap", host.name, host.inventory, host.claimed,
+                              host.scanned_at), [host]
+            except ReportInputError:
+                pass  # what its TestResult alone says, below; its row says why
         header = _header(path, data)
     if header.unreadable:
-        return header, _build(Unit([path], unreadable=header.unreadable))
+        return header, hosts_of(Unit([path], unreadable=header.unreadable), catalogue_here())
     try:
-        host = load_decoded(path, data, _catalogue_here())
+        host = load_decoded(path, data, catalogue_here())
     except ReportInputError as exc:
-        host = unreadable_file(path, str(exc), _catalogue_here())
-    return header, [_built(host)]
+        host = unreadable_file(path, str(exc), catalogue_here())
+    return header, [host]
+
+
+def _header_and_build(path: str) -> tuple[Header, list[Built]]:
+    header, hosts = _header_and_hosts(path)
+    return header, [_built(host) for host in hosts]
 
 
 def fill_fleet(writer: FleetWriter, paths: Sequence[str], catalogue: Catalogue,

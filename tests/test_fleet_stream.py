@@ -18,7 +18,7 @@ import pytest
 from sascheck.cli import main
 from sascheck.cli_reports import _load_results
 from sascheck.remediations.generate import rule_snippets
-from sascheck.reports import fleet_read
+from sascheck.reports import fleet_workers
 from sascheck.reports.html import render_fleet
 
 from .support.browser import fleet_details, fleet_index
@@ -37,7 +37,7 @@ ARF = """<?xml version="1.0" encoding="UTF-8"?>
   </TestResult></arf:content></arf:report></arf:reports>
 </arf:asset-report-collection>
 """
-HOSTS = 90  # past fleet_read.PARALLEL_FROM: read by a pool of workers
+HOSTS = 90  # past fleet_workers.PARALLEL_FROM: read by a pool of workers
 
 
 def _rows_and_sections(page: str) -> list[tuple[dict[str, Any], dict[str, Any]]]:
@@ -95,7 +95,7 @@ def test_the_page_read_on_every_core_is_the_page_read_at_once(fleet, tmp_path, c
                                                               monkeypatch, catalogue):
     streamed = tmp_path / "streamed.html"
     assert main(["report", "--fleet", str(fleet), "-o", str(streamed)]) == 3
-    monkeypatch.setattr(fleet_read, "PARALLEL_FROM", 1 << 30)  # every file in this process
+    monkeypatch.setattr(fleet_workers, "PARALLEL_FROM", 1 << 30)  # every file in this process
     serial = tmp_path / "serial.html"
     assert main(["report", "--fleet", str(fleet), "-o", str(serial)]) == 3
     said = capsys.readouterr().err
@@ -168,7 +168,7 @@ def test_a_file_that_holds_its_reader_is_one_error_row(fleet, tmp_path, monkeypa
     replaced, its chunk read again a file at a time, and only the FIFO is an error row."""
     import os
 
-    monkeypatch.setattr(fleet_read, "READ_SECONDS", 3.0)
+    monkeypatch.setattr(fleet_workers, "READ_SECONDS", 3.0)
     stuck = tmp_path / "stuck.json"
     os.mkfifo(stuck)
     files = sorted(str(path) for path in fleet.glob("sas0*.json"))
