@@ -43,6 +43,24 @@ class DiffHost:
     rules: tuple[RuleState, ...]
 
 
+@dataclass(frozen=True)
+class PackedHost:
+    """A DiffHost as diff keeps it, made where the host was read (a worker): what diff
+    reads of it before the join, and the rest packed."""
+    name: str
+    scanned_at: str
+    unreachable: str
+    body: bytes
+
+    def host(self) -> DiffHost:
+        return _unpacked(self.body)
+
+
+def packed_host(host: HostView) -> PackedHost:
+    view = diff_host(host)
+    return PackedHost(view.name, view.scanned_at, view.unreachable, _packed(view))
+
+
 def diff_host(host: HostView) -> DiffHost:
     return DiffHost(host.name, host.scanned_at, host.unreachable, host.profile, host.values,
                     tuple(RuleState(rule.id, rule.result, rule.actual) for rule in host.rules))
@@ -147,7 +165,7 @@ def compare(old: DiffHost, new: DiffHost) -> list[Change]:
 FUTURE_SLACK = timedelta(minutes=10)  # clocks of a fleet disagree by this much at most
 
 
-def _time_problem(host: DiffHost, side: str, now: datetime) -> list[Change]:
+def _time_problem(host: DiffHost | PackedHost, side: str, now: datetime) -> list[Change]:
     """A scan time in the future or not a time at all: counted as worse, as nothing but
     forgery or a broken clock makes one (a forged future-dated all-pass file would otherwise
     be the one compared)."""
@@ -197,7 +215,8 @@ def _unpacked(body: bytes) -> DiffHost:
                     tuple(RuleState(*rule) for rule in rules))
 
 
-def diff(old_side: Iterable[HostView | DiffHost], new_side: Iterable[HostView | DiffHost],
+def diff(old_side: Iterable[HostView | DiffHost | PackedHost],
+         new_side: Iterable[HostView | DiffHost | PackedHost],
          now: datetime | None = None) -> list[Change]:
     """Every change across the fleet, the most recently scanned host first. Each side's
     hosts are kept in a scratch database as they come (scratch.py), so two fleets of any
@@ -217,7 +236,7 @@ def diff(old_side: Iterable[HostView | DiffHost], new_side: Iterable[HostView | 
                 view = diff_host(host) if isinstance(host, HostView) else host
                 timing += _time_problem(view, SIDE_NAMES[side], now)
                 pending.append((side, seq, blob(view.name), blob(view.scanned_at),
-                                _packed(view)))
+                                view.body if isinstance(view, PackedHost) else _packed(view)))
                 if len(pending) >= 1024:
                     db.executemany("INSERT INTO hosts VALUES (?,?,?,?,?)", pending)
                     pending = []

@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 
 from ..rules import Catalogue
 from .arf import ArfError, read_arf_header
-from .drift import DiffHost, diff_host
+from .drift import PackedHost, packed_host
 from .failure import is_unreadable_file, unreadable_file
 from .fleet import EncodedSection, FleetWriter, encode_section, host_row, rule_info
 from .fleet_plan import FleetPlan, Unit
@@ -168,14 +168,17 @@ def read_hosts(paths: Sequence[str], catalogue: Catalogue, unreadable: list[str]
     hosts of several files, or with something the fleet says of them, are read again. What
     ``view`` keeps waits in a scratch database (scratch.py) until the plan is known. The
     paths of files found unreadable are added to ``unreadable``."""
-    def views(hosts: list[HostView]) -> list[tuple[View, str]]:
-        return [(view(host), host.path if is_unreadable_file(host) else "") for host in hosts]
+    def views(hosts: list[HostView]) -> bytes:
+        """What ``view`` makes of the hosts, with the path of each unreadable one, pickled
+        where they were read: kept as it comes."""
+        return pickle.dumps([(view(host), host.path if is_unreadable_file(host) else "")
+                             for host in hosts])
 
-    def alone(path: str) -> tuple[Header, list[tuple[View, str]]]:
+    def alone(path: str) -> tuple[Header, bytes]:
         header, hosts = _header_and_hosts(path)
         return header, views(hosts)
 
-    def failed(path: str, why: str) -> tuple[Header, list[tuple[View, str]]]:
+    def failed(path: str, why: str) -> tuple[Header, bytes]:
         return (Header(path, "sascheck", Path(path).name, unreadable=why),
                 views([unreadable_file(path, why, catalogue)]))
 
@@ -184,7 +187,7 @@ def read_hosts(paths: Sequence[str], catalogue: Catalogue, unreadable: list[str]
     try:
         pending: list[tuple[int, bytes]] = []
         for header, built in parallel_map(alone, paths, catalogue, failed):
-            pending.append((plan.count, pickle.dumps(built)))
+            pending.append((plan.count, built))
             plan.add(header)
             if len(pending) >= 512:
                 kept.executemany("INSERT INTO kept VALUES (?, ?)", pending)
@@ -202,7 +205,7 @@ def read_hosts(paths: Sequence[str], catalogue: Catalogue, unreadable: list[str]
                 lambda unit: (min(unit.places), views(hosts_of(unit, catalogue_here()))),
                 again(), catalogue, lambda unit, why: (min(unit.places), views(
                     [unreadable_file(path, why, catalogue) for path in unit.files]))):
-            kept.execute("INSERT INTO kept VALUES (?, ?)", (first, pickle.dumps(built)))
+            kept.execute("INSERT INTO kept VALUES (?, ?)", (first, built))
         # our own pickles, in a file only this process holds
         for (body,) in kept.execute("SELECT body FROM kept ORDER BY first"):
             for value, path in pickle.loads(body):
@@ -221,9 +224,10 @@ def fleet_metrics(paths: Sequence[str], catalogue: Catalogue,
 
 
 def diff_side(paths: Sequence[str], catalogue: Catalogue,
-              unreadable: list[str]) -> Iterator[DiffHost]:
-    """Every host as diff compares it, one at a time (drift.diff keeps them on disk)."""
-    return read_hosts(paths, catalogue, unreadable, diff_host)
+              unreadable: list[str]) -> Iterator[PackedHost]:
+    """Every host as diff compares it, packed by the worker that read it, one at a time
+    (drift.diff keeps them on disk)."""
+    return read_hosts(paths, catalogue, unreadable, packed_host)
 
 
 Built = tuple[dict[str, Any], EncodedSection, dict[str, tuple[str, str, str, list[str]]], str]

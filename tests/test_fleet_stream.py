@@ -263,5 +263,5 @@ def test_a_diff_side_is_given_one_host_at_a_time(fleet):
     slim = read_slim(paths, catalogue, [])
     assert diff(diff_side(paths, catalogue, []), diff_side(paths, catalogue, [])) == []
     assert diff(side, side) == diff(slim, slim) == []
-    assert sorted((h.name, h.rules) for h in side) == sorted(
+    assert sorted((h.name, h.host().rules) for h in side) == sorted(
         (h.name, tuple((r.id, r.result, r.actual) for r in h.rules)) for h in slim)
