@@ -7,7 +7,7 @@ import argparse
 import os
 import sys
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from typing import Any, overload
 
 from . import __version__
 from .cli_common import (
@@ -41,7 +41,39 @@ def _drained(hosts: list[Any]) -> Iterator[Any]:
 RESULT_SUFFIXES = (".json", ".xml")  # sascheck JSON, oscap ARF
 
 
-def _result_paths(paths: Sequence[str]) -> list[str]:
+class PathList(Sequence[str]):
+    """Paths held as one string and their ends: a 100,000-file fleet's list of path objects
+    was the largest thing a fleet report's controller kept (issue 52)."""
+
+    def __init__(self, paths: Iterable[str]) -> None:
+        from array import array
+
+        pieces: list[str] = []
+        self._ends = array("q", [0])
+        for path in paths:
+            pieces.append(path)
+            self._ends.append(self._ends[-1] + len(path))
+        self._text = "".join(pieces)
+
+    def __len__(self) -> int:
+        return len(self._ends) - 1
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        if isinstance(index, slice):
+            return [self[place] for place in range(*index.indices(len(self)))]
+        place = index + len(self) if index < 0 else index
+        if not 0 <= place < len(self):
+            raise IndexError(index)
+        return self._text[self._ends[place]:self._ends[place + 1]]
+
+
+def _result_paths(paths: Sequence[str]) -> PathList:
     """Files as given; a directory stands for its *.json and *.xml files."""
     found: list[str] = []
     for path in paths:
@@ -51,7 +83,7 @@ def _result_paths(paths: Sequence[str]) -> list[str]:
                             and os.path.isfile(os.path.join(path, name)))
         else:
             found.append(path)
-    return found
+    return PathList(found)
 
 
 def _load_results(catalogue: Any, paths: Sequence[str]) -> list[Any]:
@@ -150,7 +182,7 @@ def report_command(args: argparse.Namespace) -> int:
     return _said_unreadable(unreadable) or EXIT_OK
 
 
-def _write_host_outputs(args: argparse.Namespace, hosts: list[Any], paths: list[str],
+def _write_host_outputs(args: argparse.Namespace, hosts: list[Any], paths: Sequence[str],
                         prometheus: bool = True) -> None:
     from .outputs import write_output
 
@@ -177,7 +209,7 @@ def _said_written(output: str | None, kind: str, count: int) -> None:
                            "; open it in a browser"), file=sys.stderr)
 
 
-def _print_failing(hosts: list[Any], rule_id: str, paths: list[str]) -> None:
+def _print_failing(hosts: list[Any], rule_id: str, paths: Sequence[str]) -> None:
     """The hosts whose RULE failed, one name a line, each a name --limit reads as that one
     host alone (reports/failing.py); what is left out is said on stderr, with why."""
     from .reports.escaping import for_terminal

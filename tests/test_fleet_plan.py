@@ -102,3 +102,18 @@ def test_a_fleet_of_both_engines_pairs_every_host():
     assert len(units) == plan.units_count == 500
     assert units[7].files == ["/r/7.json", "/r/7.arf.xml"]
     assert not any(unit.problems for unit in units)
+
+
+def test_a_path_list_is_a_list_of_paths():
+    """The fleet's paths as the controller holds them (one string and its ends): indexed,
+    sliced and iterated as the list they came from, any byte of a name kept."""
+    from sascheck.cli_reports import PathList
+
+    given = ["/r/a.json", "", "/r/\udcff\u00e9.arf.xml", "/r/" + "x" * 300 + ".json"]
+    paths = PathList(given)
+    assert list(paths) == given and len(paths) == 4
+    assert [paths[-1], paths[1], paths[2]] == [given[-1], "", given[2]]
+    assert paths[1:3] == given[1:3] and paths[::-2] == given[::-2]
+    with pytest.raises(IndexError):
+        paths[4]
+    assert list(PathList([])) == []
