@@ -1,10 +1,11 @@
-"""The fleet page's data, compact enough for 10,000 hosts.
+"""The fleet page's data, compact enough for 100,000 hosts.
 
 What the page shows at once (the host x rule matrix) is an index of one short row per host.
 Each host's section is the tree reports/section.py builds for the host page too, which the
 page's script turns into DOM nodes when the host is opened. Rule texts (rationale, sources,
 fix snippets) are kept once per rule, and each distinct rule article and diagram once per
-fleet, so identical hosts cost a few numbers each. Both are JSON in
+fleet (distinct values are remembered by digest, at most _SpooledPool.REMEMBERED of them),
+so identical hosts cost a few numbers each. Both are JSON in
 ``<script type="application/json">`` elements: inert data that the page's one script reads
 with JSON.parse and shows with createElement and textContent, never as markup.
 """
@@ -210,9 +211,10 @@ def host_row(host: HostView) -> dict[str, Any]:
 
 
 class FleetWriter:
-    """Hosts added one at a time: each row kept (a few bytes per host and rule), each
-    section, distinct rule result and image written to a scratch file at once; then the
-    page's index and details, the details read back from there as they are written out."""
+    """Hosts added one at a time: each row to the row store (fleet_rows.py, on disk) and
+    counted into the summary, each section, distinct rule result and image written to a
+    scratch file at once; then the page's index and details, both read back from disk as
+    they are written out."""
 
     def __init__(self, snippets: Mapping[str, Mapping[str, str]],
                  regressed: Mapping[str, set[str]],

@@ -126,13 +126,14 @@ class FleetPlan:
 
     def _pair_engines(self) -> None:
         """Each oscap file into the unit of the sascheck file it is one host with
-        (merging.pairs_of's rule)."""
+        (merging.pairs_of's rule). The oscap files are read as the query gives them; the
+        moves are made after (only oscap files move, none of them a unit others join)."""
         joined = []
         theirs = self._db.execute("""
             SELECT o.idx, o.inventory, o.lname, o.short,
                 (SELECT c.unit FROM files c WHERE c.ours = 1 AND c.key = o.key
                  ORDER BY c.scanned_at DESC, c.idx LIMIT 1)
-            FROM files o WHERE o.source = 'oscap' ORDER BY o.idx""").fetchall()
+            FROM files o WHERE o.source = 'oscap' ORDER BY o.idx""")
         for idx, inventory, lname, short, by_key in theirs:
             if by_key is not None:
                 joined.append((by_key, idx))
