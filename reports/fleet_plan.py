@@ -18,7 +18,7 @@ Units come in the order of their first file, as the files were given.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,6 +35,11 @@ class Unit:
     problems: list[str] = field(default_factory=list)
     unreadable: str = ""  # why its one file could not be read the first time: not again
     places: list[int] = field(default_factory=list)  # each file's place as given
+
+    @property
+    def first(self) -> int:
+        """The place of its first file: where its row goes among equal ones."""
+        return min(self.places)
 
 
 @dataclass(slots=True)
@@ -170,6 +175,16 @@ class FleetPlan:
                 shown = _Shown(text(name), text(inventory), text(claimed))
         if current is not None:
             yield self._unit(files, places, unreadable, shown)
+
+    def read_again(self, take_out: Callable[[int], None]) -> Iterator[Unit]:
+        """The units a first reading of each file alone got wrong: several files, or
+        something the fleet says of the host (a claimed name). ``take_out`` is called with
+        the place of each of their files first, so what was kept of it goes."""
+        for unit in self.units():
+            if len(unit.files) > 1 or unit.problems:
+                for place in unit.places:
+                    take_out(place)
+                yield unit
 
     def _unit(self, files: list[str], places: list[int], unreadable: str,
               shown: _Shown | None) -> Unit:

@@ -195,15 +195,11 @@ def read_hosts(paths: Sequence[str], catalogue: Catalogue, unreadable: list[str]
         kept.executemany("INSERT INTO kept VALUES (?, ?)", pending)
         plan.plan()
 
-        def again() -> Iterator[Unit]:
-            for unit in plan.units():
-                if len(unit.files) > 1 or unit.problems:
-                    kept.executemany("DELETE FROM kept WHERE first = ?",
-                                     [(place,) for place in unit.places])
-                    yield unit
+        def take_out(place: int) -> None:
+            kept.execute("DELETE FROM kept WHERE first = ?", (place,))
         for first, built in parallel_map(
-                lambda unit: (min(unit.places), views(hosts_of(unit, catalogue_here()))),
-                again(), catalogue, lambda unit, why: (min(unit.places), views(
+                lambda unit: (unit.first, views(hosts_of(unit, catalogue_here()))),
+                plan.read_again(take_out), catalogue, lambda unit, why: (unit.first, views(
                     [unreadable_file(path, why, catalogue) for path in unit.files]))):
             kept.execute("INSERT INTO kept VALUES (?, ?)", (first, built))
         # our own pickles, in a file only this process holds
@@ -256,21 +252,19 @@ def _header_and_hosts(path: str) -> tuple[Header, list[HostView]]:
     except ReportInputError as exc:
         header = Header(path, "sascheck", Path(path).name, unreadable=str(exc))
     else:
-        if data is None:  # an ARF: its full reading names the host as its header would
-            try:
-                host = load_decoded(path, None, catalogue_here())
-                return Header(path, "oscap", host.name, host.inventory, host.claimed,
-                              host.scanned_at), [host]
-            except ReportInputError:
-                pass  # what its TestResult alone says, below; its row says why
-        header = _header(path, data)
-    if header.unreadable:
-        return header, hosts_of(Unit([path], unreadable=header.unreadable), catalogue_here())
-    try:
-        host = load_decoded(path, data, catalogue_here())
-    except ReportInputError as exc:
-        host = unreadable_file(path, str(exc), catalogue_here())
-    return header, [host]
+        try:
+            host = load_decoded(path, data, catalogue_here())
+        except ReportInputError as exc:
+            # what its TestResult alone says (an ARF) or its decoded names (JSON) still
+            # place it; its row says why it cannot be read
+            header = _header(path, data)
+            broken = [unreadable_file(path, header.unreadable or str(exc), catalogue_here())]
+            return header, broken
+        if data is None:  # an ARF's full reading names the host as its header would
+            return Header(path, "oscap", host.name, host.inventory, host.claimed,
+                          host.scanned_at), [host]
+        return _header(path, data), [host]
+    return header, hosts_of(Unit([path], unreadable=header.unreadable), catalogue_here())
 
 
 def _header_and_build(path: str) -> tuple[Header, list[Built]]:
@@ -302,15 +296,10 @@ def fill_fleet(writer: FleetWriter, paths: Sequence[str], catalogue: Catalogue,
         plan.add(header)
     plan.plan()
 
-    def again() -> Iterator[Unit]:
-        for unit in plan.units():
-            if len(unit.files) > 1 or unit.problems:
-                for place in unit.places:
-                    writer.remove(place)
-                yield unit
-    for first, built in parallel_map(lambda unit: (min(unit.places), _build(unit)), again(),
-                                     catalogue, lambda unit, why: (
-                                         min(unit.places), _failed_rows(unit, why, catalogue))):
+    for first, built in parallel_map(lambda unit: (unit.first, _build(unit)),
+                                     plan.read_again(writer.remove), catalogue,
+                                     lambda unit, why: (unit.first,
+                                                        _failed_rows(unit, why, catalogue))):
         add(built, first)
     return plan
 
