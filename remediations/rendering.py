@@ -14,6 +14,7 @@ from typing import Any
 import jinja2
 
 from ..reports.escaping import for_terminal
+from ..rules.check_kinds import SAS_DIR_VALUES
 from ..rules.errors import UserInputError
 from ..rules.host_layout import FIX_TUNED_PROFILE, TUNED_PROFILES_SUBDIR
 
@@ -99,5 +100,5 @@ class FixInput:
 
     @property
     def sas_dirs(self) -> list[str]:
-        return [*self.values["sas_data_dirs"], *self.values["sas_work_dirs"],
-                *self.values["sas_utilloc_dirs"]]
+        """Every role's directories (SAS_DIR_VALUES: DATA, WORK, UTILLOC, the CAS cache)."""
+        return [path for name in SAS_DIR_VALUES for path in self.values.get(name) or []]

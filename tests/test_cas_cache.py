@@ -279,3 +279,27 @@ def test_snapshots_carry_the_cas_configuration(tmp_path, scan):
         main(["scan", "--snapshot", str(archive), "--set", sets[0], "--quiet", "--json",
               str(out)])
         assert _dirs(json.loads(out.read_text())) == expected, archive
+
+
+def test_a_hostile_cache_path_stays_text_in_the_fix(tmp_path, scan):
+    """A path the CAS configuration names is host data: with a command substitution and a
+    quote in it, the generated bash fix (its noatime change fails on the cache's file
+    system) runs it as text, never as code."""
+    from .support.remedy import generate, run_bash
+
+    hostile = "/cascache/d1$(touch PWNED)'x"
+    root = cas_host(tmp_path / "r", {
+        "casconfig_usermods.lua": f'env.CAS_DISK_CACHE = "{hostile}"\n'},
+        cache=SasFs("cascache", "/cascache", options="rw,relatime,attr2,inode64"))
+    (root / hostile.lstrip("/")).mkdir()
+    result = scan(root)
+    assert _dirs(result) == {hostile: f"{CAS}/casconfig_usermods.lua:1"}
+    assert result["by_id"]["sas_fs_noatime"]["result"] == "fail"
+    script = generate("bash", tmp_path / "fix.sh", root, ["sas_data_dirs=/sasdata"])
+    assert "$(touch PWNED)" in script.read_text()  # the path is in it, quoted
+    run = run_bash(script, root)
+    assert not (Path.cwd() / "PWNED").exists() and not (root / "PWNED").exists()
+    # the cache's file system got its noatime: the fix acted on the path it quoted
+    [line] = [line for line in (root / "etc/fstab").read_text().splitlines()
+              if line.split()[1:2] == ["/cascache"]]
+    assert "noatime" in line.split()[3], run.stdout
