@@ -21,7 +21,7 @@ from ..rules.host_layout import FIX_TUNED_PROFILE, TUNED_PROFILES_SUBDIR
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 # The bash library, one file per concern, assembled in this order into every script
 # (top-level statements run in it: core sets up the run, revert dispatches last).
-BASH_LIBRARY = ("core", "files", "host", "mounts", "storage", "boot", "tuned", "accounts",
+BASH_LIBRARY = ("core", "files", "host", "mounts", "storage", "boot", "tuned", "sysctl", "accounts",
                 "revert")
 
 

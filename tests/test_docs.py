@@ -30,7 +30,13 @@ from sascheck.scanner.sources.snapshot import opened_snapshot
 
 from .support.hosts import BASELINE_SETS, sas_host
 from .support.oscap import oscap_available, oscap_eval
-from .support.remedy import ansible_available, run_bash, run_playbook
+from .support.remedy import (
+    ansible_available,
+    profile_sysctl,
+    run_bash,
+    run_playbook,
+    sysctl_d_keys,
+)
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 # A fenced YAML block whose first line names the file it belongs in.
@@ -92,12 +98,11 @@ def _fix_input(catalogue: Catalogue, root: Path, rule_id: str):
                                  only=("vm_dirty_ratio", rule_id))
 
 
-PERSISTED = "etc/sysctl.d/99-zz-sascheck.conf"
-
-
 def _persisted_keys(root: Path) -> dict[str, str]:
-    lines = (root / PERSISTED).read_text().splitlines()
-    return dict(line.split(" = ") for line in lines if " = " in line)
+    """The baseline host boots tuned with sascheck's profile and no sysctl file sets these
+    keys: the fix keeps them in that profile, and nothing in /etc/sysctl.d (issue 51)."""
+    assert sysctl_d_keys(root) == {}
+    return profile_sysctl(root)
 
 
 def test_the_pages_rule_is_fixed_by_bash_with_a_shipped_one(tmp_path):

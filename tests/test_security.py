@@ -207,7 +207,8 @@ def test_playbook_never_templates_host_values(tmp_path):
     """A SAS directory named like a Jinja expression (in a results file: a list, so the
     comma survives) is data to Ansible, not a lookup that runs on the controller."""
     marker = tmp_path / "templated"
-    root = sas_host(tmp_path / "root", dirty_ratio=20)
+    # no tuned at boot: the fix keeps the value in /etc/sysctl.d, which shows that it ran
+    root = sas_host(tmp_path / "root", dirty_ratio=20, tuned_enabled=False)
     results = tmp_path / "r.json"
     _scan_to(root, "--json", str(results))
     data = json.loads(results.read_text())

@@ -23,7 +23,7 @@ from .support.hosts import (
     sas_host,
 )
 from .support.oscap import BEYOND_OVAL, oscap_available, oscap_eval, tailor
-from .support.remedy import generate, run_bash
+from .support.remedy import OURS_SYSCTL_D, generate, profile_sysctl, run_bash
 
 VIYA3_RULES = ("vm_max_map_count", "max_map_count_at_boot", "net_core_somaxconn",
                "somaxconn_at_boot", "vm_overcommit_memory", "overcommit_memory_at_boot",
@@ -152,13 +152,16 @@ def test_the_bash_fix_mends_an_untouched_image_for_its_next_boot(tmp_path, scan,
     assert {rule_id: after[rule_id] for rule_id in VIYA3_RULES if rule_id not in at_boot} == \
         {rule_id: before[rule_id] for rule_id in VIYA3_RULES if rule_id not in at_boot}
     assert (root / "etc/sysctl.conf").read_text() == RHEL8_SYSCTL_CONF
-    persisted = (root / "etc/sysctl.d/99-zz-sascheck.conf").read_text()
-    for line in ("vm.max_map_count = 262144", "vm.swappiness = 1"):
-        assert line in persisted.splitlines(), persisted
+    # tuned starts at boot with sascheck's profile and no sysctl file sets these keys: the
+    # values go into that profile's [sysctl] (issue 51), and nothing into /etc/sysctl.d
+    assert not (root / OURS_SYSCTL_D).exists()
+    persisted = profile_sysctl(root)
+    assert {key: persisted[key] for key in ("vm.max_map_count", "vm.swappiness")} == \
+        {"vm.max_map_count": "262144", "vm.swappiness": "1"}
     # RHEL 9's kernel default 4096 passes, so nothing is written for it; on RHEL 8 the
     # running 128 fails and the default at boot is not known: it is set
-    assert ("net.core.somaxconn = 2048" in persisted.splitlines()) == (kernel != RHEL9_KERNEL)
-    assert "overcommit" not in persisted  # it passed: nothing written for it
+    assert persisted.get("net.core.somaxconn") == (None if kernel == RHEL9_KERNEL else "2048")
+    assert "vm.overcommit_memory" not in persisted  # it passed: nothing written for it
 
 
 @pytest.mark.skipif(not oscap_available(), reason="oscap not installed")
@@ -205,23 +208,31 @@ def test_kernel_sem_is_judged_field_by_field(tmp_path, scan, sem, expected, fail
 
 
 @pytest.mark.parametrize(("sem", "persisted"), [
-    (RHEL7_SEM, "kernel.sem = 512 32000 256 1024"),
-    ("250\t64000\t32\t128", "kernel.sem = 512 64000 256 1024"),  # the higher SEMMNS kept
+    (RHEL7_SEM, "512 32000 256 1024"),
+    ("250\t64000\t32\t128", "512 64000 256 1024"),  # the higher SEMMNS kept
     ("512\t32000\t256\t1024", None),  # passes: nothing written
 ])
-def test_the_bash_fix_raises_only_the_fields_below(tmp_path, scan, sem, persisted):
+@pytest.mark.parametrize("tuned_enabled", [True, False], ids=["tuned", "no tuned"])
+def test_the_bash_fix_raises_only_the_fields_below(tmp_path, scan, sem, persisted,
+                                                   tuned_enabled):
     """On a RHEL 7 image the fix persists each field raised to its site value, a higher one
-    kept, in sascheck's sysctl.d file (the next boot's value; an image's /proc is not written);
-    a second run changes nothing."""
+    kept (the next boot's value; an image's /proc is not written): in sascheck's tuned profile
+    where tuned starts at boot, else in its sysctl.d file; a second run changes nothing."""
     root = viya_host(tmp_path / "r", {**UNTOUCHED, "kernel.sem": sem}, RHEL8_SYSCTL_CONF,
-                     kernel=RHEL7_KERNEL)
+                     kernel=RHEL7_KERNEL, tuned_enabled=tuned_enabled)
     script = generate("bash", tmp_path / "fix.sh", root, [*BASELINE_SETS],
                       ["--profile", "viya3", "--rule", "kernel_sem"])
     run_bash(script, root)
-    ours = root / "etc/sysctl.d/99-zz-sascheck.conf"
+    ours = root / OURS_SYSCTL_D
     lines = ours.read_text().splitlines() if ours.exists() else []
-    assert [line for line in lines if line.startswith("kernel.sem")] == \
-        ([persisted] if persisted else [])
+    in_files = [line for line in lines if line.startswith("kernel.sem")]
+    in_profile = profile_sysctl(root).get("kernel.sem")
+    if tuned_enabled:
+        assert (in_files, in_profile) == ([], persisted)
+    else:
+        assert (in_files, in_profile) == ([f"kernel.sem = {persisted}"] if persisted else [], None)
+    if persisted:
+        assert scan(root, profile="viya3")["by_id"]["kernel_sem_at_boot"]["result"] == "pass"
     assert "no changes" in run_bash(script, root).stdout
 
 
@@ -289,11 +300,11 @@ def test_kernel_sem_at_boot_takes_the_last_source_or_the_kernels_default(
     ({SEM_FILE: "kernel.sem = 250 64000 32 128\n"}, "kernel.sem = 512 64000 256 1024"),
 ])
 def test_the_bash_fix_persists_kernel_sem_for_the_next_boot(tmp_path, scan, files, persisted):
-    """On a RHEL 7 image whose running value passes (set by hand, not persisted), the fix for
-    kernel_sem_at_boot alone writes the raised value where the next boot reads it, and the
-    rule passes after it; a second run changes nothing."""
+    """On a RHEL 7 image without tuned whose running value passes (set by hand, not
+    persisted), the fix for kernel_sem_at_boot alone writes the raised value where the next
+    boot reads it, and the rule passes after it; a second run changes nothing."""
     root = viya_host(tmp_path / "r", {**UNTOUCHED, "kernel.sem": "512\t32000\t256\t1024"},
-                     RHEL8_SYSCTL_CONF, kernel=RHEL7_KERNEL)
+                     RHEL8_SYSCTL_CONF, kernel=RHEL7_KERNEL, tuned_enabled=False)
     put(root, files)
     assert scan(root, profile="viya3")["by_id"]["kernel_sem_at_boot"]["result"] == "fail"
     script = generate("bash", tmp_path / "fix.sh", root, [*BASELINE_SETS],

@@ -25,6 +25,11 @@ from .boot import (
     SYSV_RUNLEVEL_DIRS,
     TMPFILES_DIRS,
     TUNED_MAIN_CONF,
+    TUNED_REAPPLY_EXCLUDE_SINCE,
+    TUNED_REAPPLY_SYSCTL_ALL_DIRS,
+    TUNED_REAPPLY_SYSCTL_DIRS,
+    TUNED_REAPPLY_SYSCTL_ETC_ONLY_SINCE,
+    TUNED_REAPPLY_SYSCTL_SINCE,
     UDEV_RULES_DIRS,
 )
 from .limits import (
@@ -104,6 +109,7 @@ from .tuned import (
     TUNED02_PROFILES,
     TUNED_ACTIVE_FILES,
     TUNED_BINARIES,
+    TUNED_MODIFIERS_SINCE,
     TUNED_NEW_LAYOUT,
     TUNED_PPD_BASE,
     TUNED_PPD_BINARY,
@@ -117,6 +123,7 @@ from .tuned import (
     TUNED_ROLE_PROFILES,
     TUNED_SHIPPED_PROFILES,
     TUNED_STOCK_READAHEAD_KIB,
+    TUNED_TRUE_WORDS,
     TUNED_VERSION_DIRS,
     TUNED_VERSION_PARENT,
 )
@@ -190,6 +197,15 @@ def shell_layout() -> str:
         "INITTAB": (INITTAB,),
         "SAS_INSTALL_DIRS": SAS_INSTALL_DIRS, "TUNED02_FUNCTIONS": (TUNED02_FUNCTIONS,),
         "SCSI_CACHE_TYPE": (SCSI_CACHE_TYPE,),
+        # tuned's reapply_sysctl (scanner/boot/sysctl.py): where the fixes persist a sysctl
+        "TUNED_TRUE_WORDS": TUNED_TRUE_WORDS, "DEFAULT_TARGET_LINKS": DEFAULT_TARGET_LINKS,
+        "TUNED_REAPPLY_SYSCTL_DIRS": TUNED_REAPPLY_SYSCTL_DIRS,
+        "TUNED_REAPPLY_SYSCTL_ALL_DIRS": TUNED_REAPPLY_SYSCTL_ALL_DIRS,
+        **{name: (".".join(map(str, release)),) for name, release in (
+            ("TUNED_REAPPLY_SYSCTL_SINCE", TUNED_REAPPLY_SYSCTL_SINCE),
+            ("TUNED_REAPPLY_SYSCTL_ETC_ONLY_SINCE", TUNED_REAPPLY_SYSCTL_ETC_ONLY_SINCE),
+            ("TUNED_REAPPLY_EXCLUDE_SINCE", TUNED_REAPPLY_EXCLUDE_SINCE),
+            ("TUNED_MODIFIERS_SINCE", TUNED_MODIFIERS_SINCE))},
     }
     values = {name: " ".join(items) for name, items in words.items()}
     values.update(VM_VENDORS=vm_vendor_regex(),

@@ -105,3 +105,29 @@ def lint_playbook(playbook: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([_ansible("ansible-lint"), "--offline", "-f", "pep8", str(playbook)],
                           cwd=playbook.parent, env=env, capture_output=True, text=True,
                           timeout=600)
+
+
+# Where a fix persists a sysctl (issue 51): sascheck's sysctl.d file, or its tuned profile.
+OURS_SYSCTL_D = "etc/sysctl.d/99-zz-sascheck.conf"
+OURS_PROFILE = "etc/tuned/sas-performance/tuned.conf"
+
+
+def sysctl_d_keys(root: Path) -> dict[str, str]:
+    """The settings of sascheck's sysctl.d file in the image ({} where there is none)."""
+    path = root / OURS_SYSCTL_D
+    lines = path.read_text().splitlines() if path.exists() else []
+    return dict(line.split(" = ", 1) for line in lines if " = " in line)
+
+
+def profile_sysctl(root: Path) -> dict[str, str]:
+    """The [sysctl] settings of sascheck's tuned profile in the image, as tuned's parser
+    reads them (the key and value stripped; the last line for a key wins)."""
+    path = root / OURS_PROFILE
+    section, found = "", {}
+    for line in (path.read_text().splitlines() if path.exists() else []):
+        if line.startswith("["):
+            section = line.strip()
+        elif section == "[sysctl]" and "=" in line and not line.lstrip().startswith("#"):
+            key, _, value = line.partition("=")
+            found[key.strip()] = value.strip()
+    return found

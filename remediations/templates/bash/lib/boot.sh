@@ -1,4 +1,4 @@
-# ---- boot.sh: what every boot applies: kernel arguments, sysctl files, Transparent Huge Pages
+# ---- boot.sh: what every boot applies: kernel arguments, Transparent Huge Pages
 # Add or replace a kernel argument in the lines of a boot file that carry arguments; with
 # MODE "remove", take out every NAME=VALUE word equal to it instead.
 set_kernel_arg() {
@@ -87,97 +87,6 @@ persist_kernel_arg() {
     if live && (( CHANGES > before )) && [[ "$REBOOT_FOR" != *" $argument"* ]]; then
         REBOOT_FOR+=" $argument (kernel command line)"
     fi
-}
-
-# A site that sets vm.dirty_bytes chose it over vm.dirty_ratio: writing either zeroes the
-# other (mm/page-writeback.c, dirty_ratio_handler and dirty_bytes_handler), so the ratio is
-# left alone and said (manual). Its running value, or a sysctl file that sets it.
-dirty_bytes_chosen() {
-    local file dir value
-    value="$(cat "$ROOT/proc/sys/vm/dirty_bytes" 2>/dev/null || true)"
-    if [[ ! "$value" =~ ^0*[1-9][0-9]*$ ]]; then
-        value=""
-        for dir in $LAYOUT_SYSCTL_DIRS; do
-            for file in "$ROOT$dir"/*.conf; do
-                if grep -Eqs '^[[:space:]]*-?[[:space:]]*vm[./]dirty_bytes[[:space:]]*=[[:space:]]*0*[1-9]' "$file"; then
-                    value="$file"
-                fi
-            done
-        done
-        if grep -Eqs '^[[:space:]]*-?[[:space:]]*vm[./]dirty_bytes[[:space:]]*=[[:space:]]*0*[1-9]' "$ROOT$LAYOUT_SYSCTL_CONF"; then
-            value="$ROOT$LAYOUT_SYSCTL_CONF"
-        fi
-        [[ -n "$value" ]] || return 1
-    fi
-    if [[ "$DIRTY_BYTES_SAID" != *" $CURRENT_RULE "* ]]; then
-        warn "manual: $CURRENT_RULE: the site sets vm.dirty_bytes (${value#"$ROOT"}); vm.dirty_ratio" \
-             "would zero it, so it is left: keep one of the two deliberately"
-        DIRTY_BYTES_SAID+="$CURRENT_RULE "
-    fi
-    return 0
-}
-DIRTY_BYTES_SAID=" "
-
-# A sysctl value every boot ends with (scanner/boot/sysctl.py's order): each line setting
-# KEY in /etc/sysctl.conf and /etc/sysctl.d gets VALUE, since those are applied last and
-# again by tuned's reapply_sysctl, and a file named to sort after the others (99-sysctl.conf,
-# the link to sysctl.conf, included) holds it too.
-persist_sysctl() {
-    local key="$1" value="$2" file pattern etc="$ROOT${LAYOUT_SYSCTL_DIRS%% *}"
-    pattern="^[[:space:]]*-?[[:space:]]*${key//./[./]}[[:space:]]*="
-    for file in "$ROOT$LAYOUT_SYSCTL_CONF" "$etc"/*.conf; do
-        [[ -f "$file" && ! -L "$file" ]] || continue  # 99-sysctl.conf links to sysctl.conf
-        grep -Eqs -- "$pattern" "$file" || continue
-        # shellcheck disable=SC2016  # the awk program is single-quoted on purpose
-        SYSCTL_PATTERN="$pattern" SYSCTL_LINE="$key = $value" edit_file "$file" '
-            $0 ~ ENVIRON["SYSCTL_PATTERN"] { $0 = ENVIRON["SYSCTL_LINE"] }
-            { print }'
-    done
-    # The file holds every key sascheck persists: this key's line is replaced where it is,
-    # or added; the others stay (a rule of its own each, fixed in one run or several).
-    local ours="$etc/99-zz-sascheck.conf" current line merged="" found=0
-    current="$(current_content "$ours")"
-    current="${current%x}"
-    [[ -n "$current" ]] || current="# Written by sascheck"
-    while IFS= read -r line; do
-        [[ -n "$line" ]] || continue
-        if [[ "$line" =~ $pattern ]]; then
-            (( found )) && continue
-            line="$key = $value" found=1
-        fi
-        merged+="$line"$'\n'
-    done <<< "$current"
-    (( found )) || merged+="$key = $value"$'\n'
-    write_file "$ours" "$merged"
-}
-
-# The value to persist for a key of several numbers (kernel.sem): each field the highest of
-# its site value (the arguments after the key and its /proc/sys file), the running value (the
-# image's copy offline) and every value /etc sets the key to, so that a site's higher field
-# is kept. Values that are not that many numbers are passed over.
-sysctl_fields_for_boot() {
-    local key="$1" file="$2" conf line value field number
-    shift 2
-    local -a highest=("$@") candidates=() fields
-    local pattern="^[[:space:]]*-?[[:space:]]*${key//./[./]}[[:space:]]*=[[:space:]]*(.*)$"
-    value="$(cat -- "$ROOT$file" 2>/dev/null)" && candidates+=("$value")
-    for conf in "$ROOT$LAYOUT_SYSCTL_CONF" "$ROOT${LAYOUT_SYSCTL_DIRS%% *}"/*.conf; do
-        [[ -f "$conf" ]] || continue
-        while IFS= read -r line || [[ -n "$line" ]]; do
-            if [[ "$line" =~ $pattern ]]; then candidates+=("${BASH_REMATCH[1]}"); fi
-        done < "$conf"
-    done
-    for value in "${candidates[@]}"; do
-        read -r -a fields <<< "$value"
-        (( ${#fields[@]} == ${#highest[@]} )) || continue
-        for field in "${fields[@]}"; do [[ "$field" =~ ^[0-9]{1,18}$ ]] || continue 2; done
-        for number in "${!fields[@]}"; do
-            if (( 10#${fields[number]} > highest[number] )); then
-                highest[number]=$((10#${fields[number]}))
-            fi
-        done
-    done
-    printf '%s' "${highest[*]}"
 }
 
 # THP enabled and defrag never after every boot, written after everything that may turn

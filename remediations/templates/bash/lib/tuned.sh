@@ -102,18 +102,13 @@ tuned_version() {
 
 # Whether this tuned reads ">N" (base.py's assignment modifiers, from 2.4): tuned 2.3
 # (RHEL 7.0) hands ">4096" to int() and sets nothing. An unknown version is taken as newer.
-tuned_has_modifiers() {
-    local version major minor
-    version="$(tuned_version)"
-    [[ -n "$version" ]] || return 0
-    major="${version% *}" minor="${version#* }"
-    (( 10#$major > 2 || (10#$major == 2 && 10#$minor >= 4) ))
-}
+tuned_has_modifiers() { tuned_at_least "$LAYOUT_TUNED_MODIFIERS_SINCE"; }
 
 # The sas-performance profile for this host, in TUNED_TEXT: its include, a read-ahead never
 # below the included profile's own floor (">N", or plain N where tuned has no modifiers),
-# and no dirty_ratio where the site chose dirty_bytes.
+# no dirty_ratio where the site chose dirty_bytes, and the sysctl keys fixes keep in it.
 TUNED_DIRTY_SECTION=$'\n\n[sysctl]\nvm.dirty_ratio=@DIRTY_RATIO@\n'
+TUNED_TEMPLATE_SYSCTL=vm.dirty_ratio  # the [sysctl] key the template itself sets
 tuned_profile_text() {
     local include="$1" floor=0 pair
     if [[ "$ROLE" == kvm_host ]]; then TUNED_TEXT="$TUNED_PROFILE_KVM_HOST"; else TUNED_TEXT="$TUNED_PROFILE_THP_OFF"; fi
@@ -125,7 +120,25 @@ tuned_profile_text() {
     if ! tuned_has_modifiers; then TUNED_TEXT="${TUNED_TEXT//readahead=>/readahead=}"; fi
     if dirty_bytes_chosen; then TUNED_TEXT="${TUNED_TEXT/"$TUNED_DIRTY_SECTION"/$'\n'}"; fi
     TUNED_TEXT="${TUNED_TEXT//@DIRTY_RATIO@/$DIRTY_RATIO}"
+    TUNED_TEXT="$(sysctl_section_set "$TUNED_TEXT" "$(tuned_kept_sysctl)"$'\n'"$TUNED_SYSCTL")"$'\n'
 }
+
+# The [sysctl] lines of the profile an earlier run wrote beyond the template's own key: kept
+# when the profile is written again. Nothing is read from a profile sascheck did not write.
+tuned_kept_sysctl() {
+    local current line key section=""
+    foreign_profile "$TUNED_PROFILE_NAME" >/dev/null && return 0
+    current="$(current_content "$ROOT$(tuned_user_dir)/$TUNED_PROFILE_NAME/tuned.conf")"
+    while IFS= read -r line; do
+        if [[ "$line" =~ ^\[.*\][[:space:]]*$ ]]; then section="${line%%]*}]"; continue; fi
+        [[ "$section" == "[sysctl]" && "$line" =~ ^[[:space:]]*[A-Za-z0-9_./-]+[[:space:]]*=[^[:cntrl:]]+$ ]] || continue
+        key="${line%%=*}" line="${line#*=}"
+        key="${key//[[:space:]]/}"
+        line="${line#"${line%%[![:space:]]*}"}"
+        if [[ "$key" != "$TUNED_TEMPLATE_SYSCTL" ]]; then printf '%s=%s\n' "$key" "$line"; fi
+    done <<< "${current%x}"
+}
+
 
 # ktune.init exits at once where /etc/sysconfig/ktune is missing.
 ktune_started() { sysv_started "$LAYOUT_KTUNE_SYSV" && [[ -e "$ROOT$LAYOUT_KTUNE_SYSCONFIG" ]]; }
@@ -275,14 +288,20 @@ tuned_active() {
     done < <(tuned-adm active 2>/dev/null || true)
 }
 
-# Whether profile NAME is the one tuned runs or starts with: tuned-adm's answer on a live
-# host, else (tuned stopped, or an image) the active-profile file tuned reads at start.
-tuned_selected() {
+# The profile(s) tuned runs or starts with: sas-performance once this run started it (or, in
+# a dry run, would have), else tuned-adm's answer on a live host, else (tuned stopped, or an
+# image) the active-profile file tuned reads at start.
+TUNED_STARTED=0
+tuned_boot_profile() {
     local active="" file="$ROOT${LAYOUT_TUNED_ACTIVE_FILES%% *}"
+    if (( TUNED_STARTED )); then printf '%s' "$TUNED_PROFILE_NAME"; return; fi
     if live; then active="$(tuned_active)"; fi
     if [[ -z "$active" && -r "$file" ]]; then active="$(head -n 1 -- "$file" 2>/dev/null || true)"; fi
-    [[ " $active " == *" $1 "* ]]
+    printf '%s' "$active"
 }
+
+# Whether profile NAME is the one tuned runs or starts with.
+tuned_selected() { [[ " $(tuned_boot_profile) " == *" $1 "* ]]; }
 
 # What undoes `tuned-adm profile sas-performance`, given what was active before: that profile
 # again, or tuned-adm off; nothing to record when sas-performance was already active (an
@@ -297,7 +316,7 @@ tuned_undo() {
 
 # Install the sas-performance tuned profile, enable tuned at boot and activate it.
 apply_tuned_profile() {
-    local tuned_ready=1 wants include before active found
+    local tuned_ready=1 include before found
     if [[ "$(kernel_release)" == "$LAYOUT_RHEL5_KERNEL_PREFIX"* ]] && ! tuned_installed; then
         apply_rhel5_ktune
         return 0
@@ -354,20 +373,28 @@ apply_tuned_profile() {
         tuned_profile_text "$include"
         write_file "$ROOT$(tuned_user_dir)/$TUNED_PROFILE_NAME/tuned.conf" "$TUNED_TEXT"
     fi
+    start_tuned_profile "$before"
+}
+
+# tuned enabled at boot with sas-performance active (once a run), activated again where its
+# file changed since CHANGES was BEFORE (tuned reads a profile only when one is activated).
+start_tuned_profile() {
+    local before="$1" active wants
     if live; then
-        if ! systemctl is-enabled --quiet tuned 2>/dev/null; then
+        if (( ! TUNED_STARTED )) && ! systemctl is-enabled --quiet tuned 2>/dev/null; then
             UNDO="systemctl disable --now tuned" run_command systemctl enable --now tuned
         fi
-        # Activate it, and again when its content changed: tuned reads it only then.
         active="$(tuned_active)"
-        if (( CHANGES > before )) || [[ "$active" != "$TUNED_PROFILE_NAME" ]]; then
+        if (( CHANGES > before )) \
+                || { (( ! TUNED_STARTED )) && [[ "$active" != "$TUNED_PROFILE_NAME" ]]; }; then
             UNDO="$(tuned_undo "$active")" run_command tuned-adm profile "$TUNED_PROFILE_NAME"
         fi
-    else
+    elif (( ! TUNED_STARTED )); then
         wants="$ROOT${LAYOUT_SYSTEMD_WANTS_DIRS%% *}/tuned.service"
         make_link "$wants" /usr/lib/systemd/system/tuned.service
         # What tuned-adm profile would write, so the image boots with the profile.
         write_file "$ROOT${LAYOUT_TUNED_ACTIVE_FILES%% *}" "$TUNED_PROFILE_NAME"$'\n'
         write_file "$ROOT/etc/tuned/profile_mode" "manual"$'\n'
     fi
+    TUNED_STARTED=1
 }

@@ -1,0 +1,285 @@
+# ---- sysctl.sh: a sysctl value every boot ends with, kept where the host's own tuning lives
+# (issue 51): sascheck's tuned profile where tuned starts at boot, else /etc/sysctl.d; never both.
+
+# Keys sascheck's tuned profile carries in [sysctl] beyond its template's, one KEY=VALUE a
+# line, set by this run (tuned_profile_text adds them to those an earlier run wrote).
+TUNED_SYSCTL=""
+
+# Whether the installed tuned is at least RELEASE (MAJOR.MINOR); an unknown one is taken as
+# the newest, as the scanner takes it.
+tuned_at_least() {
+    local version major minor
+    version="$(tuned_version)"
+    [[ -n "$version" ]] || return 0
+    major="${version% *}" minor="${version#* }"
+    (( 10#$major > 10#${1%.*} || (10#$major == 10#${1%.*} && 10#$minor >= 10#${1#*.}) ))
+}
+
+# Whether tuned 2 starts at the next boot (scanner/tuned/active.py's _tuned_started): a
+# tuned.service link in the .wants of a target the boot reaches, graphical.target's only
+# where default.target is it (or is not told); live, systemctl's answer.
+tuned_starts_at_boot() {
+    local dir link target=""
+    (( ! TUNED_STARTED )) || return 0  # this run enabled it (start_tuned_profile)
+    uses_systemd && tuned_installed || return 1
+    if live; then systemctl is-enabled --quiet tuned 2>/dev/null; return; fi
+    for link in $LAYOUT_DEFAULT_TARGET_LINKS; do
+        if [[ -L "$ROOT$link" ]]; then target="$(readlink -- "$ROOT$link")"; break; fi
+    done
+    for dir in $LAYOUT_SYSTEMD_WANTS_DIRS; do
+        if [[ "$dir" == */graphical.target.wants && -n "$target" \
+                && "$target" != */graphical.target ]]; then continue; fi
+        if [[ -e "$ROOT$dir/tuned.service" || -L "$ROOT$dir/tuned.service" ]]; then return 0; fi
+    done
+    return 1
+}
+
+# The last value tuned-main.conf gives OPTION (its `option = value` lines), or nothing.
+tuned_main_option() {
+    sed -n -E "s/^[[:space:]]*$1[[:space:]]*=[[:space:]]*(.*[^[:space:]])?[[:space:]]*\$/\\1/p" \
+        "$ROOT$LAYOUT_TUNED_MAIN_CONF" 2>/dev/null | tail -n 1
+}
+
+# Whether tuned applies the system sysctl files again after its profile's [sysctl] for KEY
+# (plugin_sysctl.py): reapply_sysctl from tuned 2.7, on unless tuned-main.conf turns it off
+# (get_bool's true words), KEY not matched by reapply_sysctl_exclude's patterns (2.27 on).
+tuned_reapplies() {
+    local key="$1" value pattern word
+    tuned_at_least "$LAYOUT_TUNED_REAPPLY_SYSCTL_SINCE" || return 1
+    value="$(tuned_main_option reapply_sysctl)"
+    if [[ -n "$value" ]]; then
+        value="$(printf '%s' "$value" | tr '[:upper:]' '[:lower:]')"
+        [[ " $LAYOUT_TUNED_TRUE_WORDS " == *" $value "* ]] || return 1
+    fi
+    if tuned_at_least "$LAYOUT_TUNED_REAPPLY_EXCLUDE_SINCE"; then
+        value="$(tuned_main_option reapply_sysctl_exclude)"
+        for word in ${value//[,;]/ }; do
+            pattern="$word"
+            # shellcheck disable=SC2053  # the site's pattern is matched as a pattern (fnmatch)
+            if [[ "$key" == $pattern ]]; then return 1; fi
+        done
+    fi
+    return 0
+}
+
+# A file tuned re-applies after its profile that sets KEY, printed (under $ROOT), or nothing:
+# /run/sysctl.d, /etc/sysctl.d (the /usr and /lib directories too before tuned 2.13), then
+# /etc/sysctl.conf.
+reapplied_file_setting() {
+    local key="$1" dirs="$LAYOUT_TUNED_REAPPLY_SYSCTL_DIRS" dir file pattern
+    tuned_at_least "$LAYOUT_TUNED_REAPPLY_SYSCTL_ETC_ONLY_SINCE" || dirs="$LAYOUT_TUNED_REAPPLY_SYSCTL_ALL_DIRS"
+    pattern="^[[:space:]]*-?[[:space:]]*${key//./[./]}[[:space:]]*="
+    for dir in $dirs; do
+        for file in "$ROOT$dir"/*.conf; do
+            if grep -Eqs -- "$pattern" "$file"; then printf '%s' "$file"; return 0; fi
+        done
+    done
+    if grep -Eqs -- "$pattern" "$ROOT$LAYOUT_SYSCTL_CONF"; then printf '%s' "$ROOT$LAYOUT_SYSCTL_CONF"; fi
+}
+
+# Where KEY's boot value belongs, printed: "tuned" where tuned 2 starts at boot, sascheck
+# may write its profile (one it can include is here, no site profile of that name), and no
+# file tuned re-applies after that profile sets KEY; else "sysctl". A sysctl file that sets
+# KEY is where the site keeps it, and it would win over the profile; a profile's value wins
+# over sysctl.d where tuned re-applies nothing (before 2.7, or reapply_sysctl = 0).
+sysctl_home() {
+    local key="$1"
+    if tuned_starts_at_boot && [[ -n "$(tuned_include)" ]] \
+            && ! foreign_profile "$TUNED_PROFILE_NAME" >/dev/null \
+            && { ! tuned_reapplies "$key" || [[ -z "$(reapplied_file_setting "$key")" ]]; }; then
+        printf tuned
+    else
+        printf sysctl
+    fi
+}
+
+# A sysctl value every boot ends with, where sysctl_home says. In tuned: a [sysctl] line of
+# sascheck's profile, changing nothing else: the profile itself where it is the one tuned
+# runs, else a profile that includes the one tuned runs and adds only its [sysctl] lines;
+# where tuned runs none it can name, the whole profile (apply_tuned_profile).
+persist_sysctl() {
+    local key="$1" value="$2" line lines="" ours active before="$CHANGES"
+    if [[ "$(sysctl_home "$key")" != tuned ]]; then
+        persist_sysctl_file "$key" "$value"
+        return 0
+    fi
+    while IFS= read -r line; do
+        if [[ -n "$line" && "${line%%=*}" != "$key" ]]; then lines+="$line"$'\n'; fi
+    done <<< "$TUNED_SYSCTL"
+    TUNED_SYSCTL="$lines$key=$value"$'\n'
+    ours="$ROOT$(tuned_user_dir)/$TUNED_PROFILE_NAME/tuned.conf"
+    active="$(tuned_boot_profile)"
+    if [[ "$active" == "$TUNED_PROFILE_NAME" ]] && { [[ -f "$ours" ]] || pending_at "$ours"; }; then
+        TUNED_TEXT="$(current_content "$ours")"
+        TUNED_TEXT="${TUNED_TEXT%x}"
+    elif [[ "$active" =~ ^[A-Za-z0-9_][A-Za-z0-9_.-]*$ && "$active" != "$TUNED_PROFILE_NAME" ]] \
+            && tuned_has_profile "$active"; then
+        TUNED_TEXT="${TUNED_PROFILE_THP_OFF%%$'\n'*}"$'\n'"# Includes $active, the profile tuned ran, and adds the sysctl values SAS needs.
+[main]
+summary=$active with the sysctl values SAS needs
+include=$active
+"
+    else
+        apply_tuned_profile
+        return 0
+    fi
+    TUNED_TEXT="$(sysctl_section_set "$TUNED_TEXT" "$TUNED_SYSCTL")"$'\n'
+    write_file "$ours" "$TUNED_TEXT"
+    if (( CHANGES > before )); then
+        say "$CURRENT_RULE: $key=$value kept in tuned's $TUNED_PROFILE_NAME profile, where this host's boot tuning lives"
+    fi
+    start_tuned_profile "$before"
+}
+
+# TEXT (a tuned profile) with each KEY=VALUE line of LINES set in its [sysctl] section: a
+# line for KEY replaced where it is (written "KEY = VALUE" or "KEY=VALUE"), else added at the
+# section's end; the section added last where there is none. Every other line is kept.
+sysctl_section_set() {
+    local text="$1" wanted="" line key value set_to section="" pending
+    while IFS= read -r line; do  # one line a key: the last value given for it
+        if [[ -n "$line" ]]; then wanted="$(sysctl_lines_without "${line%%=*}" "$wanted")"$'\n'"$line"; fi
+    done <<< "$2"
+    pending="$wanted"
+    SECTION_TEXT=""
+    while IFS= read -r line; do
+        if [[ "$line" =~ ^\[.*\][[:space:]]*$ ]]; then
+            if [[ "$section" == "[sysctl]" ]]; then sysctl_section_flush "$pending"; pending=""; fi
+            section="${line%%]*}]"
+        elif [[ "$section" == "[sysctl]" && "$line" == *=* ]]; then
+            key="${line%%=*}"
+            key="${key//[[:space:]]/}"
+            if [[ $'\n'"$pending" == *$'\n'"$key="* ]]; then
+                set_to="$(sysctl_line_for "$key" "$pending")"
+                value="${line#*=}"
+                value="${value#"${value%%[![:space:]]*}"}"
+                value="${value%"${value##*[![:space:]]}"}"
+                # the same value as written ("KEY = VALUE") stays as it is
+                [[ "$value" == "${set_to#*=}" ]] || line="$set_to"
+                pending="$(sysctl_lines_without "$key" "$pending")"
+            elif [[ $'\n'"$wanted" == *$'\n'"$key="* ]]; then
+                continue  # a second line for a key already set (tuned keeps the last)
+            fi
+        fi
+        SECTION_TEXT+="$line"$'\n'
+    done <<< "$text"
+    if [[ "$section" != "[sysctl]" && -n "${pending//$'\n'/}" ]]; then
+        SECTION_TEXT="${SECTION_TEXT%$'\n'}"$'\n\n[sysctl]\n'
+    fi
+    sysctl_section_flush "$pending"
+    printf '%s' "${SECTION_TEXT%$'\n'}"
+}
+
+# Add LINES (KEY=VALUE) to SECTION_TEXT, whose last section is [sysctl]: after its last
+# setting, before the blank lines that end it.
+sysctl_section_flush() {
+    local nl=$'\n' left trailing
+    left="$(sysctl_lines_without "" "$1")"
+    [[ -n "$left" ]] || return 0
+    trailing="${SECTION_TEXT##*[!"$nl"]}"
+    SECTION_TEXT="${SECTION_TEXT%"$trailing"}"$'\n'"$left"$'\n'"${trailing#"$nl"}"
+}
+
+# The KEY=VALUE line of LINES for KEY; LINES' other non-empty lines, each ended.
+sysctl_line_for() {
+    local line
+    while IFS= read -r line; do
+        if [[ "${line%%=*}" == "$1" ]]; then printf '%s' "$line"; return; fi
+    done <<< "$2"
+}
+sysctl_lines_without() {
+    local line
+    while IFS= read -r line; do
+        if [[ -n "$line" && "${line%%=*}" != "$1" ]]; then printf '%s\n' "$line"; fi
+    done <<< "$2"
+}
+
+# A site that sets vm.dirty_bytes chose it over vm.dirty_ratio: writing either zeroes the
+# other (mm/page-writeback.c, dirty_ratio_handler and dirty_bytes_handler), so the ratio is
+# left alone and said (manual). Its running value, or a sysctl file that sets it.
+dirty_bytes_chosen() {
+    local file dir value
+    value="$(cat "$ROOT/proc/sys/vm/dirty_bytes" 2>/dev/null || true)"
+    if [[ ! "$value" =~ ^0*[1-9][0-9]*$ ]]; then
+        value=""
+        for dir in $LAYOUT_SYSCTL_DIRS; do
+            for file in "$ROOT$dir"/*.conf; do
+                if grep -Eqs '^[[:space:]]*-?[[:space:]]*vm[./]dirty_bytes[[:space:]]*=[[:space:]]*0*[1-9]' "$file"; then
+                    value="$file"
+                fi
+            done
+        done
+        if grep -Eqs '^[[:space:]]*-?[[:space:]]*vm[./]dirty_bytes[[:space:]]*=[[:space:]]*0*[1-9]' "$ROOT$LAYOUT_SYSCTL_CONF"; then
+            value="$ROOT$LAYOUT_SYSCTL_CONF"
+        fi
+        [[ -n "$value" ]] || return 1
+    fi
+    if [[ "$DIRTY_BYTES_SAID" != *" $CURRENT_RULE "* ]]; then
+        warn "manual: $CURRENT_RULE: the site sets vm.dirty_bytes (${value#"$ROOT"}); vm.dirty_ratio" \
+             "would zero it, so it is left: keep one of the two deliberately"
+        DIRTY_BYTES_SAID+="$CURRENT_RULE "
+    fi
+    return 0
+}
+DIRTY_BYTES_SAID=" "
+
+# KEY=VALUE in the sysctl files (scanner/boot/sysctl.py's order): each line setting KEY in
+# /etc/sysctl.conf and /etc/sysctl.d gets VALUE, since those are applied last and again by
+# tuned's reapply_sysctl, and a file named to sort after the others (99-sysctl.conf, the
+# link to sysctl.conf, included) holds it too.
+persist_sysctl_file() {
+    local key="$1" value="$2" file pattern etc="$ROOT${LAYOUT_SYSCTL_DIRS%% *}"
+    pattern="^[[:space:]]*-?[[:space:]]*${key//./[./]}[[:space:]]*="
+    for file in "$ROOT$LAYOUT_SYSCTL_CONF" "$etc"/*.conf; do
+        [[ -f "$file" && ! -L "$file" ]] || continue  # 99-sysctl.conf links to sysctl.conf
+        grep -Eqs -- "$pattern" "$file" || continue
+        # shellcheck disable=SC2016  # the awk program is single-quoted on purpose
+        SYSCTL_PATTERN="$pattern" SYSCTL_LINE="$key = $value" edit_file "$file" '
+            $0 ~ ENVIRON["SYSCTL_PATTERN"] { $0 = ENVIRON["SYSCTL_LINE"] }
+            { print }'
+    done
+    # The file holds every key sascheck persists: this key's line is replaced where it is,
+    # or added; the others stay (a rule of its own each, fixed in one run or several).
+    local ours="$etc/99-zz-sascheck.conf" current line merged="" found=0
+    current="$(current_content "$ours")"
+    current="${current%x}"
+    [[ -n "$current" ]] || current="# Written by sascheck"
+    while IFS= read -r line; do
+        [[ -n "$line" ]] || continue
+        if [[ "$line" =~ $pattern ]]; then
+            (( found )) && continue
+            line="$key = $value" found=1
+        fi
+        merged+="$line"$'\n'
+    done <<< "$current"
+    (( found )) || merged+="$key = $value"$'\n'
+    write_file "$ours" "$merged"
+}
+
+# The value to persist for a key of several numbers (kernel.sem): each field the highest of
+# its site value (the arguments after the key and its /proc/sys file), the running value (the
+# image's copy offline) and every value /etc sets the key to, so that a site's higher field
+# is kept. Values that are not that many numbers are passed over.
+sysctl_fields_for_boot() {
+    local key="$1" file="$2" conf line value field number
+    shift 2
+    local -a highest=("$@") candidates=() fields
+    local pattern="^[[:space:]]*-?[[:space:]]*${key//./[./]}[[:space:]]*=[[:space:]]*(.*)$"
+    value="$(cat -- "$ROOT$file" 2>/dev/null)" && candidates+=("$value")
+    for conf in "$ROOT$LAYOUT_SYSCTL_CONF" "$ROOT${LAYOUT_SYSCTL_DIRS%% *}"/*.conf; do
+        [[ -f "$conf" ]] || continue
+        while IFS= read -r line || [[ -n "$line" ]]; do
+            if [[ "$line" =~ $pattern ]]; then candidates+=("${BASH_REMATCH[1]}"); fi
+        done < "$conf"
+    done
+    for value in "${candidates[@]}"; do
+        read -r -a fields <<< "$value"
+        (( ${#fields[@]} == ${#highest[@]} )) || continue
+        for field in "${fields[@]}"; do [[ "$field" =~ ^[0-9]{1,18}$ ]] || continue 2; done
+        for number in "${!fields[@]}"; do
+            if (( 10#${fields[number]} > highest[number] )); then
+                highest[number]=$((10#${fields[number]}))
+            fi
+        done
+    done
+    printf '%s' "${highest[*]}"
+}
