@@ -75,7 +75,7 @@ NEEDS = {
                 "test_fleet_page", "test_fleet_stream", "test_identity_attacks",
                 "test_iotest_reports", "test_storage_diagram"},
     "ansible": {"test_accounts", "test_fix_target", "test_fleet_fix", "test_remediations", "test_report_failing",
-                "test_scratch", "test_security", "test_site_profile"},
+                "test_scratch", "test_security", "test_site_profile", "test_sysctl_home"},
     "live": {"test_live", "test_iotest"},
 }
 
