@@ -27,6 +27,7 @@ from . import udev
 from .bash_library import layout_for, library_for, library_parts
 from .inventory_vars import check_task
 from .profile_files import (
+    TUNED_TEMPLATE_SYSCTL,
     sysv_profile,
     tuned_profile,
     udev_rules,
@@ -62,6 +63,25 @@ def select_rules(result: Mapping[str, Any], catalogue: Catalogue, everything: bo
     if unknown:
         raise FixError(f"unknown rule(s): {', '.join(sorted(unknown))}")
     return tuple(r for r in chosen if not wanted or r in wanted)
+
+
+# The kinds whose value a tuned profile's [sysctl] line can hold (kernel.sem's fields are
+# raised one by one, keeping a higher one: only the bash and Ansible fixes do that).
+TUNED_SYSCTL_KINDS = ("sysctl_value", "sysctl_at_boot")
+
+
+def failing_sysctl(catalogue: Catalogue, result: Mapping[str, Any],
+                   values: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+    """(key, site value) of each sysctl the scan failed, for the tuned format's [sysctl]; a
+    passing one stays as the site has it (at most 10 may be 5), even with --all."""
+    found: dict[str, str] = {}
+    for verdict in result["rules"]:
+        rule = catalogue.rules.get(verdict["id"])
+        if (rule is None or verdict["result"] != "fail" or rule.kind not in TUNED_SYSCTL_KINDS
+                or rule.params["key"] == TUNED_TEMPLATE_SYSCTL):
+            continue
+        found.setdefault(str(rule.params["key"]), str(int(values[rule.params["value_from"]])))
+    return tuple(found.items())
 
 
 def _value_lines(fix: FixInput, mode: str, values: list[FixValue]) -> list[str]:
@@ -304,6 +324,7 @@ def fix_input_from_result(catalogue: Catalogue, result: Mapping[str, Any], *,
                     tuned_legacy=bool(result["host"].get("tuned_legacy")),
                     tuned_version=_release(result["host"].get("tuned_version")),
                     tuned_site_profile=str(result["host"].get("tuned_site_profile", "")),
+                    tuned_sysctl=failing_sysctl(catalogue, result, values),
                     target_hostname=str(result["host"].get("hostname", "")),
                     target_machine_id=str(result["host"].get("machine_id", "")),
                     target_root=scanned_image(result))

@@ -61,12 +61,16 @@ def sysv_profile(fix: FixInput) -> str:
     return (safe or shipped or allowed)[0]
 
 
+# The [sysctl] key tuned.conf.j2 itself sets (the bash library's TUNED_TEMPLATE_SYSCTL).
+TUNED_TEMPLATE_SYSCTL = "vm.dirty_ratio"
+
+
 def tuned_profile(fix: FixInput, env: jinja2.Environment | None = None, *,
                   role: str | None = None, include: str | None = None,
                   values: Mapping[str, str] | None = None) -> str:
-    """The sas-performance profile: it includes a profile the host has and never asks for
-    less read-ahead than that profile's own floor. ``values`` may hold placeholders (XCCDF
-    subs, the bash script's run-time values)."""
+    """The sas-performance profile: it includes a profile the host has, never asks for less
+    read-ahead than that profile's own floor, and sets each failing sysctl of one value.
+    ``values`` may hold placeholders (XCCDF subs, the bash script's run-time values)."""
     env = env or environment()
     include = include or included_profile(fix)
     shown = dict(values or {name: str(fix.values[name]) for name in ("read_ahead_min_kb",
@@ -78,7 +82,9 @@ def tuned_profile(fix: FixInput, env: jinja2.Environment | None = None, *,
     return env.get_template("tuned/tuned.conf.j2").render(
         name=TUNED_PROFILE_NAME, version=__version__, profile=fix.profile, include=include,
         role=role or fix.role, user_dir=fix.tuned_user_dir, modifiers=modifiers,
-        force_cpu_latency=bool(fix.values.get("force_cpu_latency")), **shown)
+        force_cpu_latency=bool(fix.values.get("force_cpu_latency")),
+        # the bash script adds its [sysctl] lines at run time (lib/sysctl.sh)
+        sysctl=() if values else fix.tuned_sysctl, **shown)
 
 
 def _scheduler_to_keep(scheduler: Mapping[str, Any], allowed: list[str]) -> str | None:

@@ -87,6 +87,9 @@ class FixInput:
     # The active profile when it is the site's own: sas-performance includes it (tuned 2),
     # or it stays active (tuned 0.2, which has no include).
     tuned_site_profile: str = ""
+    # KEY=VALUE lines for sascheck's profile's [sysctl] (the tuned format): each failing
+    # sysctl rule of one value, at its site value (vm.dirty_ratio is the template's own).
+    tuned_sysctl: tuple[tuple[str, str], ...] = ()
     # Who the fix is for, checked by the bash fix (and the playbook's planner) before it
     # changes anything: the scanned host's name and machine-id, and the directory root it
     # was scanned at ("" for a live host, a snapshot or a sosreport). Empty: not checked.

@@ -172,3 +172,24 @@ def test_the_playbook_puts_it_where_bash_does(tmp_path, scan, name):
         assert (ansible_file.read_text() if ansible_file.exists() else None) == \
             (bash_file.read_text() if bash_file.exists() else None), path
     assert _verdict(scan, by_ansible) == "pass"
+
+
+def test_the_tuned_format_carries_each_failing_sysctl(tmp_path, scan):
+    """`--format tuned` is a profile to install by hand: it sets each failing sysctl of one
+    value; installed as its header says, the rule passes. A passing one is left as the site
+    has it, even with --all (a max_map_count above the minimum is not lowered to it)."""
+    tuned_loader.require()
+    root = _host(tmp_path / "r", Case({**STOCK, "extra_files": {
+        "/proc/sys/vm/max_map_count": "500000\n",
+        "/etc/sysctl.d/90-site.conf": "vm.max_map_count = 500000\n"}}))
+    profile = generate("tuned", tmp_path / "p.conf", root, BASELINE_SETS,
+                       ["--profile", "viya3", "--all"]).read_text()
+    lines = profile.splitlines()
+    assert "vm.swappiness=1" in lines
+    assert not [line for line in lines if line.startswith("vm.max_map_count")]
+    (root / OURS_PROFILE).parent.mkdir(parents=True, exist_ok=True)
+    (root / OURS_PROFILE).write_text(profile)
+    (root / "etc/tuned/active_profile").write_text("sas-performance\n")
+    assert tuned_loader.load(root, "sas-performance")["units"]["sysctl"]["vm.swappiness"] == "1"
+    after = scan(root, profile="viya3")["by_id"]
+    assert (after[RULE]["result"], after["max_map_count_at_boot"]["result"]) == ("pass", "pass")
