@@ -23,6 +23,7 @@ from ..rules.host_layout import (
     UDEV_RULES_DIRS,
     shell_layout,
 )
+from ..scanner.fix_order import catalogue_ranks
 from . import udev
 from .bash_library import layout_for, library_for, library_parts
 from .inventory_vars import check_task
@@ -54,15 +55,19 @@ FORMATS = ("bash", "ansible", "tuned", "udev")
 
 def select_rules(result: Mapping[str, Any], catalogue: Catalogue, everything: bool,
                  only: Iterable[str] = ()) -> tuple[str, ...]:
-    """The rules to remediate: those that failed (or all of the profile with --all). A rule
-    this release does not know (results from another version) is passed over."""
+    """The rules to remediate: those that failed (or all of the profile with --all), in the
+    fix order's steps (the tuned profile before what it carries, so a sysctl fix finds tuned
+    started and puts its value in that profile alone). A rule this release does not know
+    (results from another version) is passed over."""
     chosen = [rule["id"] for rule in result["rules"] if rule["id"] in catalogue.rules
               and (everything or rule["result"] in ("fail", "error"))]
     wanted = set(only)
     unknown = wanted - set(catalogue.rules)
     if unknown:
         raise FixError(f"unknown rule(s): {', '.join(sorted(unknown))}")
-    return tuple(r for r in chosen if not wanted or r in wanted)
+    selected = [r for r in chosen if not wanted or r in wanted]
+    ranks = catalogue_ranks(catalogue, selected)
+    return tuple(sorted(selected, key=ranks.__getitem__))
 
 
 # The kinds whose value a tuned profile's [sysctl] line can hold (kernel.sem's fields are

@@ -193,3 +193,27 @@ def test_the_tuned_format_carries_each_failing_sysctl(tmp_path, scan):
     assert tuned_loader.load(root, "sas-performance")["units"]["sysctl"]["vm.swappiness"] == "1"
     after = scan(root, profile="viya3")["by_id"]
     assert (after[RULE]["result"], after["max_map_count_at_boot"]["result"]) == ("pass", "pass")
+
+
+def test_one_run_starts_tuned_first_and_keeps_the_value_there(tmp_path, scan):
+    """tuned installed but off at boot: tuned_profile and the sysctl rules fail together. The
+    script runs in the fix order's steps (the tuned profile first), so the sysctl fixes find
+    tuned started and keep their values in its profile alone, dirty_ratio included (the
+    profile's own line), never also in /etc/sysctl.d."""
+    root = _host(tmp_path / "r", Case({**STOCK, "tuned_enabled": False, "dirty_ratio": 20}))
+    before = scan(root, profile="viya3")["by_id"]
+    assert {rule: before[rule]["result"] for rule in ("tuned_profile", "dirty_ratio_at_boot",
+                                                      RULE)} == dict.fromkeys(
+        ("tuned_profile", "dirty_ratio_at_boot", RULE), "fail")
+    script = generate("bash", tmp_path / "fix.sh", root, BASELINE_SETS, ["--profile", "viya3"])
+    text = script.read_text()
+    first = text.index("rule_begin tuned_profile")
+    assert first < text.index("rule_begin vm_dirty_ratio") < text.index(f"rule_begin {RULE}")
+    run_bash(script, root)
+    assert sysctl_d_keys(root) == {}
+    assert {key: profile_sysctl(root).get(key) for key in ("vm.dirty_ratio", "vm.swappiness")} \
+        == {"vm.dirty_ratio": "40", "vm.swappiness": "1"}
+    after = scan(root, profile="viya3")["by_id"]
+    assert {rule: after[rule]["result"] for rule in ("tuned_profile", "dirty_ratio_at_boot",
+                                                     RULE)} == dict.fromkeys(
+        ("tuned_profile", "dirty_ratio_at_boot", RULE), "pass")
