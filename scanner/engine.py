@@ -10,12 +10,11 @@ from typing import Any
 
 from ..rules import Catalogue, Profile, Rule
 from ..rules.host_layout import (
-    CAS_ROLE,
     LIBVIRT_DEFINED_DOMAINS,
     MULTIPATH_UUID_PREFIX,
     RHEL5_KERNEL_PREFIX,
     SAS_ROLE_VALUES,
-    SAS_VIYA_CAS_CONFIG,
+    SAS_ROLES,
     VXVM_DEVICE_DIRS,
     XTREMIO_VENDOR,
 )
@@ -230,11 +229,9 @@ def _gate(rule: Rule, facts: Facts, values: Mapping[str, Any]) -> Outcome | None
             return Outcome(Verdict.NOTAPPLICABLE, "", "", message=missing)
     if rule.sas_filesystems:
         found = {d.role for d in facts.discovery.dirs}
-        unknown = [role for role in ("WORK", "UTILLOC") if role not in found]
-        if CAS_ROLE not in found and any(SAS_VIYA_CAS_CONFIG in problem
-                                         for problem in facts.discovery.problems):
-            unknown.append(CAS_ROLE)
-        if facts.discovery.problems and unknown:  # found in what could not be read, perhaps
+        unknown = [role for role in SAS_ROLES
+                   if role in facts.discovery.unreadable_roles and role not in found]
+        if unknown:  # found in what could not be read, perhaps
             return Outcome(Verdict.ERROR, "", "unreadable", message=(
                 "SAS configuration could not be read: " + "; ".join(facts.discovery.problems)
                 + f". SAS {' and '.join(unknown)} may be on file systems not judged: make it "

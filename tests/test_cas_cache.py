@@ -14,6 +14,7 @@ workshop puts in vars.yml ('/sastmp/cascache/d1:/sastmp/cascache/d2')."""
 from __future__ import annotations
 
 import json
+import shutil
 import tarfile
 from pathlib import Path
 
@@ -188,6 +189,18 @@ def test_an_unreadable_usermods_is_an_error(tmp_path, scan):
     assert rule["result"] == "error", rule
     assert "casconfig_usermods.lua" in rule["message"]
     assert "cas_disk_cache_dirs=..." in rule["message"]
+
+
+def test_an_unreadable_cas_configuration_names_only_the_cache(tmp_path, scan):
+    """A SAS Viya host without SAS 9: the error says the cache may be missed and how to name
+    it, not SAS 9's WORK and UTILLOC, whose configuration is not there to be misread."""
+    root = cas_host(tmp_path / "r")
+    shutil.rmtree(root / "opt/sas/SASHome")
+    (root / CAS.lstrip("/") / "casconfig_usermods.lua").mkdir()
+    rule = scan(root)["by_id"]["sas_dirs_separate"]
+    assert rule["result"] == "error", rule
+    assert "SAS CAS_DISK_CACHE may be on file systems not judged" in rule["message"]
+    assert "sas_work_dirs" not in rule["message"]
 
 
 # -- judged as WORK is judged ------------------------------------------------------------

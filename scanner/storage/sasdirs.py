@@ -56,6 +56,8 @@ class Discovery:
     problems: list[str] = field(default_factory=list)
     # -BUFSIZE in the config chain (bytes, FILE:LINE); None where unset or 0 (SAS picks).
     bufsize: tuple[int, str] | None = None
+    # The roles a problem above may have hidden (their configuration was read in part).
+    unreadable_roles: frozenset[str] = frozenset()
 
 
 def include_places(root: HostRoot, values: Mapping[str, Any]) -> tuple[str, ...]:
@@ -247,13 +249,16 @@ def discover(root: HostRoot, values: Mapping[str, Any],
         for path in values.get(name) or []:
             dirs.append(SasDir(role, path, value_origins.get(name, f"site value {name}")))
     discoverable = [role for role in unset if role not in ("DATA", CAS_ROLE)]
+    unreadable: set[str] = set()
     if CAS_ROLE in unset:
         cache = discover_cas_cache(root)
         dirs.extend(SasDir(CAS_ROLE, path, source) for path, source in cache.dirs)
         problems.extend(cache.problems)
+        unreadable.update([CAS_ROLE] if cache.problems else [])
     if not discoverable:
         bufsize = configured_bufsize(root, values)
     else:
+        before = len(problems)
         readers = _read_configs(root, values, notes, problems)
         bufsize = _last_bufsize(readers)
         for reader in readers:
@@ -264,6 +269,7 @@ def discover(root: HostRoot, values: Mapping[str, Any],
                 if role in reader.found:
                     paths, source = reader.found[role]
                     dirs.extend(SasDir(role, path, source) for path in paths)
+        unreadable.update(discoverable if len(problems) > before else [])
         if not readers and not problems and not any(d.role == CAS_ROLE for d in dirs):
             notes.append("no SAS installation found under " + ", ".join(SAS_HOMES)
                          + ", in a SAS 9.4 configuration directory ("
@@ -272,4 +278,4 @@ def discover(root: HostRoot, values: Mapping[str, Any],
     if "DATA" in unset:
         notes.append("SAS DATA directories are not discoverable from sasv9.cfg; "
                      "name them with --set sas_data_dirs=/path[,/path]")
-    return Discovery(dirs, notes, files_read, problems, bufsize)
+    return Discovery(dirs, notes, files_read, problems, bufsize, frozenset(unreadable))
