@@ -134,6 +134,7 @@ def bash_script(catalogue: Catalogue, fix: FixInput, mode: str = "bash") -> str:
         tuned_kvm_host=tuned_profile(fix, env, role="kvm_host", include="@INCLUDE@",
                                      values=shown),
         tuned_sysv_profile=sysv_profile(fix), tuned_site_profile=fix.tuned_site_profile,
+        tuned_template_sysctl=TUNED_TEMPLATE_SYSCTL,
         target_hostname=fix.target_hostname, target_machine_id=fix.target_machine_id,
         target_root=fix.target_root)
     return _with_library(script, snippet)

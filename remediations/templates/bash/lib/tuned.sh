@@ -108,7 +108,6 @@ tuned_has_modifiers() { tuned_at_least "$LAYOUT_TUNED_MODIFIERS_SINCE"; }
 # below the included profile's own floor (">N", or plain N where tuned has no modifiers),
 # no dirty_ratio where the site chose dirty_bytes, and the sysctl keys fixes keep in it.
 TUNED_DIRTY_SECTION=$'\n\n[sysctl]\nvm.dirty_ratio=@DIRTY_RATIO@\n'
-TUNED_TEMPLATE_SYSCTL=vm.dirty_ratio  # the [sysctl] key the template itself sets
 tuned_profile_text() {
     local include="$1" floor=0 pair
     if [[ "$ROLE" == kvm_host ]]; then TUNED_TEXT="$TUNED_PROFILE_KVM_HOST"; else TUNED_TEXT="$TUNED_PROFILE_THP_OFF"; fi
