@@ -198,8 +198,11 @@ KINDS: dict[str, CheckKind] = {kind.name: kind for kind in (
 
 
 # How the data stream groups its rules (XCCDF Group, as SSG groups by subsystem): each kind
-# belongs to exactly one (tests/test_check_kinds.py holds it).
+# belongs to exactly one (tests/test_check_kinds.py holds it). tuned comes first: the script
+# `oscap xccdf generate fix` assembles runs the fixes in this order, and the sysctl fixes
+# keep their values in the tuned profile where tuned is started (the fix order's steps).
 GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "tuned": ("tuned: the throughput profile that holds the tuning at boot", ("tuned_profile",)),
     "memory": ("Memory and kernel limits: THP, dirty pages, swapping, maps, semaphores",
                ("thp_mode", "thp_at_boot", "sysctl_value", "sysctl_at_boot", "sysctl_fields",
                 "sysctl_fields_at_boot")),
@@ -211,7 +214,6 @@ GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
                      "mount_option_forbidden", "mount_options_at_boot", "throughput")),
     "cpu": ("CPU: governor, Turbo Boost and SMT, NUMA, wake-up latency",
             ("cpu_governor", "turbo_and_smt", "numa_enabled", "tuned_cpu_latency")),
-    "tuned": ("tuned: the throughput profile that holds the tuning at boot", ("tuned_profile",)),
     "virtualisation": ("Virtualisation: KVM guests' disks", ("kvm_guest_disks_direct",)),
     "accounts": ("The SAS accounts: open files, processes and stack", ("account_limit",)),
     "security": ("SELinux, as SAS Viya's deployment expects it", ("selinux_not_enforcing",)),

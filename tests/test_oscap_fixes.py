@@ -18,7 +18,13 @@ from sascheck.content.tailoring import tailored_profile_id
 
 from .support.hosts import BASELINE_SETS, sas_host, tree_digest
 from .support.oscap import PROJECT, oscap_available, oscap_eval, tailor
-from .support.remedy import ANSIBLE_BIN, ansible_available, generate
+from .support.remedy import (
+    ANSIBLE_BIN,
+    ansible_available,
+    generate,
+    profile_sysctl,
+    sysctl_d_keys,
+)
 
 ROOTS = PROJECT / "examples/roots"
 pytestmark = pytest.mark.skipif(not oscap_available(), reason="oscap is not installed")
@@ -189,3 +195,22 @@ def test_sascheck_tailor_never_writes_a_value_oscap_would_make_code(tmp_path, va
         assert status == 1, (where, err)
         assert "oscap xccdf generate fix would copy verbatim" in err, err
         assert not output.exists()
+
+
+def test_the_fix_oscap_assembles_starts_tuned_before_the_sysctl_fixes(tmp_path):
+    """oscap runs the fixes in the data stream's order: the tuned group first, so on a host
+    whose tuned is off at boot the sysctl fixes find it started and keep their values in its
+    profile alone, as sascheck's own script does (issue 51: never both)."""
+    work = tmp_path / "work"
+    work.mkdir()
+    root = sas_host(tmp_path / "root", dirty_ratio=20, swappiness=60, tuned_enabled=False,
+                    tuned_active="throughput-performance", tuned_custom={})
+    script, _ = _assembled(root, work, "bash", BASELINE_SETS)
+    order = re.findall(r"^# BEGIN fix \(\d+ / \d+\) for '[^']*?_rule_([a-z0-9_]+)'",
+                       script.read_text(), re.M)
+    assert order[0] == "tuned_profile", order
+    assert {"dirty_ratio_at_boot", "swappiness_at_boot"} <= set(order)
+    assert _bash(script, root).returncode in (0, 3)
+    assert sysctl_d_keys(root) == {}
+    assert {key: profile_sysctl(root).get(key) for key in ("vm.dirty_ratio", "vm.swappiness")} \
+        == {"vm.dirty_ratio": "40", "vm.swappiness": "10"}
