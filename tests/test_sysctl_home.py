@@ -14,6 +14,8 @@ loader (Debian's tuned 2.20) merges the profile written.
 
 from __future__ import annotations
 
+import os
+import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -217,3 +219,17 @@ def test_one_run_starts_tuned_first_and_keeps_the_value_there(tmp_path, scan):
     assert {rule: after[rule]["result"] for rule in ("tuned_profile", "dirty_ratio_at_boot",
                                                      RULE)} == dict.fromkeys(
         ("tuned_profile", "dirty_ratio_at_boot", RULE), "pass")
+
+
+def test_an_exclude_pattern_is_never_expanded_against_files(tmp_path, scan):
+    """reapply_sysctl_exclude's "vm.swap*" is a pattern for keys: run from a directory holding
+    a file it would match as a shell glob, the fix still sees the key excluded."""
+    root = _host(tmp_path / "r", CASES["reapply_sysctl_exclude names it"])
+    script = _fix(tmp_path, root)
+    (tmp_path / "cwd").mkdir()
+    (tmp_path / "cwd" / "vm.swapfile").write_text("")
+    ran = subprocess.run(["bash", str(script)], cwd=tmp_path / "cwd", capture_output=True,
+                         text=True, timeout=300, env={**os.environ, "SASCHECK_ROOT": str(root)})
+    assert ran.returncode in (0, 3), ran.stderr
+    assert (profile_sysctl(root).get("vm.swappiness"), sysctl_d_keys(root)) == ("1", {})
+    assert _verdict(scan, root) == "pass"

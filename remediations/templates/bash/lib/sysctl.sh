@@ -44,7 +44,8 @@ tuned_main_option() {
 # (plugin_sysctl.py): reapply_sysctl from tuned 2.7, on unless tuned-main.conf turns it off
 # (get_bool's true words), KEY not matched by reapply_sysctl_exclude's patterns (2.27 on).
 tuned_reapplies() {
-    local key="$1" value pattern word
+    local key="$1" value pattern
+    local -a patterns=()
     tuned_at_least "$LAYOUT_TUNED_REAPPLY_SYSCTL_SINCE" || return 1
     value="$(tuned_main_option reapply_sysctl)"
     if [[ -n "$value" ]]; then
@@ -52,11 +53,13 @@ tuned_reapplies() {
         [[ " $LAYOUT_TUNED_TRUE_WORDS " == *" $value "* ]] || return 1
     fi
     if tuned_at_least "$LAYOUT_TUNED_REAPPLY_EXCLUDE_SINCE"; then
-        value="$(tuned_main_option reapply_sysctl_exclude)"
-        for word in ${value//[,;]/ }; do
-            pattern="$word"
+        # GlobalConfig.get_list: split on "," or ";", each stripped (never globbed here)
+        IFS=',;' read -r -a patterns <<< "$(tuned_main_option reapply_sysctl_exclude)"
+        for pattern in ${patterns[@]+"${patterns[@]}"}; do
+            pattern="${pattern#"${pattern%%[![:space:]]*}"}"
+            pattern="${pattern%"${pattern##*[![:space:]]}"}"
             # shellcheck disable=SC2053  # the site's pattern is matched as a pattern (fnmatch)
-            if [[ "$key" == $pattern ]]; then return 1; fi
+            if [[ -n "$pattern" && "$key" == $pattern ]]; then return 1; fi
         done
     fi
     return 0
