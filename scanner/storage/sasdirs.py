@@ -254,7 +254,8 @@ def discover(root: HostRoot, values: Mapping[str, Any],
         cache = discover_cas_cache(root)
         dirs.extend(SasDir(CAS_ROLE, path, source) for path, source in cache.dirs)
         problems.extend(cache.problems)
-        unreadable.update([CAS_ROLE] if cache.problems else [])
+        if cache.problems:
+            unreadable.add(CAS_ROLE)
     if not discoverable:
         bufsize = configured_bufsize(root, values)
     else:
@@ -269,7 +270,8 @@ def discover(root: HostRoot, values: Mapping[str, Any],
                 if role in reader.found:
                     paths, source = reader.found[role]
                     dirs.extend(SasDir(role, path, source) for path in paths)
-        unreadable.update(discoverable if len(problems) > before else [])
+        if len(problems) > before:
+            unreadable.update(discoverable)
         if not readers and not problems and not any(d.role == CAS_ROLE for d in dirs):
             notes.append("no SAS installation found under " + ", ".join(SAS_HOMES)
                          + ", in a SAS 9.4 configuration directory ("

@@ -65,13 +65,17 @@ tuned_reapplies() {
     return 0
 }
 
+# The ERE of a sysctl file's line setting KEY, up to its "=" (sysctl.d(5): "." or "/" as the
+# separator, systemd-sysctl's leading "-").
+sysctl_key_pattern() { printf '%s' "^[[:space:]]*-?[[:space:]]*${1//./[./]}[[:space:]]*="; }
+
 # A file tuned re-applies after its profile that sets KEY, printed (under $ROOT), or nothing:
 # /run/sysctl.d, /etc/sysctl.d (the /usr and /lib directories too before tuned 2.13), then
 # /etc/sysctl.conf.
 reapplied_file_setting() {
     local key="$1" dirs="$LAYOUT_TUNED_REAPPLY_SYSCTL_DIRS" dir file pattern
     tuned_at_least "$LAYOUT_TUNED_REAPPLY_SYSCTL_ETC_ONLY_SINCE" || dirs="$LAYOUT_TUNED_REAPPLY_SYSCTL_ALL_DIRS"
-    pattern="^[[:space:]]*-?[[:space:]]*${key//./[./]}[[:space:]]*="
+    pattern="$(sysctl_key_pattern "$key")"
     for dir in $dirs; do
         for file in "$ROOT$dir"/*.conf; do
             if grep -Eqs -- "$pattern" "$file"; then printf '%s' "$file"; return 0; fi
@@ -101,15 +105,12 @@ sysctl_home() {
 # runs, else a profile that includes the one tuned runs and adds only its [sysctl] lines;
 # where tuned runs none it can name, the whole profile (apply_tuned_profile).
 persist_sysctl() {
-    local key="$1" value="$2" line lines="" ours active before="$CHANGES"
+    local key="$1" value="$2" ours active before="$CHANGES"
     if [[ "$(sysctl_home "$key")" != tuned ]]; then
         persist_sysctl_file "$key" "$value"
         return 0
     fi
-    while IFS= read -r line; do
-        if [[ -n "$line" && "${line%%=*}" != "$key" ]]; then lines+="$line"$'\n'; fi
-    done <<< "$TUNED_SYSCTL"
-    TUNED_SYSCTL="$lines$key=$value"$'\n'
+    TUNED_SYSCTL="$(sysctl_lines_without "$key" "$TUNED_SYSCTL")"$'\n'"$key=$value"$'\n'
     ours="$ROOT$(tuned_user_dir)/$TUNED_PROFILE_NAME/tuned.conf"
     active="$(tuned_boot_profile)"
     if [[ "$active" == "$TUNED_PROFILE_NAME" ]] && { [[ -f "$ours" ]] || pending_at "$ours"; }; then
@@ -231,7 +232,7 @@ DIRTY_BYTES_SAID=" "
 # link to sysctl.conf, included) holds it too.
 persist_sysctl_file() {
     local key="$1" value="$2" file pattern etc="$ROOT${LAYOUT_SYSCTL_DIRS%% *}"
-    pattern="^[[:space:]]*-?[[:space:]]*${key//./[./]}[[:space:]]*="
+    pattern="$(sysctl_key_pattern "$key")"
     for file in "$ROOT$LAYOUT_SYSCTL_CONF" "$etc"/*.conf; do
         [[ -f "$file" && ! -L "$file" ]] || continue  # 99-sysctl.conf links to sysctl.conf
         grep -Eqs -- "$pattern" "$file" || continue
@@ -266,7 +267,8 @@ sysctl_fields_for_boot() {
     local key="$1" file="$2" conf line value field number
     shift 2
     local -a highest=("$@") candidates=() fields
-    local pattern="^[[:space:]]*-?[[:space:]]*${key//./[./]}[[:space:]]*=[[:space:]]*(.*)$"
+    local pattern
+    pattern="$(sysctl_key_pattern "$key")[[:space:]]*(.*)$"
     value="$(cat -- "$ROOT$file" 2>/dev/null)" && candidates+=("$value")
     for conf in "$ROOT$LAYOUT_SYSCTL_CONF" "$ROOT${LAYOUT_SYSCTL_DIRS%% *}"/*.conf; do
         [[ -f "$conf" ]] || continue

@@ -138,7 +138,6 @@ tuned_kept_sysctl() {
     done <<< "${current%x}"
 }
 
-
 # ktune.init exits at once where /etc/sysconfig/ktune is missing.
 ktune_started() { sysv_started "$LAYOUT_KTUNE_SYSV" && [[ -e "$ROOT$LAYOUT_KTUNE_SYSCONFIG" ]]; }
 
