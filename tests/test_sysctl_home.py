@@ -233,3 +233,21 @@ def test_an_exclude_pattern_is_never_expanded_against_files(tmp_path, scan):
     assert ran.returncode in (0, 3), ran.stderr
     assert (profile_sysctl(root).get("vm.swappiness"), sysctl_d_keys(root)) == ("1", {})
     assert _verdict(scan, root) == "pass"
+
+
+@pytest.mark.parametrize("active", ["$(touch PWNED)", "throughput-performance\ninclude=x",
+                                    "../../../../etc/passwd"])
+def test_a_hostile_active_profile_name_is_never_written(tmp_path, active):
+    """active_profile is the host's: a name that is not a plain profile name the host has
+    never reaches include= (nor a shell); the whole profile is written instead, including a
+    profile the host has."""
+    root = _host(tmp_path / "r", Case(STOCK))
+    (root / "etc/tuned/active_profile").write_text(active + "\n")
+    ran = subprocess.run(["bash", str(_fix(tmp_path, root))], cwd=tmp_path, capture_output=True,
+                         text=True, timeout=300, env={**os.environ, "SASCHECK_ROOT": str(root)})
+    assert ran.returncode in (0, 3), ran.stderr
+    assert not (tmp_path / "PWNED").exists()
+    includes = [line for line in (root / OURS_PROFILE).read_text().splitlines()
+                if line.startswith("include=")]
+    assert includes in (["include=enterprise-storage"], ["include=throughput-performance"])
+    assert profile_sysctl(root)["vm.swappiness"] == "1"
