@@ -128,15 +128,3 @@ def manifest(hosts: Iterable[FleetHost], script_of: Callable[[str], str]) -> tup
             planned.append((host.name, script_of(host.name), ",".join(host.fix.rule_ids) or "-",
                             host.scanned_at))
     return _tsv(planned), _tsv(refused)
-
-
-def prepare_directory(directory: str) -> Path:
-    """The output directory, new or empty: a planner left from an earlier fix must never
-    act on a host this one did not plan."""
-    path = Path(directory)
-    if path.exists() and (not path.is_dir() or any(path.iterdir())):
-        raise FixError(f"{directory}: give a new or empty directory for a fleet fix (one "
-                       "left from an earlier fix could hold a plan for a host this one "
-                       "refuses)")
-    path.mkdir(parents=True, exist_ok=True)
-    return path

@@ -26,6 +26,7 @@ def _next_steps(fmt: str, directory: str, planned: int) -> list[str]:
 
 def fleet_fix_command(args: argparse.Namespace) -> int:
     from .outputs import write_output
+    from .private_output import private_directory
     from .remediations import fleet
     from .remediations.generate import (
         ansible_planner,
@@ -47,27 +48,27 @@ def fleet_fix_command(args: argparse.Namespace) -> int:
 
     with user_errors():
         hosts = fleet.read_fleet(args.fleet, plan, args.max_age)
-        out = fleet.prepare_directory(args.output)
         planned = [(host.name, host.fix) for host in hosts if host.fix is not None]
-        if args.format == "bash":
-            def script_of(name: str) -> str:
-                return f"{name}.sh"
-            for name, fix in planned:
-                write_output(str(out / script_of(name)), bash_script(catalogue, fix), 0o755)
-        else:
-            def script_of(name: str) -> str:
-                return f"{fleet.PLANNERS}/{name}.sh"
-            (out / fleet.PLANNERS).mkdir()
-            for name, fix in planned:
-                write_output(str(out / script_of(name)), ansible_planner(catalogue, fix),
-                             0o755)
-            write_output(str(out / fleet.PLAYBOOK), fleet_playbook(
-                catalogue, [(name, script_of(name), fix) for name, fix in planned],
-                [(host.name, host.refused) for host in hosts if host.fix is None],
-                args.profile or "each host's own"))
-        listed, refused = fleet.manifest(hosts, script_of)
-        write_output(str(out / fleet.MANIFEST), listed)
-        write_output(str(out / fleet.REFUSED), refused)
+        with private_directory(args.output) as out:
+            if args.format == "bash":
+                def script_of(name: str) -> str:
+                    return f"{name}.sh"
+                for name, fix in planned:
+                    write_output(str(out / script_of(name)), bash_script(catalogue, fix), 0o755)
+            else:
+                def script_of(name: str) -> str:
+                    return f"{fleet.PLANNERS}/{name}.sh"
+                (out / fleet.PLANNERS).mkdir()
+                for name, fix in planned:
+                    write_output(str(out / script_of(name)), ansible_planner(catalogue, fix),
+                                 0o755)
+                write_output(str(out / fleet.PLAYBOOK), fleet_playbook(
+                    catalogue, [(name, script_of(name), fix) for name, fix in planned],
+                    [(host.name, host.refused) for host in hosts if host.fix is None],
+                    args.profile or "each host's own"))
+            listed, refused = fleet.manifest(hosts, script_of)
+            write_output(str(out / fleet.MANIFEST), listed)
+            write_output(str(out / fleet.REFUSED), refused)
     print(for_terminal(f"{args.output}: {args.format} fix for {len(planned)} hosts, "
                        f"{len(hosts) - len(planned)} refused"), file=sys.stderr)
     for host in hosts:

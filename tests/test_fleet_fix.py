@@ -164,7 +164,7 @@ def test_a_fleet_fix_refuses_what_it_cannot_plan_and_an_old_directory(tmp_path, 
     # a second fix into the same directory could leave an old plan behind: refused
     assert main(["fix", "--format", "bash", "--fleet", str(results), "-o",
                  str(tmp_path / "fix")]) == 1
-    assert "give a new or empty directory" in capsys.readouterr().err
+    assert "it is not empty" in capsys.readouterr().err
     # an inventory name Ansible would template never reaches the playbook's variables
     hostile = "{{ lookup('pipe', 'touch /tmp/pwned-by-sascheck') }}"
     shutil.copy(results / "sas03.json", results / (quote(hostile, safe="") + ".json"))
