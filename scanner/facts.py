@@ -8,7 +8,6 @@ cannot be read becomes ``Unavailable(reason)`` so the rules that need it say
 from __future__ import annotations
 
 import posixpath
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -29,6 +28,7 @@ from ..rules.host_layout import (
     host_name,
     os_platform,
 )
+from . import linear_re as re
 from .boot.dropins import merged
 from .boot.loader import BootConfig, collect_boot
 from .boot.mounts import BootMount, collect_boot_mounts

@@ -20,7 +20,6 @@ kernel arguments (THP at boot, elevator=).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -34,6 +33,7 @@ from ...rules.host_layout import (
     KERNEL_CMDLINE,
     LEGACY_GRUB_CONFS,
 )
+from .. import linear_re as re
 from ..parsers import boot
 from ..sources.hostroot import FactError, HostRoot
 

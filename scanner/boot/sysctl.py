@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import fnmatch
 import posixpath
-import re
 from dataclasses import dataclass, field
 
 from ...rules.host_layout import (
@@ -38,6 +37,7 @@ from ...rules.host_layout import (
     TUNED_REAPPLY_SYSCTL_SINCE,
     TUNED_TRUE_WORDS,
 )
+from .. import linear_re as re
 from ..sources.hostroot import FactError, HostRoot
 from ..tuned.active import release_text
 from ..tuned.ktune import Ktune

@@ -11,11 +11,11 @@ The shapes sites use, as Red Hat's solutions show them::
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ...rules.host_layout import SYSTEMD_UNIT_DIRS, TMPFILES_DIRS
+from .. import linear_re as re
 from ..sources.hostroot import FactError, HostRoot
 from .dropins import merged
 from .target import BootStarts

@@ -7,7 +7,6 @@ back on, so a setting only counts when something re-establishes it.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
@@ -15,6 +14,7 @@ from typing import Any
 from ...rules.host_layout import (
     GRUB_DEFAULTS,
 )
+from .. import linear_re as re
 from ..boot.loader import BootSource
 from ..boot.writers import EARLY, SysfsWrite
 from ..facts import Facts

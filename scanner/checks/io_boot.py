@@ -7,7 +7,6 @@ something re-establishes it.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
@@ -19,6 +18,7 @@ from ...rules.host_layout import (
     legacy_kernel,
     scheduler_written,
 )
+from .. import linear_re as re
 from ..facts import Facts
 from ..parsers.boot import arg_value
 from ..parsers.selection import Selection

@@ -4,11 +4,11 @@ and the running processes' own /proc/PID/limits."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...rules.host_layout import INHERITED_HARD, INHERITED_SOFT, LIMIT_ITEMS
+from .. import linear_re as re
 from ..facts import Facts
 from ..results import Evidence, Outcome, Verdict, combine_judged, summarise
 from ..system.limits import Account, PamLine

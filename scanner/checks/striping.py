@@ -6,7 +6,6 @@ minimum_io_size to the stripe unit and optimal_io_size to the unit times the dat
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -18,6 +17,7 @@ from ...rules.host_layout import (
     SAS_DEFAULT_PAGE_MAX,
     SAS_DEFAULT_PAGE_STEP,
 )
+from .. import linear_re as re
 from ..facts import Facts
 from ..results import Evidence, Outcome, Verdict
 from ..storage.blockdev import BlockDevice

@@ -19,14 +19,23 @@ Samples::
 
 from __future__ import annotations
 
-import re
 import shlex
 from dataclasses import dataclass, field
+
+from .. import linear_re as re
 
 _GRUB_KEYS = ("GRUB_CMDLINE_LINUX", "GRUB_CMDLINE_LINUX_DEFAULT")
 
 
+# The kernel takes at most 4,096 characters of command line (COMMAND_LINE_SIZE on x86-64
+# and ppc64le); a longer value is split into plain words without shlex, which reads one
+# character at a time (about 12 s a MiB of a file written to stall the scan).
+MAX_QUOTED_VALUE = 64 * 1024
+
+
 def _split(value: str) -> list[str]:
+    if len(value) > MAX_QUOTED_VALUE:
+        return value.replace('"', " ").replace("'", " ").split()
     try:
         return shlex.split(value, comments=False, posix=True)
     except ValueError:  # unbalanced quotes: fall back to plain words

@@ -18,21 +18,49 @@ guessed at.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
+
+from .. import linear_re as re
 
 NAME = "CAS_DISK_CACHE"
 
+# Each file is read in time linear in its size (a CAS account writes it and root scans it):
+# RE2 matches only an assignment's ``NAME =`` prefix, the value is cut and stripped in
+# Python, and a block comment's close is found with one str.find.
 # Lua: env.CAS_DISK_CACHE = '...' (or "..."), a trailing -- comment allowed.
-_LUA_ASSIGNMENT = re.compile(r"^\s*env\s*(?:\.\s*CAS_DISK_CACHE|\[\s*(['\"])CAS_DISK_CACHE\1\s*\])"
-                             r"\s*=(?!=)\s*(.*?)\s*$")
+_LUA_ASSIGNMENT = re.compile(r"""^\s*env\s*(?:\.\s*CAS_DISK_CACHE|\[\s*(?:'CAS_DISK_CACHE'|"""
+                             r""""CAS_DISK_CACHE")\s*\])\s*=""")
 _LUA_LITERAL = re.compile(r"""^(?:'([^'\\]*)'|"([^"\\]*)")\s*;?\s*(?:--.*)?$""")
-# Lua block comments (--[[ ... ]], --[==[ ... ]==]) blanked, newlines kept.
-_LUA_BLOCK_COMMENT = re.compile(r"--\[(=*)\[.*?\]\1\]", re.DOTALL)
 # Shell: [export] CAS_DISK_CACHE=value, the value bare or in one pair of quotes.
-_SHELL_ASSIGNMENT = re.compile(r"^\s*(?:export\s+)?CAS_DISK_CACHE=(.*?)\s*$")
+_SHELL_ASSIGNMENT = re.compile(r"^\s*(?:export\s+)?CAS_DISK_CACHE=")
 _SHELL_LITERAL = re.compile(r"""^(?:'([^']*)'|"([^"$`\\]*)"|([^\s'"$`\\;&|<>()]*))"""
                             r"""\s*(?:;\s*)?(?:#.*)?$""")
+
+
+def without_block_comments(text: str) -> str:
+    """Lua's block comments (``--[[ ... ]]``, ``--[==[ ... ]==]``) blanked, their line breaks
+    kept so that line numbers stay; one left open runs to the end of the file. Each
+    character is looked at a bounded number of times."""
+    pieces, position = [], 0
+    while True:
+        start = text.find("--[", position)
+        if start < 0:
+            break
+        level_end = start + 3
+        while level_end < len(text) and text[level_end] == "=":
+            level_end += 1
+        if level_end >= len(text) or text[level_end] != "[":
+            pieces.append(text[position:level_end])
+            position = level_end
+            continue
+        close = "]" + "=" * (level_end - start - 3) + "]"
+        end = text.find(close, level_end + 1)
+        end = len(text) if end < 0 else end + len(close)
+        pieces.append(text[position:start])
+        pieces.append("\n" * text.count("\n", start, end))
+        position = end
+    pieces.append(text[position:])
+    return "".join(pieces)
 
 
 @dataclass(frozen=True)
@@ -49,13 +77,12 @@ def _split(value: str) -> tuple[str, ...]:
 
 def lua_settings(text: str) -> list[CacheSetting]:
     """Each ``env.CAS_DISK_CACHE = ...`` of a Lua configuration file, in order."""
-    cleaned = _LUA_BLOCK_COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text)
     found = []
-    for number, line in enumerate(cleaned.splitlines(), start=1):
+    for number, line in enumerate(without_block_comments(text).splitlines(), start=1):
         match = _LUA_ASSIGNMENT.match(line)
-        if not match:
+        if not match or line.startswith("=", match.end()):  # '==' compares, not assigns
             continue
-        literal = _LUA_LITERAL.match(match.group(2))
+        literal = _LUA_LITERAL.match(line[match.end():].strip())
         if literal:
             value = literal.group(1) if literal.group(1) is not None else literal.group(2)
             found.append(CacheSetting(number, _split(value)))
@@ -73,7 +100,7 @@ def shell_settings(text: str) -> list[CacheSetting]:
         match = _SHELL_ASSIGNMENT.match(line)
         if not match:
             continue
-        literal = _SHELL_LITERAL.match(match.group(1))
+        literal = _SHELL_LITERAL.match(line[match.end():].strip())
         if literal:
             value = next((group for group in literal.groups() if group is not None), "")
             found.append(CacheSetting(number, _split(value)))

@@ -21,8 +21,7 @@ Sample (lvm.conf(5) metadata format)::
 
 from __future__ import annotations
 
-import re
-
+from .. import linear_re as re
 from .simple import ascii_int
 
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|#[^\n]*|[{}\[\]=,]|[^\s{}\[\]=,"#]+')

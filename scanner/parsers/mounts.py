@@ -11,8 +11,9 @@ point as three-digit octal (``\\040``, ``\\011``, ``\\012``, ``\\134``).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
+
+from .. import linear_re as re
 
 _OCTAL = re.compile(r"\\([01][0-7]{2})")
 _FIELDS = re.compile(r"[ \t]+")

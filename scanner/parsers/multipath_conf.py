@@ -27,8 +27,9 @@ Comments start with ``#`` or ``!``; values may be double-quoted.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
+
+from .. import linear_re as re
 
 _TOKEN = re.compile(r'"([^"\n]*)"|([{}])|([^\s{}"#!]+)|([#!][^\n]*)|(\s+)')
 SUBSECTIONS = {"devices": "device", "multipaths": "multipath"}

@@ -13,8 +13,9 @@ Option names are case-insensitive; values may be quoted or parenthesised lists;
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
+
+from .. import linear_re as re
 
 _COMMENT = re.compile(r"/\*.*?(\*/|$)", re.DOTALL)
 _TOKEN = re.compile(r"""\s*(?:"([^"]*)"|'([^']*)'|(\()|(\))|([^\s()"']+))""")
@@ -31,9 +32,8 @@ def _tokens(line: str) -> list[tuple[str, bool]]:
     """(token, was_quoted) pairs; parentheses come back as bare tokens."""
     tokens: list[tuple[str, bool]] = []
     position = 0
-    while position < len(line):
-        match = _TOKEN.match(line, position)
-        if not match or match.end() == position:
+    for match in _TOKEN.finditer(line):  # one pass: a token must start where the last ended
+        if match.start() != position or match.end() == position:
             break
         position = match.end()
         double, single, opening, closing, bare = match.groups()

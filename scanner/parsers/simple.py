@@ -9,8 +9,9 @@ Samples::
 
 from __future__ import annotations
 
-import re
 import shlex
+
+from .. import linear_re as re
 
 
 def cpuinfo_flags(text: str) -> set[str]:
@@ -58,12 +59,20 @@ def meminfo_kib(text: str, key: str = "MemTotal") -> int | None:
     return None
 
 
+# No value of these files (os-release, selinux/config, sysconfig) runs to pages: a longer one
+# is kept as written, not unquoted (shlex reads a character at a time, about 12 s a MiB).
+MAX_SHELL_VALUE = 4096
+
+
 def shell_assignments(text: str) -> dict[str, str]:
     """``KEY=value`` lines with shell quoting, as in /etc/os-release."""
     values: dict[str, str] = {}
     for raw in text.splitlines():
         key, sep, value = raw.strip().partition("=")
         if not sep or not key.isidentifier():
+            continue
+        if len(value) > MAX_SHELL_VALUE:
+            values[key] = value
             continue
         try:
             words = shlex.split(value)

@@ -26,8 +26,9 @@ C.UTF-8; RHEL 6's lsblk adds the kernel name of a device-mapper device (insights
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
+
+from .. import linear_re as re
 
 _PAIR = re.compile(r'([A-Z0-9:_%.-]+)="((?:[^"\\]|\\.)*)"')
 _ESCAPE = re.compile(r"\\x([0-9a-fA-F]{2})")

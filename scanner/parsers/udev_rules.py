@@ -26,8 +26,9 @@ or failed on the way), so ``may_reach`` can test it against what is known of a d
 from __future__ import annotations
 
 import fnmatch
-import re
 from dataclasses import dataclass
+
+from .. import linear_re as re
 
 _PAIR = re.compile(r'\s*([A-Za-z_]+)(?:\{([^}]*)\})?\s*(==|!=|\+=|-=|:=|=)\s*"((?:[^"\\]|\\.)*)"\s*,?')
 
@@ -113,9 +114,8 @@ def _logical_lines(text: str) -> list[tuple[int, list[UdevPair]]]:
             continue
         pairs = []
         position = 0
-        while position < len(line):
-            match = _PAIR.match(line, position)
-            if not match:
+        for match in _PAIR.finditer(line):  # one pass: a pair must start where the last ended
+            if match.start() != position or match.end() == position:
                 break
             pairs.append(UdevPair(match.group(1), match.group(2), match.group(3),
                                   match.group(4)))

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import os
 import posixpath
-import re
 import tarfile
 import tempfile
 from collections.abc import Iterator
@@ -38,6 +37,7 @@ from ...rules.host_layout import (
     TUNED_VERSION_DIRS,
     TUNED_VERSION_PARENT,
 )
+from .. import linear_re as re
 from ..parsers.sos_commands import (
     LsblkEntry,
     installed_versions,
@@ -71,8 +71,7 @@ UNAME = "/uname"
 # Only what a scan reads, or what rebuilds it, is copied: logs and the journal can be GBs.
 _KEPT_COMMANDS = ("block", "devicemapper", "kernel", "tuned", "host", "multipath")
 _SKIPPED = re.compile(
-    r"(var/log|var/cache|var/spool|usr/share|sos_logs|sos_reports|sos_strings)(/|$)"
-    rf"|sos_commands/(?!({'|'.join(_KEPT_COMMANDS)})(/|$))")
+    r"(var/log|var/cache|var/spool|usr/share|sos_logs|sos_reports|sos_strings)(/|$)")
 _SYSCTL_KEPT = ("kernel.", "vm.")
 _SYSCTL_PART = re.compile(r"[A-Za-z0-9_-]+")
 # A kernel device name as lsblk prints it; anything else is not made into a path.
@@ -145,6 +144,9 @@ def opened(path: str) -> Iterator[Sosreport]:
 def _place(relative: str) -> str | None:
     relative = relative.strip("/")
     if not relative or _SKIPPED.match(relative):
+        return None
+    parts = relative.split("/", 2)
+    if parts[0] == "sos_commands" and len(parts) > 1 and parts[1] not in _KEPT_COMMANDS:
         return None
     return "/" + relative
 

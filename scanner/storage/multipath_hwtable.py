@@ -10,7 +10,6 @@ import dataclasses
 import functools
 import json
 import os
-import re
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -24,6 +23,7 @@ from ...rules.host_layout import (
 )
 from ...rules.loader import RULES_DIR
 from .. import host_regex
+from .. import linear_re as re
 from ..parsers.multipath_conf import MultipathConfError, parse_multipath_conf
 from ..parsers.simple import shell_assignments
 from ..sources.hostroot import FactError, HostRoot

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from ...rules.host_layout import (
@@ -12,6 +11,7 @@ from ...rules.host_layout import (
     INTEL_NO_TURBO,
     PROC_CPUINFO,
 )
+from .. import linear_re as re
 from ..sources.hostroot import FactError, HostRoot
 from ..unavailable import Unavailable
 

@@ -5,11 +5,11 @@ command line are resolved through."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ...rules.host_layout import CPUIDLE_DRIVER, CPUIDLE_STATES
+from .. import linear_re as re
 from ..parsers.simple import ascii_int
 from ..sources.hostroot import FactError, HostRoot
 from ..tuned.active import release_text

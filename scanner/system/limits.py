@@ -4,7 +4,6 @@ services that run as them (and systemd's defaults), and their running processes.
 from __future__ import annotations
 
 import posixpath
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,6 +18,7 @@ from ...rules.host_layout import (
     SYSTEMD_SYSTEM_CONF_DIRS,
     SYSTEMD_UNIT_DIRS,
 )
+from .. import linear_re as re
 from ..boot.dropins import merged
 from ..parsers.simple import ascii_int
 from ..sources.hostroot import FactError, HostRoot

@@ -3,10 +3,10 @@ the nodes the kernel brought online."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from ...rules.host_layout import NUMA_NODES_ONLINE, PROC_CMDLINE, PROC_CPUINFO
+from .. import linear_re as re
 from ..sources.hostroot import FactError, HostRoot
 from ..unavailable import Unavailable
 

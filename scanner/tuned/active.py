@@ -4,7 +4,6 @@ RHEL 5/6's ktune."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from ...rules.host_layout import (
@@ -23,6 +22,7 @@ from ...rules.host_layout import (
     TUNED_VERSION_DIRS,
     TUNED_VERSION_PARENT,
 )
+from .. import linear_re as re
 from ..boot.services import sysv_start_links
 from ..boot.target import BootStarts
 from ..parsers.tuned_conf import parse_active_profile

@@ -31,7 +31,6 @@ Each point follows tuned's own code (redhat-performance/tuned, cited by tag):
 from __future__ import annotations
 
 import configparser
-import re
 from dataclasses import dataclass, field
 
 from ...rules.host_layout import (
@@ -39,6 +38,7 @@ from ...rules.host_layout import (
     TUNED_SHIPPED_PROFILES,
 )
 from .. import host_regex
+from .. import linear_re as re
 from ..sources.hostroot import FactError, HostRoot
 from .layout import NEW_LAYOUT_SINCE, TunedLayout, tuned_layout
 
@@ -254,7 +254,7 @@ def expand_functions(value: str, host: HostMatch | None) -> tuple[str, list[str]
     text and the functions left unevaluated."""
     unevaluated: list[str] = []
 
-    def call(match: re.Match[str]) -> str:
+    def call(match: re.Match) -> str:
         args = match.group(2)[1:].split(":") if match.group(2) else []
         if match.group(1) == "virt_check" and len(args) == 2 and host is not None \
                 and host.virtual is not None:

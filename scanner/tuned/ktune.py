@@ -11,7 +11,6 @@ cannot be read, the 1.0 branch's functions stand in (rules/host_layout.TUNED_1_0
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from ...rules.host_layout import (
@@ -30,6 +29,7 @@ from ...rules.host_layout import (
     TUNED02_FUNCTIONS,
     TUNED_1_0_FUNCTIONS,
 )
+from .. import linear_re as re
 from ..boot.services import sysv_start_links
 from ..parsers.simple import shell_assignments
 from ..sources.hostroot import FactError, HostRoot

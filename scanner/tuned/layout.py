@@ -11,7 +11,6 @@ an older collector, a sosreport), the directories the package made; then the rel
 from __future__ import annotations
 
 import posixpath
-import re
 from dataclasses import dataclass
 
 from ...rules.host_layout import (
@@ -19,6 +18,7 @@ from ...rules.host_layout import (
     TUNED_PROFILES_SUBDIR,
     TUNED_SHIPPED_PROFILES,
 )
+from .. import linear_re as re
 from ..sources.hostroot import FactError, HostRoot
 
 Version = tuple[int, int, int]
