@@ -316,3 +316,33 @@ def test_a_hostile_cache_path_stays_text_in_the_fix(tmp_path, scan):
     [line] = [line for line in (root / "etc/fstab").read_text().splitlines()
               if line.split()[1:2] == ["/cascache"]]
     assert "noatime" in line.split()[3], run.stdout
+
+
+def test_a_cas_file_linked_out_of_its_tree_is_the_same_error_live_and_in_snapshots(tmp_path,
+                                                                                   scan):
+    """Issue 63: the CAS account writes its configuration, so a file of it that leads out of
+    /opt/sas/viya/config/etc/cas is not read (hostroot.AccountTree). The scan of the root
+    and of both collectors' snapshots (which keep the link as a link) say the same; a link
+    that stays inside the tree is read as the file it leads to."""
+    root = cas_host(tmp_path / "r")
+    RootBuilder(root).file("/etc/cas-elsewhere.lua", "env.CAS_DISK_CACHE = '/cascache/d2'\n")
+    (root / CAS.lstrip("/") / "casconfig_usermods.lua").symlink_to("/etc/cas-elsewhere.lua")
+    sets = ["sas_data_dirs=/sasdata"]
+    for source in ("root", "py.tar.gz", "sh.tar.gz"):
+        if source == "root":
+            result = scan(root)
+        else:
+            archive = (_python_collect(root, sets, tmp_path / source) if source == "py.tar.gz"
+                       else _script_collect(root, tmp_path / source, tmp_path))
+            out = tmp_path / f"{source}.json"
+            main(["scan", "--snapshot", str(archive), "--set", sets[0], "--quiet", "--json",
+                  str(out)])
+            result = json.loads(out.read_text())
+        rule = result["by_id"]["sas_dirs_separate"] if "by_id" in result else next(
+            r for r in result["rules"] if r["id"] == "sas_dirs_separate")
+        assert rule["result"] == "error", (source, rule)
+        assert "a link out of the CAS configuration" in rule["message"], (source, rule)
+    inside = cas_host(tmp_path / "inside")
+    RootBuilder(inside).file(f"{CAS}/site.lua", "env.CAS_DISK_CACHE = '/cascache/d2'\n")
+    (inside / CAS.lstrip("/") / "casconfig_usermods.lua").symlink_to("site.lua")
+    assert _dirs(scan(inside)) == {"/cascache/d2": f"{CAS}/casconfig_usermods.lua:1"}

@@ -181,3 +181,67 @@ def test_the_archive_is_the_owners_alone(tmp_path, collector):
     assert mode == 0o600
     assert SECRET not in outcome.manifest
 
+
+
+CAS_INSTANCE = "/opt/sas/viya/config/etc/cas/default"
+
+
+def _cas_tree(*commands: str) -> str:
+    """live_setup: a tmpfs /opt holding a SAS Viya 3.5 CAS instance's configuration, which
+    the CAS account owns (casconfig.lua as the deployment writes it)."""
+    return "\n".join([
+        "mount -t tmpfs sascheck-opt /opt", f"mkdir -p {CAS_INSTANCE}",
+        f"echo \"env.CAS_DISK_CACHE = '/cascache'\" > {CAS_INSTANCE}/casconfig.lua",
+        *commands])
+
+
+@both
+def test_a_cas_file_linked_to_a_root_only_file_is_kept_as_a_link(tmp_path, collector):
+    """Issue 63: the CAS account makes casconfig_usermods.lua a link to a file only root may
+    read. The snapshot keeps the link as a link, names it, and never the file's bytes."""
+    outcome = attack(tmp_path, collector, live_setup=_cas_tree(
+        f"ln -s /mnt/secret {CAS_INSTANCE}/casconfig_usermods.lua",
+        f"ln -s ../../../../../../../mnt/secret {CAS_INSTANCE}/cas_usermods.settings"))
+    assert outcome.returncode == 0, outcome.stderr
+    assert not outcome.leaked()
+    outcome.assert_host_untouched()
+    member = f"root{CAS_INSTANCE}"
+    assert outcome.archive[f"{member}/casconfig_usermods.lua"] == b"-> /mnt/secret"
+    # the shell settings: copied by collect.sh as what they are; the Python collector keeps
+    # only what the scan read, and the scan reads them only where no Lua file sets the cache
+    assert outcome.archive.get(f"{member}/cas_usermods.settings",
+                               b"-> ../../../../../../../mnt/secret") == (
+        b"-> ../../../../../../../mnt/secret")
+    assert b"/cascache" in outcome.archive[f"{member}/casconfig.lua"]  # its own files copied
+    assert "casconfig_usermods.lua" in outcome.manifest  # named, with why
+    assert "out of the CAS configuration" in outcome.manifest
+
+
+@both
+def test_a_hard_link_to_a_secret_in_the_cas_configuration_is_not_copied(tmp_path, collector):
+    """Without fs.protected_hardlinks (RHEL 6) the CAS account can hard-link a root-only file
+    into its configuration (sharing the secret's file system)."""
+    outcome = attack(tmp_path, collector, live_setup="\n".join([
+        f"mkdir -p /mnt/cas{CAS_INSTANCE}",
+        f"echo \"env.CAS_DISK_CACHE = '/cascache'\" > /mnt/cas{CAS_INSTANCE}/casconfig.lua",
+        f"ln /mnt/secret /mnt/cas{CAS_INSTANCE}/casconfig_usermods.lua",
+        "mount -t tmpfs sascheck-opt /opt", "mkdir /opt/sas",
+        "mount --bind /mnt/cas/opt/sas /opt/sas"]))
+    assert outcome.returncode == 0, outcome.stderr
+    assert not outcome.leaked()
+    assert outcome.host["/mnt/secret"] == SECRET
+    assert "hard link" in outcome.manifest
+
+
+@both
+def test_the_sas_accounts_sasv9_cfg_linked_to_a_root_only_file_is_kept_as_a_link(tmp_path,
+                                                                                collector):
+    """The SAS installer account owns SASHome: sasv9_local.cfg made a link to a root-only
+    file is the CAS attack in SAS 9.4's tree, and gets the same rule."""
+    base = "/opt/sas/SASHome/SASFoundation/9.4"
+    outcome = attack(tmp_path, collector, live_setup=sas_tree("-WORK /saswork") + "\n"
+                     f"ln -s /mnt/secret {base}/sasv9_local.cfg")
+    assert outcome.returncode == 0, outcome.stderr
+    assert not outcome.leaked()
+    assert outcome.archive[f"root{base}/sasv9_local.cfg"] == b"-> /mnt/secret"
+    assert b"-WORK /saswork" in outcome.archive[f"root{base}/sasv9.cfg"]

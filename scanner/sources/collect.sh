@@ -365,6 +365,60 @@ put_file() {
     fi
 }
 
+# Print the regular file at canonical in-root $1 of an account's tree (tree_file), at most
+# 4 MiB. The file is opened under the time limit (a FIFO swapped in cannot hang the run),
+# then judged on what was opened, not on its name: a regular file with one hard link (a
+# root-only file hard-linked in, as RHEL 6 allows, has two) that is the very file the name
+# holds after the open (lstat: a name swapped for a link meanwhile is caught); from inside
+# the directory the path names (cd -P, its physical path compared). Exit 2: refused.
+cat_in_tree() {
+    r_host="$ROOT${1%/*}"
+    [ -n "$r_host" ] || r_host=/
+    (
+        cd -P "$r_host" 2>/dev/null && [ "$PWD" = "$r_host" ] || exit 1
+        # shellcheck disable=SC2016,SC2086  # the inner script's own $1; TIMEOUT: a command and its argument
+        exec $TIMEOUT sh -c '
+            exec 3<"./$1" || exit 1
+            opened="$(stat -L -c "%d:%i:%h:%f" /proc/self/fd/3)" || exit 1
+            named="$(stat -c "%d:%i" -- "./$1")" || exit 1
+            case "$opened" in "$named":1:8???) ;; *) exit 2 ;; esac
+            exec dd bs=4096 count="$2" <&3 2>/dev/null' sh "${1##*/}" "$BLOCKS" 2>/dev/null
+    )
+}
+
+# tree_file TREE NAME PATH: in-root PATH of canonical TREE, a tree an account other than
+# root writes (NAME: the CAS configuration), copied only where it resolves inside TREE to a
+# regular file with one hard link (cat_in_tree); the links on its way are kept as links
+# (canon records them, so the snapshot shows where they lead), and what is not copied is
+# named with why. scanner/sources/hostroot.py's AccountTree is the same rule.
+tree_file() {
+    if ! canon "$3"; then
+        note_unreadable "$3" "climbs above the root, holds a line break or loops; not followed"
+        return 0
+    fi
+    case "$CANON" in
+        "$1"|"$1"/*) ;;
+        *) note_unreadable "$3" "a link out of $2 ($1) to $CANON; kept as a link, not read"
+           return 0 ;;
+    esac
+    if [ ! -e "$ROOT$CANON" ] && [ ! -L "$ROOT$CANON" ]; then return 0; fi
+    if [ -L "$ROOT$CANON" ] || [ ! -f "$ROOT$CANON" ]; then
+        note_unreadable "$3" "not a regular file; not copied"
+        return 0
+    fi
+    stage_dir "${CANON%/*}" || return 0
+    [ ! -e "$R$CANON" ] && [ ! -L "$R$CANON" ] || return 0
+    t_status=0
+    cat_in_tree "$CANON" > "$R$CANON" || t_status=$?
+    if [ "$t_status" = 0 ]; then return 0; fi
+    rm -f "$R$CANON"
+    if [ "$t_status" = 2 ]; then
+        note_unreadable "$3" "a file with more than one hard link in $2, or changed while read; not read"
+    else
+        note_unreadable "$3" "cannot read"
+    fi
+}
+
 # follow PATH [dir]: record the links on PATH's way, then what it ends at: a directory is
 # made, a regular file copied (with "dir", a directory only), anything else named.
 follow() {
@@ -414,6 +468,7 @@ sas_allowed() {
     while [ -n "$a_list" ]; do
         a_prefix="${a_list%%"$NEWLINE"*}"
         a_list="${a_list#*"$NEWLINE"}"
+        SAS_PLACE="${a_prefix%/}"  # the place it lies in ('' for /), for tree_file
         case "$1" in "$a_prefix"|"$a_prefix"/*) return 0 ;; esac
         [ "$a_prefix" != / ] || return 0
     done
@@ -758,13 +813,17 @@ done > "$SAS_PATHS"
 tab="$(printf '\t')"
 while IFS="$tab" read -r name path; do allow_sas "$path"; done < "$SAS_PATHS"
 
+# The SAS installer account owns these trees: their files are copied by tree_file's rule.
+in_tree() {
+    if [ -e "$ROOT$2" ] || [ -L "$ROOT$2" ]; then tree_file "$1" "the SAS installation" "$2"; fi
+}
 for home in $LAYOUT_SAS_HOMES; do
     for foundation in $LAYOUT_SAS_FOUNDATIONS; do
         base="$home/$foundation"
         listable "$base" || continue
         base="$CANON"
         for file in "$ROOT$base"/sasv9.cfg "$ROOT$base"/sasv9_local.cfg "$ROOT$base"/nls/*/sasv9.cfg; do
-            [ -f "$file" ] && follow "${file#"$ROOT"}"
+            in_tree "$base" "${file#"$ROOT"}"
         done
     done
 done
@@ -776,21 +835,26 @@ for config in $LAYOUT_SAS_CONFIG_DIRS; do
         [ -d "$level" ] || continue
         follow "${level#"$ROOT"}" dir
         for file in "$level"/*/sasv9.cfg "$level"/*/"$LAYOUT_SAS_USERMODS"; do
-            [ -f "$file" ] && follow "${file#"$ROOT"}"
+            in_tree "$config" "${file#"$ROOT"}"
         done
     done
 done
 if listable "$LAYOUT_SAS_VIYA_SPRE_CONFIG"; then
-    for file in "$ROOT$CANON"/sasv9*.cfg; do
-        [ -f "$file" ] && follow "${file#"$ROOT"}"
+    spre="$CANON"
+    for file in "$ROOT$spre"/sasv9*.cfg; do
+        in_tree "$spre" "${file#"$ROOT"}"
     done
 fi
 # SAS Viya's CAS instances (<cas config>/<instance>): where each keeps its disk cache.
+# The CAS account writes these: tree_file's rule, never follow's.
 if listable "$LAYOUT_SAS_VIYA_CAS_CONFIG"; then
-    for instance in "$ROOT$CANON"/*; do
+    cas_tree="$CANON"
+    for instance in "$ROOT$cas_tree"/*; do
         if [ ! -d "$instance" ] || [ -L "$instance" ]; then continue; fi
         for name in $LAYOUT_CAS_CONFIG_FILES; do
-            [ -f "$instance/$name" ] && follow "${instance#"$ROOT"}/$name"
+            if [ -e "$instance/$name" ] || [ -L "$instance/$name" ]; then
+                tree_file "$cas_tree" "the CAS configuration" "${instance#"$ROOT"}/$name"
+            fi
         done
     done
 fi
@@ -806,10 +870,8 @@ find "$R" -name 'sasv9*.cfg' -type f -exec \
     case "$include" in /*) ;; *) continue ;; esac
     if ! canon "$include" || ! sas_allowed "$CANON"; then
         note_unreadable "$include" "a -CONFIG include outside the SAS installation and the SAS directories; not copied"
-    elif [ -f "$ROOT$CANON" ] && [ "$(stat -c %h -- "$ROOT$CANON" 2>/dev/null)" != 1 ]; then
-        note_unreadable "$include" "a -CONFIG include with more than one hard link; not copied"
     else
-        follow "$include"
+        tree_file "$SAS_PLACE" "the SAS installation and the SAS directories" "$include"
     fi
 done
 

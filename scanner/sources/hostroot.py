@@ -14,6 +14,7 @@ import os
 import posixpath
 import stat
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from ...rules.errors import UserInputError
 
@@ -24,6 +25,22 @@ DEFAULT_READ_LIMIT = 4 * 1024 * 1024
 
 class FactError(UserInputError):
     """A file could not be read or understood; the message says why."""
+
+
+class OutsideTreeError(FactError):
+    """A file of an account's tree that leads out of it, or is a second name of another
+    file: not read, whether or not what it leads to exists."""
+
+
+@dataclass(frozen=True)
+class AccountTree:
+    """A directory tree an account other than root writes (the CAS configuration): a file
+    in it is read only where it resolves inside the tree to a file with one hard link.
+    Its links are recorded as links (a snapshot names them); a link out of the tree, or a
+    hard link the account made to a file it cannot read (possible without
+    fs.protected_hardlinks, as on RHEL 6), never makes root read that file."""
+    path: str
+    name: str
 
 
 PARTIAL_ROOT_MARKER = ".sascheck-partial-root"  # beside an extracted snapshot's root
@@ -197,17 +214,24 @@ class HostRoot:
         self._note_dir(resolved, entries)
         return entries
 
-    def read_bytes(self, path: str, limit: int = DEFAULT_READ_LIMIT) -> bytes:
+    def read_bytes(self, path: str, limit: int = DEFAULT_READ_LIMIT,
+                   tree: AccountTree | None = None) -> bytes:
         try:
-            data, resolved = self._read_bytes(path, limit)
+            data, resolved = self._read_bytes(path, limit, tree)
         except FactError as exc:
             self._note_error(path, str(exc))
             raise
         self._note_file(resolved, data)
         return data
 
-    def _read_bytes(self, path: str, limit: int) -> tuple[bytes, str]:
+    def _read_bytes(self, path: str, limit: int,
+                    tree: AccountTree | None = None) -> tuple[bytes, str]:
         resolved = self.resolve(path)
+        if tree is not None:
+            inside = self.resolve(tree.path).rstrip("/")
+            if resolved != inside and not resolved.startswith(inside + "/"):
+                raise OutsideTreeError(f"{path}: a link out of {tree.name} ({tree.path}) to "
+                                       f"{resolved}; kept as a link, not read")
         try:
             fd = self.open_resolved(resolved)
         except FileNotFoundError:
@@ -218,8 +242,12 @@ class HostRoot:
                 raise FactError(f"{path}: a link where none was (changed while read)") from None
             raise FactError(f"{path}: cannot read: {exc.strerror}") from None
         try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
+            status = os.fstat(fd)  # the file opened, not a name that may change meanwhile
+            if not stat.S_ISREG(status.st_mode):
                 raise FactError(f"{path}: not a regular file")
+            if tree is not None and status.st_nlink > 1:
+                raise OutsideTreeError(f"{path}: a file with {status.st_nlink} hard links in "
+                                       f"{tree.name}; not read")
             with os.fdopen(fd, "rb", closefd=False) as handle:
                 data = handle.read(limit + 1)
         except OSError as exc:
@@ -258,10 +286,10 @@ class HostRoot:
             os.close(directory)
 
     def read_text(self, path: str, limit: int = DEFAULT_READ_LIMIT,
-                  allow_nul: bool = False) -> str:
+                  allow_nul: bool = False, tree: AccountTree | None = None) -> str:
         """The file's text. Binary content is an error, not garbage passed on, unless
         the caller's parser judges it line by line (``allow_nul``)."""
-        data = self.read_bytes(path, limit)
+        data = self.read_bytes(path, limit, tree)
         if b"\0" in data and not allow_nul:
             raise FactError(f"{path}: binary content")
         try:
@@ -269,11 +297,15 @@ class HostRoot:
         except UnicodeDecodeError:
             return data.decode("latin-1")
 
-    def read_optional(self, path: str, limit: int = DEFAULT_READ_LIMIT) -> str | None:
+    def read_optional(self, path: str, limit: int = DEFAULT_READ_LIMIT,
+                      tree: AccountTree | None = None) -> str | None:
         """The file's text, or None when it does not exist (other problems raise: a
-        directory on the way that may not be searched is not a missing file)."""
+        directory on the way that may not be searched is not a missing file). With ``tree``,
+        read as an account's file (AccountTree)."""
         try:
-            return self.read_text(path, limit)
+            return self.read_text(path, limit, tree=tree)
+        except OutsideTreeError:
+            raise  # said whether or not its target exists (a snapshot holds only the link)
         except FactError:
             if self._missing(self.resolve(path)):
                 return None

@@ -22,7 +22,10 @@ from ...rules.host_layout import (
 )
 from ...rules.values import has_control_character
 from ..parsers.cas_config import CacheSetting, lua_settings, shell_settings
-from ..sources.hostroot import FactError, HostRoot
+from ..sources.hostroot import AccountTree, FactError, HostRoot
+
+# The CAS account owns its configuration, and root scans it (sources/hostroot.AccountTree).
+CAS_TREE = AccountTree(SAS_VIYA_CAS_CONFIG, "the CAS configuration")
 
 
 @dataclass
@@ -39,7 +42,7 @@ def _last(root: HostRoot, directory: str, names: tuple[str, ...], lua: bool,
     for name in names:
         path = f"{directory}/{name}"
         try:
-            text = root.read_optional(path, 1024 * 1024)
+            text = root.read_optional(path, 1024 * 1024, tree=CAS_TREE)
         except FactError as exc:
             found.problems.append(str(exc))
             continue

@@ -9,7 +9,6 @@ last value read wins. So the shipped ``-WORK /tmp`` is overridden by a site's
 
 from __future__ import annotations
 
-import os
 import posixpath
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -30,7 +29,7 @@ from ...rules.host_layout import (
 )
 from ...rules.values import has_control_character
 from ..parsers.sas_config import parse_sas_config, sas_size_bytes
-from ..sources.hostroot import FactError, HostRoot
+from ..sources.hostroot import AccountTree, FactError, HostRoot
 from .cas_cache import discover_cas_cache
 
 MAX_CONFIG_FILES = 64
@@ -83,10 +82,11 @@ def _inside(path: str, places: Sequence[str]) -> bool:
 
 class _ConfigReader:
     def __init__(self, root: HostRoot, sasroot: str | None,
-                 places: Sequence[str] = ()) -> None:
+                 places: Sequence[str] = (), tree: AccountTree | None = None) -> None:
         self.root = root
         self.sasroot = sasroot
         self.places = places
+        self.tree = tree  # where the chain's own files lie (None: named by the site)
         self.found: dict[str, tuple[list[str], str]] = {}
         self.bufsize: tuple[int, str] | None = None
         self.notes: list[str] = []
@@ -100,10 +100,14 @@ class _ConfigReader:
         if len(self.files_read) >= MAX_CONFIG_FILES:
             self.notes.append(f"{path}: more than {MAX_CONFIG_FILES} config files, skipped")
             return
-        if chain and not self._may_include(path, chain[-1]):
-            return
+        tree = self.tree
+        if chain:
+            place = self._may_include(path, chain[-1])
+            if place is None:
+                return
+            tree = AccountTree(place, "the SAS installation and the SAS directories")
         try:
-            text = self.root.read_optional(path, 1024 * 1024)
+            text = self.root.read_optional(path, 1024 * 1024, tree=tree)
         except FactError as exc:
             self.problems.append(str(exc))
             return
@@ -128,26 +132,19 @@ class _ConfigReader:
                 if paths:
                     self.found[option.name] = (paths, f"{path}:{option.line}")
 
-    def _may_include(self, path: str, parent: str) -> bool:
-        """An include inside the SAS places, and no second hard link to another file."""
+    def _may_include(self, path: str, parent: str) -> str | None:
+        """The SAS place an include lies in (the read then holds it there, and refuses a
+        second hard link: hostroot.AccountTree); None where it is outside them all."""
         try:
             resolved = self.root.resolve(path)
         except FactError as exc:
             self.problems.append(str(exc))
-            return False
-        if not _inside(resolved, self.places):
+            return None
+        place = next((place for place in self.places if _inside(resolved, [place])), None)
+        if place is None:
             self.notes.append(f"{path}: named by -CONFIG in {parent}, outside the SAS "
                               "installation and the SAS directories; not read")
-            return False
-        try:
-            links = os.lstat(self.root.host_path(resolved)).st_nlink
-        except OSError:
-            return True  # missing: said so when read
-        if links > 1 and not os.path.isdir(self.root.host_path(resolved)):
-            self.notes.append(f"{path}: named by -CONFIG in {parent}, a file with "
-                              f"{links} hard links; not read")
-            return False
-        return True
+        return place
 
     def _expand(self, value: str) -> str:
         if self.sasroot and value.upper().startswith("!SASROOT"):
@@ -167,8 +164,9 @@ def _standard_sasroots(root: HostRoot, problems: list[str]) -> list[str]:
     return found
 
 
-def _server_contexts(root: HostRoot, problems: list[str]) -> list[str]:
-    """SAS 9.4 server contexts: <config dir>/Lev<N>/<context>, each with its sasv9.cfg."""
+def _server_contexts(root: HostRoot, problems: list[str]) -> list[tuple[str, str]]:
+    """SAS 9.4 server contexts: (<config dir>, <config dir>/Lev<N>/<context>), each with its
+    sasv9.cfg."""
     found = []
     for config in SAS_CONFIG_DIRS:
         try:
@@ -179,16 +177,18 @@ def _server_contexts(root: HostRoot, problems: list[str]) -> list[str]:
                     continue
                 for context in sorted(root.listdir(f"{config}/{level}")):
                     if root.probe(f"{config}/{level}/{context}/sasv9.cfg"):
-                        found.append(f"{config}/{level}/{context}")
+                        found.append((config, f"{config}/{level}/{context}"))
         except FactError as exc:
             problems.append(str(exc))
     return found
 
 
 def _chain(root: HostRoot, sasroot: str | None, directory: str,
-           extra: str, places: Sequence[str]) -> _ConfigReader:
-    """A directory's sasv9.cfg with what it includes, then ``extra`` there unless included."""
-    reader = _ConfigReader(root, sasroot, places)
+           extra: str, places: Sequence[str], tree: str) -> _ConfigReader:
+    """A directory's sasv9.cfg with what it includes, then ``extra`` there unless included.
+    The SAS installer account owns ``tree``: its files are read as hostroot.AccountTree's
+    (collect.sh's tree_file copies them so)."""
+    reader = _ConfigReader(root, sasroot, places, AccountTree(tree, "the SAS installation"))
     reader.read(f"{directory}/sasv9.cfg")
     if f"{directory}/{extra}" not in reader.files_read:
         reader.read(f"{directory}/{extra}")
@@ -202,14 +202,15 @@ def _read_configs(root: HostRoot, values: Mapping[str, Any], notes: list[str],
     sas_config_files."""
     sasroots = _standard_sasroots(root, problems)
     places = include_places(root, values)
-    readers = [_chain(root, sasroot, sasroot, "sasv9_local.cfg", places)
+    readers = [_chain(root, sasroot, sasroot, "sasv9_local.cfg", places, sasroot)
                for sasroot in sasroots]
-    readers += [_chain(root, sasroots[0] if sasroots else None, context, SAS_USERMODS, places)
-                for context in _server_contexts(root, problems)]
+    readers += [_chain(root, sasroots[0] if sasroots else None, context, SAS_USERMODS, places,
+                       config)
+                for config, context in _server_contexts(root, problems)]
     try:
         if root.probe(f"{SAS_VIYA_SPRE_CONFIG}/sasv9.cfg"):
             readers.append(_chain(root, SAS_VIYA_SASROOT, SAS_VIYA_SPRE_CONFIG, SAS_USERMODS,
-                                  places))
+                                  places, SAS_VIYA_SPRE_CONFIG))
     except FactError as exc:
         problems.append(str(exc))
     extra: Sequence[str] = values.get("sas_config_files") or []
