@@ -73,6 +73,15 @@ CASES = {
                                   "/etc/tuned/tuned-main.conf":
                                   "reapply_sysctl_exclude = kernel.*, vm.swap*\n"}},
         include="throughput-performance"),
+    # Patterns are fnmatch's, not bash's: "+(p)" is literal to tuned, so the site file is
+    # re-applied over the profile (bash's [[ == ]] read it as an extended glob matching the
+    # key), and a nested pattern that made bash's matcher backtrack for minutes is read at
+    # once (issue 63)
+    "reapply_sysctl_exclude with extended-glob look-alikes": Case(
+        {**STOCK, "extra_files": {SITE_FILE: SITE_LINE, **tuned_version_file((2, 27, 0)),
+                                  "/etc/tuned/tuned-main.conf":
+                                  "reapply_sysctl_exclude = *(*(*(*(?))))X, vm.swa+(p)iness\n"}},
+        home="sysctl"),
     "the site's own sas-performance": Case(
         {"tuned_active": "sas-performance",
          "tuned_custom": {"sas-performance": SITE_NAMED_LIKE_OURS}}, home="sysctl"),

@@ -44,7 +44,7 @@ tuned_main_option() {
 # (plugin_sysctl.py): reapply_sysctl from tuned 2.7, on unless tuned-main.conf turns it off
 # (get_bool's true words), KEY not matched by reapply_sysctl_exclude's patterns (2.27 on).
 tuned_reapplies() {
-    local key="$1" value pattern
+    local key="$1" value pattern count=0
     local -a patterns=()
     tuned_at_least "$LAYOUT_TUNED_REAPPLY_SYSCTL_SINCE" || return 1
     value="$(tuned_main_option reapply_sysctl)"
@@ -58,11 +58,74 @@ tuned_reapplies() {
         for pattern in ${patterns[@]+"${patterns[@]}"}; do
             pattern="${pattern#"${pattern%%[![:space:]]*}"}"
             pattern="${pattern%"${pattern##*[![:space:]]}"}"
-            # shellcheck disable=SC2053  # the site's pattern is matched as a pattern (fnmatch)
-            if [[ -n "$pattern" && "$key" == $pattern ]]; then return 1; fi
+            [[ -n "$pattern" ]] || continue
+            if (( ++count > FNMATCH_MAX_PATTERNS )); then
+                warn "tuned-main.conf: reapply_sysctl_exclude has more than $FNMATCH_MAX_PATTERNS patterns; the rest are not read (their keys taken as re-applied)"
+                break
+            fi
+            if fnmatch_matches "$key" "$pattern"; then return 1; fi
         done
     fi
     return 0
+}
+
+# Python's fnmatch, as tuned reads reapply_sysctl_exclude (2.27, plugin_sysctl.py: each key
+# against each pattern with fnmatch.fnmatch), translated to an ERE that [[ =~ ]] matches
+# with the C library's regexec (no back-references here, so no backtracking search): "*",
+# "?" and "[...]" are its only operators, every other character is literal. bash's own
+# [[ == ]] would read "*(", "+(" or "@(" as extended globs, which fnmatch does not, and its
+# matcher backtracks (a 15-character pattern held a dry run for minutes).
+FNMATCH_MAX_PATTERNS=64
+FNMATCH_MAX_LENGTH=256
+
+# fnmatch_ere PATTERN: the ERE printed; fails (printing nothing) for a pattern longer than
+# FNMATCH_MAX_LENGTH or with "[:", "[." or "[=" inside brackets (POSIX's, not fnmatch's).
+fnmatch_ere() {
+    local pattern="$1" ere="^" i=0 j c rest stuff tail
+    (( ${#pattern} <= FNMATCH_MAX_LENGTH )) || return 1
+    while (( i < ${#pattern} )); do
+        c="${pattern:i:1}"
+        i=$((i + 1))
+        case "$c" in
+            '*') [[ "$ere" == *'.*' ]] || ere+='.*' ;;  # a run of stars is one
+            '?') ere+='.' ;;
+            '[')
+                # fnmatch.translate: a leading "!" and then a leading "]" belong to the set;
+                # with no closing "]" the "[" is literal
+                j=$i
+                if [[ "${pattern:j:1}" == '!' ]]; then j=$((j + 1)); fi
+                if [[ "${pattern:j:1}" == ']' ]]; then j=$((j + 1)); fi
+                rest="${pattern:j}"
+                if [[ "$rest" != *']'* ]]; then ere+='\['; continue; fi
+                stuff="${pattern:i:j-i}${rest%%]*}"
+                tail="${rest#*]}"
+                i=$((j + ${#rest} - ${#tail}))
+                # "[:", "[." and "[=" open POSIX classes, which fnmatch reads as characters
+                [[ "$stuff" != *'[:'* && "$stuff" != *'[.'* && "$stuff" != *'[='* ]] || return 1
+                if [[ "${stuff:0:1}" == '!' ]]; then
+                    stuff="^${stuff:1}"
+                elif [[ "$stuff" == '^' ]]; then
+                    ere+='\^'
+                    continue
+                elif [[ "${stuff:0:1}" == '^' ]]; then
+                    stuff="${stuff:1}^"  # literal in fnmatch; last, it is literal in an ERE
+                fi
+                ere+="[$stuff]" ;;
+            '.'|'+'|'('|')'|'{'|'}'|'|'|'^'|'$'|"\\"|']') ere+="\\$c" ;;
+            *) ere+="$c" ;;
+        esac
+    done
+    printf '%s' "$ere\$"
+}
+
+# Whether KEY matches fnmatch PATTERN; false where the pattern cannot be read (said once).
+fnmatch_matches() {
+    local ere
+    if ! ere="$(fnmatch_ere "$2")"; then
+        warn "tuned-main.conf: a reapply_sysctl_exclude pattern is not read (over $FNMATCH_MAX_LENGTH characters, or a POSIX class inside brackets); taken as not matching $1"
+        return 1
+    fi
+    [[ "$1" =~ $ere ]]  # 2 (not an ERE: a reversed range, which fnmatch drops) as no match
 }
 
 # The ERE of a sysctl file's line setting KEY, up to its "=" (sysctl.d(5): "." or "/" as the
