@@ -81,3 +81,30 @@ def test_a_site_that_set_selinux_up_for_viya_passes_enforcing(tmp_path, scan):
 def test_the_default_profile_leaves_selinux_alone(tmp_path, scan):
     root = selinux_host(tmp_path / "r", "enforcing", "1")
     assert RULE not in scan(root)["by_id"]
+
+
+# libselinux 3.6, src/selinux_config.c lines 89-131 (selinux_getenforcemode, which
+# selinux_init_load_policy in src/load_policy.c line 241 asks at boot): the first line that
+# begins "SELINUX=" and whose value begins with a mode's name, in any case, gives the mode.
+@pytest.mark.parametrize(("config", "expected"), [
+    ("SELINUX=enforcing\nSELINUX=permissive\n", "fail"),  # the first wins, not the last
+    ("SELINUX=permissive\nSELINUX=enforcing\n", "pass"),
+    ("SELINUX=Enforcing\n", "fail"),  # the value in any case
+    ("SELINUX=  enforcing # set by kickstart\n", "fail"),  # blanks skipped, rest not read
+    ("SELINUX=enforcingx\n", "fail"),  # a prefix is enough
+    ("selinux=enforcing\n", "pass"),  # the name is exact: no mode given, none enforced
+    (" SELINUX=enforcing\n", "pass"),  # not at the line's start
+    ("SELINUX = enforcing\n", "pass"),  # a blank before "="
+    ('SELINUX="enforcing"\nSELINUX=permissive\n', "pass"),  # a quoted value names no mode
+    ("SELINUX=strict\nSELINUX=enforcing\n", "fail"),  # an unknown value is passed over
+    ("SELINUXTYPE=targeted\nSELINUX=enforcing\n", "fail"),
+])
+def test_the_config_is_read_as_libselinux_reads_it(tmp_path, scan, config, expected):
+    root = selinux_host(tmp_path / "r", None)
+    (root / "etc/selinux").mkdir(parents=True, exist_ok=True)
+    (root / "etc/selinux/config").write_text(config)
+    ours = scan(root, profile="viya3")["by_id"][RULE]
+    assert ours["result"] == expected, ours
+    if oscap_available():
+        tailoring = tailor(root, BASELINE_SETS, tmp_path / "tailoring.xml", "viya3")
+        assert oscap_eval(root, tailoring, tmp_path, "viya3")[RULE] == expected

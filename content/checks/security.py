@@ -23,8 +23,11 @@ def selinux_not_enforcing(facts: OvalFacts, rule: Rule) -> Element:
                                    files_matching(facts, comment, (path,), pattern)))
 
     enforcing_now = found("SELinux enforces now", SELINUX_ENFORCE, r"^\s*1\s*$")
-    configured = found("the config sets SELINUX=enforcing", SELINUX_CONFIG,
-                       r"^[ \t]*SELINUX[ \t]*=[ \t]*[\"']?(?i:enforcing)[\"']?[ \t]*$")
+    # libselinux's first "SELINUX=" line (at a line's start) whose value begins with a
+    # mode's name, in any case, is enforcing (scanner/system/selinux.config_mode)
+    configured = found("the config's first SELINUX= mode is enforcing", SELINUX_CONFIG,
+                       r"\A(?:(?!SELINUX=[ \t\v\f\r]*(?i:enforcing|permissive|disabled))"
+                       r"[^\n]*\n)*SELINUX=[ \t\v\f\r]*(?i:enforcing)")
     enforcing_at_boot = all_of(
         none_of(boot.any_argument("selinux", "0" + _WORD_END, shown="0")),
         any_of(boot.any_argument("enforcing", "1" + _WORD_END, shown="1"),
