@@ -62,9 +62,12 @@ def judged(scan, root: Path, rule: str = "sas_accounts_nofile", profile: str = "
     ({"/etc/security/limits.conf": "sas soft nofile 30000\n"}, RHEL9_KERNEL, "pass"),
     ({"/etc/security/limits.conf": "sas soft nofile 30000\n"}, RHEL7_KERNEL, "fail"),
     ({"/etc/security/limits.conf": "sas soft nofile 30000\n"}, RHEL8_KERNEL, "notchecked"),
-    # a comment ends a line anywhere; item and value are case-blind
-    ({"/etc/security/limits.conf": "sas - NOFILE Unlimited # as the DBA asked\n"},
+    # a comment ends a line anywhere; item and value are case-blind (an unlimited nofile
+    # is judged by the host's pam_limits.so: test_an_unlimited_nofile_*)
+    ({"/etc/security/limits.conf": "sas - NOFILE 65536 # as the DBA asked\n"},
      RHEL9_KERNEL, "pass"),
+    # sscanf takes four words: a fifth is ignored, the line still counts
+    ({"/etc/security/limits.conf": "sas - nofile 65536 extra words\n"}, RHEL9_KERNEL, "pass"),
     ({"/etc/security/limits.conf": "sas - nofile lots\n"}, RHEL9_KERNEL, "fail"),  # skipped
 ])
 def test_pam_sessions_get_what_pam_limits_gives(tmp_path, scan, limits, kernel, expected):
@@ -257,3 +260,113 @@ def test_a_user_set_in_a_drop_in_makes_the_service_sas(tmp_path, scan):
     verdict = judged(scan, root)
     assert verdict["result"] == "fail"
     assert verdict["evidence"][1]["subject"] == "service sas94.service (User=sas)"
+
+
+# -- pam_limits' own reading (issue 64), linux-pam v1.5.1 modules/pam_limits/pam_limits.c -----
+# The module as Debian's libpam-modules 1.5.2 installs it (this machine's own): it reads
+# /proc/sys/fs/nr_open for an unlimited nofile (commit 3234488f, first in 1.5.2). The one
+# before 1.5.2 is the same file with that path blanked: such builds do not carry it.
+DEBIAN_PAM_LIMITS = Path("/usr/lib/x86_64-linux-gnu/security/pam_limits.so")
+RHEL_PAM_LIMITS = "/usr/lib64/security/pam_limits.so"
+VIYA_LIMITS = "sas - nofile 150000\nsas - nproc 100000\nsas - stack 10240\n"
+
+
+def _pam_module(nr_open: bool) -> bytes:
+    if not DEBIAN_PAM_LIMITS.is_file():
+        pytest.skip("needs Debian's libpam-modules (pam_limits.so) to copy into the image")
+    module = DEBIAN_PAM_LIMITS.read_bytes()
+    assert b"/proc/sys/fs/nr_open" in module
+    return module if nr_open else module.replace(b"/proc/sys/fs/nr_open", b"/proc/sys/fs/xx_xxxx")
+
+
+def _with_module(root: Path, nr_open: bool | None) -> Path:
+    if nr_open is not None:
+        module = root / RHEL_PAM_LIMITS.lstrip("/")
+        module.parent.mkdir(parents=True, exist_ok=True)
+        module.write_bytes(_pam_module(nr_open))
+    return root
+
+
+def test_a_no_limit_line_for_the_account_ends_pam_limits_reading(tmp_path, scan):
+    """parse_config_file (lines 897-953) returns PAM_IGNORE on '@sas -' for a member of sas,
+    and pam_sm_open_session (lines 1071-1099) returns at once: 99-viya.conf is never read
+    and no limit is set, so SAS sessions keep 1024 open files and an 8 MiB stack."""
+    root = host(tmp_path / "r", {"/etc/security/limits.d/10-sas-nolimits.conf": "@sas -\n",
+                                 "/etc/security/limits.d/99-viya.conf": VIYA_LIMITS})
+    for rule in ("sas_accounts_nofile", "sas_accounts_stack"):
+        verdict = judged(scan, root, rule, "viya3")
+        assert verdict["result"] == "fail", verdict
+        assert "10-sas-nolimits.conf:1" in verdict["evidence"][0]["source"]
+        assert "stops reading there" in verdict["evidence"][0]["note"]
+    # '*' and '%' domains never make a no-limit line (the switch's 'continue'), nor does
+    # another account's name
+    root = host(tmp_path / "other", {"/etc/security/limits.d/10-x.conf": "* -\n%sas -\nadm -\n",
+                                     "/etc/security/limits.d/99-viya.conf": VIYA_LIMITS})
+    assert judged(scan, root, "sas_accounts_stack", "viya3")["result"] == "pass"
+
+
+def test_a_dash_value_is_unlimited(tmp_path, scan):
+    """process_limit (lines 588-594): '-', like 'unlimited', 'infinity' and '-1', is
+    RLIM_INFINITY."""
+    root = host(tmp_path / "r", {"/etc/security/limits.d/99-viya.conf": "sas - stack -\n"})
+    verdict = judged(scan, root, "sas_accounts_stack", "viya3")
+    assert verdict["result"] == "pass", verdict
+    assert verdict["evidence"][0]["actual"] == "unlimited"
+
+
+@pytest.mark.parametrize(("nr_open", "expected", "said"), [
+    (True, "pass", "gives an unlimited nofile as fs.nr_open (1048576"),
+    (False, "fail", "no SAS session opens"),
+    (None, "notchecked", "cannot be told"),
+])
+def test_an_unlimited_nofile_is_judged_by_the_hosts_pam_limits(tmp_path, scan, nr_open,
+                                                                expected, said):
+    """Up to linux-pam 1.5.1 'nofile unlimited' is RLIM_INFINITY; the kernel refuses a nofile
+    hard limit above fs.nr_open (kernel/sys.c do_prlimit: EPERM), setup_limits fails and the
+    session is denied. From 1.5.2 it is fs.nr_open. The host's module decides; without it,
+    never a pass."""
+    root = _with_module(host(tmp_path / "r", {
+        "/etc/security/limits.d/99-sas.conf": "sas - nofile unlimited\n"}), nr_open)
+    verdict = judged(scan, root)
+    assert verdict["result"] == expected, verdict
+    assert said in verdict["evidence"][0]["note"]
+
+
+def test_a_nofile_hard_limit_above_nr_open_refuses_the_session(tmp_path, scan):
+    root = _with_module(host(tmp_path / "r", {
+        "/etc/security/limits.d/99-sas.conf": "sas soft nofile 65536\nsas hard nofile 2000000\n"},
+        proc__sys__fs__nr_open="1048576\n"), True)
+    verdict = judged(scan, root)
+    assert verdict["result"] == "fail", verdict
+    assert "above fs.nr_open (1048576, /proc/sys/fs/nr_open)" in verdict["evidence"][0]["note"]
+    # a host that raised fs.nr_open opens the session
+    (root / "proc/sys/fs/nr_open").write_text("4194304\n")
+    assert judged(scan, root)["result"] == "pass"
+
+
+@pytest.mark.parametrize("nr_open", [True, False])
+def test_snapshots_carry_what_pam_limits_is(tmp_path, scan, nr_open):
+    """Both collectors keep the module (and fs.nr_open), so a snapshot's scan judges an
+    unlimited nofile as the host's own scan does."""
+    import json
+
+    from sascheck.cli import main
+
+    from .test_snapshots import _python_collect, _script_collect
+
+    root = _with_module(host(tmp_path / "r", {
+        "/etc/security/limits.d/99-sas.conf": "sas - nofile unlimited\n"},
+        proc__sys__fs__nr_open="1048576\n"), nr_open)
+    expected = judged(scan, root)["result"]
+    assert expected == ("pass" if nr_open else "fail")
+    sets = [*BASELINE_SETS, "sas_accounts=sas"]
+    for archive in (_python_collect(root, sets, tmp_path / "py.tar.gz"),
+                    _script_collect(root, tmp_path / "sh.tar.gz", tmp_path)):
+        out = tmp_path / f"{archive.name}.json"
+        argv = ["scan", "--snapshot", str(archive), "--quiet", "--json", str(out)]
+        for assignment in sets:
+            argv += ["--set", assignment]
+        main(argv)
+        rules = {r["id"]: r for r in json.loads(out.read_text())["rules"]}
+        assert rules["sas_accounts_nofile"]["result"] == expected, (archive, rules[
+            "sas_accounts_nofile"])

@@ -13,6 +13,17 @@ GROUP = "/etc/group"
 # the same rank the entry read last wins (process_limit's src_soft/src_hard).
 LIMITS_CONF = "/etc/security/limits.conf"
 LIMITS_D = "/etc/security/limits.d"
+# The module itself, where the host keeps it (RHEL 7 on: /usr/lib64; RHEL 5 and 6: /lib64):
+# whether it maps an unlimited nofile to fs.nr_open (linux-pam 1.5.2, commit 3234488f, or a
+# backport) is told by the path it reads that value from, which only such a build carries.
+PAM_LIMITS_MODULES = ("/usr/lib64/security/pam_limits.so", "/lib64/security/pam_limits.so",
+                      "/usr/lib/security/pam_limits.so", "/lib/security/pam_limits.so")
+PAM_NR_OPEN_MARK = b"/proc/sys/fs/nr_open"
+# fs.nr_open: the most open files a process may have; setrlimit refuses a higher nofile hard
+# limit with EPERM (kernel/sys.c do_prlimit). The kernel's default is 1024 * 1024
+# (fs/file.c sysctl_nr_open).
+NR_OPEN = "/proc/sys/fs/nr_open"
+NR_OPEN_DEFAULT = 1024 * 1024
 # Items sascheck judges: pam_limits' item name -> (systemd's directive, /proc/PID/limits
 # row, unit pam_limits and `ulimit` give it in, bytes per unit in /proc/PID/limits and
 # systemd's directive). pam_limits reads stack in KiB (it multiplies by 1024).

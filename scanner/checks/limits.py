@@ -11,7 +11,7 @@ from ...rules.host_layout import INHERITED_HARD, INHERITED_SOFT, LIMIT_ITEMS
 from .. import linear_re as re
 from ..facts import Facts
 from ..results import Evidence, Outcome, Verdict, combine_judged, summarise
-from ..system.limits import Account, PamLine
+from ..system.limits import Account, LimitsFacts, PamLine
 
 UNLIMITED = float("inf")
 HOW_TO_NAME = ("no SAS account is known (no SAS configuration found to take its owner "
@@ -43,7 +43,9 @@ def _rank(domain: str, account: Account) -> int | None:
 
 
 def _pam_value(text: str) -> float | None:
-    if text in ("-1", "unlimited", "infinity"):
+    """A limit's value as process_limit reads it (pam_limits.c lines 588-607 at v1.5.1):
+    "-1", "-", "unlimited" and "infinity" are RLIM_INFINITY; else strtoull's digits."""
+    if text in ("-1", "-", "unlimited", "infinity"):
         return UNLIMITED
     match = re.match(r"\d+", text)
     return int(match.group()) if match else None  # strtoull: leading digits, else skipped
@@ -58,6 +60,17 @@ def pam_limit(lines: Sequence[PamLine], account: Account, item: str
     soft_rank = hard_rank = _NONE
     source, notes = "", []
     for line in lines:
+        if line.no_limit:
+            # parse_config_file returns PAM_IGNORE for a no-limit line naming the account
+            # (its name, a group of it, a uid or gid range; never '*' or '%'), and
+            # pam_sm_open_session returns at once: no file after it is read, and no limit
+            # of any file is set (pam_limits.c lines 897-953 and 1071-1099 at v1.5.1)
+            if line.domain != "*" and _rank(line.domain, account) is not None:
+                return None, line.source, None, [
+                    f"{line.source}: '{line.domain} -' tells pam_limits to set no limit for "
+                    f"{account.name}: it stops reading there, and the session keeps what "
+                    "it inherits"]
+            continue
         if line.item != item or line.type not in ("soft", "hard", "-"):
             continue
         rank = _rank(line.domain, account)
@@ -118,12 +131,21 @@ def _sessions(facts: Facts, item: str, wanted: int) -> list[Evidence]:
     evidence = []
     for account in limits.accounts:
         soft, source, hard, notes = pam_limit(limits.pam, account, item)
+        subject = f"PAM sessions of {account.name}"
         if account.uid is None:
             notes.append(f"{account.name} is not in /etc/passwd: its groups and uid are "
                          "not known here")
+        if item == "nofile":
+            refused = _nofile_refused(limits, hard, notes)
+            if refused is not None:
+                evidence.append(Evidence(subject, source, *refused))
+                continue
+            if hard == UNLIMITED:  # given as fs.nr_open by this pam_limits
+                hard = limits.nr_open[0]
+                soft = hard if soft == UNLIMITED else soft
         init = limits.init.get(LIMIT_ITEMS[item][1])
         if soft is None:
-            source = "nothing in limits.conf or limits.d"
+            source = source or "nothing in limits.conf or limits.d"
             if init and item == "nproc":  # what init has, services and sessions keep
                 soft, source = _proc_value(init[0], 1), f"{source}; /proc/1/limits"
             else:
@@ -142,9 +164,41 @@ def _sessions(facts: Facts, item: str, wanted: int) -> list[Evidence]:
         if soft is not None and hard is not None and soft > hard:
             notes.append(f"above the hard limit {_shown(hard)}: pam_limits lowers it")
             soft = hard
-        evidence.append(_judge(f"PAM sessions of {account.name}", source, soft, wanted,
-                               "; ".join(notes)))
+        evidence.append(_judge(subject, source, soft, wanted, "; ".join(notes)))
     return evidence
+
+
+REFUSED = ("pam_limits then denies the session (setup_limits fails, PAM_PERM_DENIED): no "
+           "SAS session opens")
+
+
+def _nofile_refused(limits: LimitsFacts, hard: float | None, notes: list[str]
+                    ) -> tuple[str, Verdict, str] | None:
+    """(actual, verdict, note) where the open-files hard limit pam_limits sets is one the
+    kernel refuses (kernel/sys.c do_prlimit: EPERM above fs.nr_open), or where that cannot
+    be told; None where the session gets it. Only a hard limit pam_limits sets counts: a
+    soft one above the hard is lowered to it before setrlimit."""
+    nr_open, where = limits.nr_open
+    if hard == UNLIMITED:
+        maps = limits.nofile_unlimited_as_nr_open
+        if maps is True:
+            notes.append(f"pam_limits gives an unlimited nofile as fs.nr_open ({nr_open}, "
+                         f"{where}; linux-pam 1.5.2 on, or a backport in this build)")
+            return None
+        if maps is False:
+            return ("session refused", Verdict.FAIL,
+                    "this pam_limits (linux-pam before 1.5.2, no fs.nr_open in its module) "
+                    "asks the kernel for unlimited open files, which it refuses above "
+                    f"fs.nr_open ({nr_open}): {REFUSED}; set a number, at most {nr_open}")
+        return ("unknown", Verdict.NOTCHECKED,
+                "an unlimited nofile opens the session only where pam_limits gives it as "
+                "fs.nr_open (linux-pam 1.5.2 on); before that the kernel refuses it and "
+                f"pam_limits the session; which this host has cannot be told: {maps}")
+    if hard is not None and hard > nr_open:
+        return ("session refused", Verdict.FAIL,
+                f"a hard limit of {int(hard)} open files is above fs.nr_open ({nr_open}, "
+                f"{where}), which the kernel refuses (do_prlimit: EPERM): {REFUSED}")
+    return None
 
 
 def _services(facts: Facts, item: str, wanted: int) -> list[Evidence]:

@@ -115,6 +115,11 @@ LAYOUT_TUNED_MAIN_CONF=/etc/tuned/tuned-main.conf
 LAYOUT_LIMITS_CONF=/etc/security/limits.conf
 LAYOUT_LIMITS_D=/etc/security/limits.d
 LAYOUT_PASSWD=/etc/passwd
+LAYOUT_PAM_LIMITS_MODULES='/usr/lib64/security/pam_limits.so '
+LAYOUT_PAM_LIMITS_MODULES="$LAYOUT_PAM_LIMITS_MODULES"'/lib64/security/pam_limits.so '
+LAYOUT_PAM_LIMITS_MODULES="$LAYOUT_PAM_LIMITS_MODULES"'/usr/lib/security/pam_limits.so '
+LAYOUT_PAM_LIMITS_MODULES="$LAYOUT_PAM_LIMITS_MODULES"/lib/security/pam_limits.so
+LAYOUT_NR_OPEN=/proc/sys/fs/nr_open
 LAYOUT_GROUP=/etc/group
 LAYOUT_SYSTEMD_SYSTEM_CONF=/etc/systemd/system.conf
 LAYOUT_SYSTEMD_SYSTEM_CONF_DIRS='/etc/systemd/system.conf.d '
@@ -606,9 +611,11 @@ fi
 # ==== the SAS accounts' limits and SELinux: scanner/system/limits.py, selinux.py ==============
 # pam_limits' files, the accounts and groups they name, systemd's defaults, init's limits
 # (what services inherit), and the services that run as some account, with their drop-ins.
-for file in $LAYOUT_LIMITS_CONF $LAYOUT_PASSWD $LAYOUT_GROUP $LAYOUT_SYSTEMD_SYSTEM_CONF; do
+for file in $LAYOUT_LIMITS_CONF $LAYOUT_PASSWD $LAYOUT_GROUP $LAYOUT_SYSTEMD_SYSTEM_CONF \
+        $LAYOUT_PAM_LIMITS_MODULES; do
     follow "$file"
 done
+follow "$LAYOUT_NR_OPEN"
 for dir in $LAYOUT_LIMITS_D $LAYOUT_SYSTEMD_SYSTEM_CONF_DIRS; do
     listable "$dir" || continue
     for entry in "$ROOT$CANON"/*.conf; do

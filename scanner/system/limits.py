@@ -12,6 +12,10 @@ from ...rules.host_layout import (
     GROUP,
     LIMITS_CONF,
     LIMITS_D,
+    NR_OPEN,
+    NR_OPEN_DEFAULT,
+    PAM_LIMITS_MODULES,
+    PAM_NR_OPEN_MARK,
     PASSWD,
     PROC,
     SYSTEMD_SYSTEM_CONF,
@@ -42,6 +46,9 @@ class PamLine:
     item: str
     value: str
     source: str  # FILE:LINE
+    # "DOMAIN -" (two words, the second starting with "-"): for an account it names,
+    # pam_limits stops reading and sets no limit at all (parse_config_file's PAM_IGNORE)
+    no_limit: bool = False
 
 
 @dataclass(frozen=True)
@@ -71,6 +78,12 @@ class LimitsFacts:
     # limit (nproc: the kernel sizes init's from memory). Empty: not a running system.
     init: dict[str, tuple[str, str]] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    # fs.nr_open now and where it was read; the kernel's default where not a running system
+    nr_open: tuple[int, str] = (NR_OPEN_DEFAULT, "the kernel's default (fs/file.c)")
+    # Whether the host's pam_limits.so gives an unlimited nofile as fs.nr_open (True) or asks
+    # the kernel for unlimited (False: refused, and the session with it); a str: why it
+    # cannot be told
+    nofile_unlimited_as_nr_open: bool | str = "pam_limits.so was not read"
 
 
 def _read(root: HostRoot, path: str, problems: list[str]) -> str | None:
@@ -134,15 +147,20 @@ def owners(root: HostRoot, paths: Sequence[str],
 
 
 def parse_limits(text: str, path: str) -> list[PamLine]:
-    """``domain type item value`` lines as pam_limits reads them: '#' starts a comment
-    anywhere; item and value are case-blind; other shapes are not limits."""
+    """The lines pam_limits acts on, as parse_config_file reads them (linux-pam 1.3.1 to
+    1.5.1, modules/pam_limits/pam_limits.c lines 806-955 at v1.5.1): '#' starts a comment
+    anywhere; sscanf takes up to four words (more are ignored), the type in lower case;
+    four words are a limit (item and value in lower case too), two whose second starts
+    with '-' a no-limit line; other shapes are skipped."""
     found = []
     for number, raw in enumerate(text.splitlines(), start=1):
         words = raw.split("#", 1)[0].split()
-        if len(words) == 4:
-            domain, kind, item, value = words
+        if len(words) >= 4:
+            domain, kind, item, value = words[:4]
             found.append(PamLine(domain, kind.lower(), item.lower(), value.lower(),
                                  f"{path}:{number}"))
+        elif len(words) == 2 and words[1].startswith("-"):
+            found.append(PamLine(words[0], "-", "", "", f"{path}:{number}", no_limit=True))
     return found
 
 
@@ -264,4 +282,20 @@ def collect_limits(root: HostRoot, values: Mapping[str, Any], config_files: Sequ
     facts.defaults = _defaults(root, facts.problems)
     facts.processes = _processes(root, facts.accounts)
     facts.init = limit_rows(_read(root, f"{PROC}/1/limits", facts.problems) or "")
+    nr_open = ascii_int(_read(root, NR_OPEN, facts.problems) or "")
+    if nr_open is not None:
+        facts.nr_open = (nr_open, NR_OPEN)
+    facts.nofile_unlimited_as_nr_open = _pam_module_maps_nr_open(root)
     return facts
+
+
+def _pam_module_maps_nr_open(root: HostRoot) -> bool | str:
+    """Whether the host's pam_limits.so reads fs.nr_open for an unlimited nofile."""
+    for path in PAM_LIMITS_MODULES:
+        try:
+            if not root.probe(path):
+                continue
+            return PAM_NR_OPEN_MARK in root.read_bytes(path, 4 * 1024 * 1024)
+        except FactError as exc:
+            return f"{path} cannot be read ({exc})"
+    return f"pam_limits.so is not in {', '.join(PAM_LIMITS_MODULES[:2])}"
