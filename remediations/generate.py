@@ -85,7 +85,9 @@ def failing_sysctl(catalogue: Catalogue, result: Mapping[str, Any],
         if (rule is None or verdict["result"] != "fail" or rule.kind not in TUNED_SYSCTL_KINDS
                 or rule.params["key"] == TUNED_TEMPLATE_SYSCTL):
             continue
-        found.setdefault(str(rule.params["key"]), str(int(values[rule.params["value_from"]])))
+        minimum = ">" if rule.params.get("compare") == "at_least" else ""  # never lowers
+        found.setdefault(str(rule.params["key"]),
+                         minimum + str(int(values[rule.params["value_from"]])))
     return tuple(found.items())
 
 

@@ -16,6 +16,7 @@ from ..rules.host_layout import (
     TUNED_MODIFIERS_SINCE,
     TUNED_ROLE_PROFILES,
     TUNED_STOCK_READAHEAD_KIB,
+    TUNED_SYSCTL_MODIFIERS_SINCE,
 )
 from . import udev
 from .rendering import TUNED_PROFILE_NAME, FixError, FixInput, environment
@@ -79,12 +80,17 @@ def tuned_profile(fix: FixInput, env: jinja2.Environment | None = None, *,
         floor = TUNED_STOCK_READAHEAD_KIB.get(include, 0)
         shown["read_ahead_min_kb"] = str(max(int(shown["read_ahead_min_kb"]), floor))
     modifiers = fix.tuned_version is None or fix.tuned_version[:2] >= TUNED_MODIFIERS_SINCE
+    # ">N" (a minimum: remediations.generate.failing_sysctl) is read in [sysctl] from 2.10
+    sysctl_modifiers = (fix.tuned_version is None
+                        or fix.tuned_version[:2] >= TUNED_SYSCTL_MODIFIERS_SINCE)
+    sysctl = tuple((key, value if sysctl_modifiers else value.lstrip(">"))
+                   for key, value in fix.tuned_sysctl)
     return env.get_template("tuned/tuned.conf.j2").render(
         name=TUNED_PROFILE_NAME, version=__version__, profile=fix.profile, include=include,
         role=role or fix.role, user_dir=fix.tuned_user_dir, modifiers=modifiers,
         force_cpu_latency=bool(fix.values.get("force_cpu_latency")),
         # the bash script adds its [sysctl] lines at run time (lib/sysctl.sh)
-        sysctl=() if values else fix.tuned_sysctl, **shown)
+        sysctl=() if values else sysctl, **shown)
 
 
 def _scheduler_to_keep(scheduler: Mapping[str, Any], allowed: list[str]) -> str | None:

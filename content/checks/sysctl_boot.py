@@ -95,11 +95,14 @@ class _BootSources:
                         self.files(self.line(value))),
                       self.tuned_sets(tuned_value or value, None, comment, surely=False))
 
-    def judged(self, value: str, equal: str, other: str, comment: str) -> Element:
+    def judged(self, value: str, equal: str, other: str, comment: str,
+               tuned_value: str = "") -> Element:
         """The value (``value``'s group) after boot is as the site wants: no system file
         sets another; /etc or /run or sysctl.conf sets it and tuned does not re-apply over
-        them, or some source sets it and tuned agrees."""
+        them, or some source sets it and tuned agrees (tuned's value read with
+        ``tuned_value``, ``value`` unless given)."""
         oval, key = self.facts.oval, self.key
+        tuned_value = tuned_value or value
         reapplied, packaged, files = self.files(self.line(value))
         reapply_off = files_matching(
             self.facts, "tuned's reapply_sysctl turned off", (TUNED_MAIN_CONF,),
@@ -116,8 +119,9 @@ class _BootSources:
                                            reapply_off), negate=True)),
                 all_of(any_of(*(self.some(object_id, equal, f"a system file sets {key}")
                                 for object_id in (reapplied, packaged, files)),
-                              self.tuned_sets(value, equal, f"tuned sets {key}")),
-                       none_of(self.tuned_sets(value, other, f"tuned sets {key} to another value",
+                              self.tuned_sets(tuned_value, equal, f"tuned sets {key}")),
+                       none_of(self.tuned_sets(tuned_value, other,
+                                               f"tuned sets {key} to another value",
                                                surely=False)))),
             comment=comment)
 
@@ -162,7 +166,11 @@ def sysctl_at_boot(facts: OvalFacts, rule: Rule) -> Element:
     wanted_var = facts.external(rule.params["value_from"])
     ops = OPS[rule.params.get("compare", "equal")]
     equal, other = _states(facts, key, wanted_var, ops)
-    judged = sources.judged(r"(\S*)", equal, other, f"{key} is the site value after boot")
+    # A minimum: tuned's ">N" (2.10 on) leaves at least N, so N is judged (where N is below
+    # the site value the scanner reads the value before tuned: docs/oval.md)
+    tuned_value = r">?(\S*)" if rule.params.get("compare") == "at_least" else ""
+    judged = sources.judged(r"(\S*)", equal, other, f"{key} is the site value after boot",
+                            tuned_value)
     # Nothing sets it: the kernel's default must be the site value (scanner.boot.sysctl).
     nothing_sets = none_of(sources.sets(r"(\S*)", f"something sets {key}", r"(\S+)"))
     defaults = sources.kernel_default(wanted_var, ops[2])

@@ -73,6 +73,10 @@ TUNED_VM_DIRTY_PERCENT_SINCE = (2, 26)
 # tuned's ">N" / "<N" assignment modifiers (base.py _check_and_save_value from v2.4.0): tuned
 # 2.3 hands ">4096" to int() and sets nothing.
 TUNED_MODIFIERS_SINCE = (2, 4)
+# The same modifiers in [sysctl] (plugin_sysctl.py _instance_apply_static, commit 90c371f,
+# first in v2.10.0): ">N" writes N only above the value the key has when tuned starts, "<N"
+# only below it. Before, ">N" was written as it is, which the kernel refuses.
+TUNED_SYSCTL_MODIFIERS_SINCE = (2, 10)
 TUNED_STOCK_READAHEAD_KIB = {"throughput-performance": 4096, "enterprise-storage": 4096,
                              "virtual-guest": 4096, "virtual-host": 4096}
 # RHEL 5/6 ktune (tuned 0.2): `tuned-adm profile` links the profile's ktune.sh into

@@ -10,6 +10,7 @@ from ...rules.host_layout import (
     PROC_CMDLINE,
     PROC_CPUINFO,
     SYSCTL_BYTES_TWINS,
+    TUNED_SYSCTL_MODIFIERS_SINCE,
     TUNED_VM_DIRTY_PERCENT_SINCE,
     TUNED_VM_DIRTY_SINCE,
 )
@@ -154,8 +155,36 @@ def _bytes_twin_in_use(facts: Facts, key: str) -> tuple[str, str, str] | None:
 
 
 # What a boot leaves a key with (_boot_value): (the key or its byte twin, value, source), and
-# notes on sources that lose; or the Outcome that it cannot be told.
+# notes on sources that lose; or the Outcome that it cannot be told. A source whose value
+# is a bound only (tuned's ">N" over a value not known) says so in its source (AT_LEAST).
 BootValue = tuple[tuple[str, str, str], list[str]]
+AT_LEAST, AT_MOST = " (at least this: tuned raises only)", " (at most this: tuned lowers only)"
+
+
+def _tuned_sysctl(value: str, before: str | None, tuned: TunedFacts, source: str,
+                  notes: list[str]) -> tuple[str, str] | None:
+    """(what tuned leaves the key with, the source to show) for a profile's [sysctl] value,
+    as _process_assignment_modifiers (tuned/plugins/base.py, v2.22.1 lines 466-489) reads
+    it against the value the key has when tuned starts (``before``; None: not known); None
+    where tuned leaves it as it was."""
+    text = value.strip()
+    if len(text) < 2 or text[0] not in "<>":
+        return value, source
+    if tuned.honours(TUNED_SYSCTL_MODIFIERS_SINCE) is False:
+        notes.append(f"{source} = {text}: tuned {tuned.release} writes it as it is (its "
+                     "[sysctl] reads '>' and '<' from 2.10), which the kernel refuses")
+        return None
+    number, current = ascii_int(text[1:]), ascii_int(before) if before else None
+    if number is None:  # int() fails: tuned writes the text as it is, the kernel refuses it
+        notes.append(f"{source} = {text}: not a number after '{text[0]}'; nothing is set")
+        return None
+    if current is None:
+        return str(number), source + (AT_LEAST if text[0] == ">" else AT_MOST)
+    if (number > current) if text[0] == ">" else (number < current):
+        return str(number), f"{source} = {text}"
+    notes.append(f"{source} = {text} leaves {current}, which is already "
+                 + ("higher" if text[0] == ">" else "lower"))
+    return None
 
 
 def _boot_value(key: str, expected: str, facts: Facts) -> BootValue | Outcome:
@@ -187,7 +216,12 @@ def _boot_value(key: str, expected: str, facts: Facts) -> BootValue | Outcome:
             write(name, value, source)
         for name in filter(None, (twin, key)):
             if profile_setting := tuned.chain.setting("sysctl", name):
-                write(name, profile_setting[0], f"tuned profile {profile_setting[1]} [sysctl]")
+                before = (found[1] if found is not None and found[0] == name
+                          else kernel_default(name, facts.host.kernel))
+                written = _tuned_sysctl(profile_setting[0], before, tuned,
+                                        f"tuned profile {profile_setting[1]} [sysctl]", notes)
+                if written is not None:
+                    write(name, *written)
         if boot.reapply_sysctl:
             notes += [why for line, why in boot.reapply_skipped if line.key in (key, twin)]
             for line in boot.reapply:
@@ -235,6 +269,15 @@ def sysctl_at_boot(params: Mapping[str, Any], facts: Facts,
         return Outcome(Verdict.PASS, expected, f"{name} = {value} ({source}; reported)",
                        [evidence])
     verdict = Verdict.PASS if holds(params, ascii_int(value), wanted) else Verdict.FAIL
+    compare = params.get("compare", "equal")
+    bound = ((AT_LEAST in source and not (compare == "at_least" and verdict == Verdict.PASS))
+             or (AT_MOST in source and not (compare == "at_most" and verdict == Verdict.PASS)))
+    if bound:  # a bound that does not settle it: the value before tuned decides
+        why = (f"{source}: the value the key has when tuned starts (the kernel's default "
+               f"for {facts.host.kernel or 'this kernel'}) is not known, so neither is what "
+               "tuned leaves")
+        return Outcome(Verdict.NOTCHECKED, expected, "unknown", [Evidence(
+            key, source, value, Verdict.NOTCHECKED, why)], message=why)
     evidence = Evidence(key, source, value, verdict, "; ".join(notes))
     return Outcome(verdict, expected, f"{value} ({source})", [evidence])
 

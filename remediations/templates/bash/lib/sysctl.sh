@@ -167,13 +167,19 @@ sysctl_home() {
 # sascheck's profile, changing nothing else: the profile itself where it is the one tuned
 # runs, else a profile that includes the one tuned runs and adds only its [sysctl] lines;
 # where tuned runs none it can name, the whole profile (apply_tuned_profile).
+# With "at_least", a minimum: in tuned (2.10 on) written ">VALUE", which raises the key to
+# VALUE only where it boots lower (plugin_sysctl.py's assignment modifiers), so a host that
+# boots with more keeps it.
 persist_sysctl() {
-    local key="$1" value="$2" ours active before="$CHANGES"
+    local key="$1" value="$2" ours active before="$CHANGES" written="$2"
     if [[ "$(sysctl_home "$key")" != tuned ]]; then
         persist_sysctl_file "$key" "$value"
         return 0
     fi
-    TUNED_SYSCTL="$(sysctl_lines_without "$key" "$TUNED_SYSCTL")"$'\n'"$key=$value"$'\n'
+    if [[ "${3:-}" == at_least ]] && tuned_at_least "$LAYOUT_TUNED_SYSCTL_MODIFIERS_SINCE"; then
+        written=">$value"
+    fi
+    TUNED_SYSCTL="$(sysctl_lines_without "$key" "$TUNED_SYSCTL")"$'\n'"$key=$written"$'\n'
     ours="$ROOT$(tuned_user_dir)/$TUNED_PROFILE_NAME/tuned.conf"
     active="$(tuned_boot_profile)"
     if [[ "$active" == "$TUNED_PROFILE_NAME" ]] && { [[ -f "$ours" ]] || pending_at "$ours"; }; then
@@ -193,7 +199,7 @@ include=$active
     TUNED_TEXT="$(sysctl_section_set "$TUNED_TEXT" "$TUNED_SYSCTL")"$'\n'
     write_file "$ours" "$TUNED_TEXT"
     if (( CHANGES > before )); then
-        say "$CURRENT_RULE: $key=$value kept in tuned's $TUNED_PROFILE_NAME profile, where this host's boot tuning lives"
+        say "$CURRENT_RULE: $key=$written kept in tuned's $TUNED_PROFILE_NAME profile, where this host's boot tuning lives"
     fi
     start_tuned_profile "$before"
 }
