@@ -161,6 +161,19 @@ BootValue = tuple[tuple[str, str, str], list[str]]
 AT_LEAST, AT_MOST = " (at least this: tuned raises only)", " (at most this: tuned lowers only)"
 
 
+def _partial_write(value: str, before: str | None) -> str:
+    """What a key of several numbers holds after ``value`` is written over ``before``: the
+    kernel's proc_dointvec (kernel/sysctl.c __do_proc_dointvec, which ipc/ipc_sysctl.c's
+    kernel.sem handler calls) stores only the numbers given, so "512 32000 256" leaves
+    SEMMNI as it was. Unchanged where either is not all numbers, or the earlier value is
+    not known (then the value is judged as written)."""
+    given, held = value.split(), (before or "").split()
+    if (0 < len(given) < len(held) and all(ascii_int(word) is not None for word in given)
+            and all(ascii_int(word) is not None for word in held)):
+        return " ".join(given + held[len(given):])
+    return value
+
+
 def _tuned_sysctl(value: str, before: str | None, tuned: TunedFacts, source: str,
                   notes: list[str]) -> tuple[str, str] | None:
     """(what tuned leaves the key with, the source to show) for a profile's [sysctl] value,
@@ -198,7 +211,9 @@ def _boot_value(key: str, expected: str, facts: Facts) -> BootValue | Outcome:
     def write(name: str, value: str, source: str) -> None:
         nonlocal found
         if name == key or (name == twin and (ascii_int(value) or 0) > 0):  # 0 is refused
-            found = (name, value, source)
+            found = (name, _partial_write(value, found[1] if found is not None and
+                                          found[0] == name else
+                                          kernel_default(name, facts.host.kernel)), source)
 
     kernel_line, untold = [], ""
     for name in filter(None, (key, twin)):
