@@ -370,3 +370,33 @@ def test_snapshots_carry_what_pam_limits_is(tmp_path, scan, nr_open):
         rules = {r["id"]: r for r in json.loads(out.read_text())["rules"]}
         assert rules["sas_accounts_nofile"]["result"] == expected, (archive, rules[
             "sas_accounts_nofile"])
+
+
+def test_the_fix_converges_on_rhel8_and_never_lowers_the_hard_limit(tmp_path, scan):
+    """RHEL 8's sessions inherit a nofile hard limit sascheck cannot tell, so a soft line alone
+    leaves the rescan 'notchecked'. The fix sets the hard limit too, at fs.nr_open: at least
+    what any session can have inherited (the kernel caps it there), and what it accepts."""
+    root = host(tmp_path / "r", {}, RHEL8_KERNEL, proc__sys__fs__nr_open="1048576\n")
+    assert judged(scan, root)["result"] == "fail"
+    script = generate("bash", tmp_path / "fix.sh", root, [*BASELINE_SETS],
+                      ["--rule", "sas_accounts_nofile"])
+    run_bash(script, root)
+    after = judged(scan, root)
+    assert after["result"] == "pass", after
+    ours = (root / "etc/security/limits.d/99-sascheck-sas.conf").read_text().splitlines()
+    assert ours[1:] == ["sas soft nofile 20480", "sas hard nofile 1048576"]
+    assert "no changes" in run_bash(script, root).stdout
+
+
+def test_the_fix_names_a_no_limit_line_it_cannot_pass(tmp_path, scan):
+    """'@sas -' stops pam_limits before sascheck's own file: writing there would change
+    nothing, and the line is the site's, so the fix says where it is and leaves it."""
+    nolimits = "/etc/security/limits.d/10-sas-nolimits.conf"
+    root = host(tmp_path / "r", {nolimits: "@sas -\n"})
+    script = generate("bash", tmp_path / "fix.sh", root, [*BASELINE_SETS],
+                      ["--rule", "sas_accounts_nofile"])
+    ran = run_bash(script, root)
+    assert f"{nolimits}:1 ('DOMAIN -') tells pam_limits to set no limit for sas" in ran.stderr
+    assert (root / nolimits.lstrip("/")).read_text() == "@sas -\n"
+    assert not (root / "etc/security/limits.d/99-sascheck-sas.conf").exists()
+    assert judged(scan, root)["result"] == "fail"

@@ -4,7 +4,11 @@
 # limits.d/*.conf, as pam_limits ranks them: an entry for the account beats one for a group it
 # is in, which beats '*'; at the same rank the one read last wins (Linux-PAM
 # pam_limits.c, process_limit). Prints "SOFT HARD", each a number, "unlimited" or "-" (not
-# set). uid and gid range domains are not followed.
+# set); or "stop FILE:LINE" where a no-limit line ("DOMAIN -", two words) names the account
+# first: pam_limits then reads no further and sets nothing (parse_config_file's PAM_IGNORE).
+# As pam_limits reads a line: '#' starts a comment, the first four words count, the value
+# '-' is unlimited like '-1', 'unlimited' and 'infinity'. uid and gid range domains are not
+# followed.
 pam_limit_of() {
     local account="$1" item="$2" groups="" files=() file
     groups="$(awk -F: -v user="$account" '
@@ -15,10 +19,14 @@ pam_limit_of() {
     [[ -f "$ROOT$LAYOUT_LIMITS_CONF" ]] && files+=("$ROOT$LAYOUT_LIMITS_CONF")
     for file in "$ROOT$LAYOUT_LIMITS_D"/*.conf; do [[ -f "$file" ]] && files+=("$file"); done
     (( ${#files[@]} )) || { printf -- '- -'; return 0; }
-    awk -v user="$account" -v item="$item" -v groups=" $groups" '
+    awk -v user="$account" -v item="$item" -v groups=" $groups" -v root="$ROOT" '
         BEGIN { soft = "-"; hard = "-"; srank = 6; hrank = 6 }
         { sub(/#.*/, "") }
-        NF == 4 {
+        NF == 2 && substr($2, 1, 1) == "-" && ($1 == user || (substr($1, 1, 1) == "@" \
+                && index(groups, " " substr($1, 2) " "))) {
+            printf "stop %s:%d", substr(FILENAME, length(root) + 1), FNR; stopped = 1; exit
+        }
+        NF >= 4 {
             type = tolower($2)
             if (tolower($3) != item || (type != "soft" && type != "hard" && type != "-")) next
             if ($1 == user) rank = 0
@@ -26,13 +34,13 @@ pam_limit_of() {
             else if (substr($1, 1, 1) == "@" && index(groups, " " substr($1, 2) " ")) rank = 1
             else next
             value = tolower($4)
-            if (value == "-1" || value == "unlimited" || value == "infinity") value = "unlimited"
+            if (value == "-" || value == "-1" || value == "unlimited" || value == "infinity") value = "unlimited"
             else if (match(value, /^[0-9]+/)) value = substr(value, 1, RLENGTH) + 0
             else next
             if (type != "hard") { if (srank < rank) next; soft = value; srank = rank }
             if (type != "soft" && hrank >= rank) { hard = value; hrank = rank }
         }
-        END { printf "%s %s", soft, hard }' "${files[@]}"
+        END { if (!stopped) printf "%s %s", soft, hard }' "${files[@]}"
 }
 
 # Whether limit A (a number or "unlimited") is below number B.
@@ -41,6 +49,18 @@ limit_below() { [[ "$1" != unlimited ]] && (( 10#$1 < $2 )); }
 # Whether the hard limit a session inherits where pam_limits sets none is below LEAST, so
 # that pam_limits would lower a raised soft limit to it: nofile's 4096 (the kernel's
 # INR_OPEN_MAX) under RHEL 6's init and RHEL 7's systemd 219; nproc's as init has it.
+# fs.nr_open, above which the kernel refuses a nofile hard limit (kernel/sys.c do_prlimit)
+# and pam_limits the session: the host's own, else the kernel's default.
+nr_open() {
+    local value
+    value="$(cat "$ROOT$LAYOUT_NR_OPEN" 2>/dev/null)"
+    if [[ "$value" =~ ^[0-9]{1,10}$ ]]; then printf '%s' "$((10#$value))"; else printf 1048576; fi
+}
+
+# Whether the hard ITEM limit a session inherits where pam_limits sets none is not known
+# (scanner: INHERITED_HARD): nofile under RHEL 8's systemd 239.
+inherited_hard_unknown() { [[ "$1" == nofile && "$(kernel_release)" == 4.18.* ]]; }
+
 inherited_hard_below() {
     local item="$1" least="$2" hard
     case "$item" in
@@ -67,6 +87,15 @@ raise_account_limit() {
     for account in "$@"; do
         [[ -n "$account" ]] || continue
         read -r soft hard <<< "$(pam_limit_of "$account" "$item")"
+        if [[ "$soft" == stop ]]; then
+            [[ "$hard" =~ ^[A-Za-z0-9/._:-]{1,200}$ ]] || hard="a file in $LAYOUT_LIMITS_D"
+            warn "manual: $hard ('DOMAIN -') tells pam_limits to set no limit for $(shown_name "$account" "a SAS account") and to stop reading, so no limit sascheck writes reaches its sessions: remove that line (it is the site's, so sascheck leaves it)"
+            continue
+        fi
+        if [[ "$item" == nofile ]] && (( least > $(nr_open) )); then
+            warn "manual: the site's nofile $least is above fs.nr_open ($(nr_open)): the kernel would refuse it and pam_limits the session; raise fs.nr_open first"
+            continue
+        fi
         # The soft limit the account should have: the site's own where it is not below.
         if [[ "$soft" == - ]] || limit_below "$soft" "$least"; then
             wanted="$least"
@@ -78,6 +107,11 @@ raise_account_limit() {
         if { [[ "$hard" != - ]] && limit_below "$hard" "$wanted"; } \
                 || { [[ "$hard" == - ]] && inherited_hard_below "$item" "$wanted"; }; then
             added+="$account hard $item $wanted"$'\n'
+        elif [[ "$hard" == - ]] && inherited_hard_unknown "$item"; then
+            # what the session inherits is not known, so neither is whether pam_limits lowers
+            # the soft limit to it: the hard limit is set, at fs.nr_open, which is at least
+            # any a session can have inherited (never lowered) and the kernel accepts
+            added+="$account hard $item $(nr_open)"$'\n'
         fi
     done
     [[ -n "$added" ]] || return 0
