@@ -376,7 +376,8 @@ put_file() {
 # then judged on what was opened, not on its name: a regular file with one hard link (a
 # root-only file hard-linked in, as RHEL 6 allows, has two) that is the very file the name
 # holds after the open (lstat: a name swapped for a link meanwhile is caught); from inside
-# the directory the path names (cd -P, its physical path compared). Exit 2: refused.
+# the directory the path names (cd -P, its physical path compared). Exit 2: refused. The
+# open is "command exec", so that a file it cannot open is status 1, not the end of sh.
 cat_in_tree() {
     r_host="$ROOT${1%/*}"
     [ -n "$r_host" ] || r_host=/
@@ -384,7 +385,7 @@ cat_in_tree() {
         cd -P "$r_host" 2>/dev/null && [ "$PWD" = "$r_host" ] || exit 1
         # shellcheck disable=SC2016,SC2086  # the inner script's own $1; TIMEOUT: a command and its argument
         exec $TIMEOUT sh -c '
-            exec 3<"./$1" || exit 1
+            command exec 3<"./$1" || exit 1
             opened="$(stat -L -c "%d:%i:%h:%f" /proc/self/fd/3)" || exit 1
             named="$(stat -c "%d:%i" -- "./$1")" || exit 1
             case "$opened" in "$named":1:8???) ;; *) exit 2 ;; esac
