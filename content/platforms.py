@@ -20,6 +20,7 @@ from ..rules.host_layout import (
     LIBVIRT_SYSV,
     LIBVIRT_UNITS,
     MULTIPATH_UUID_PREFIX,
+    NO_VERSION_ID,
     OS_PLATFORMS,
     OS_RELEASE,
     OS_RELEASE_LEGACY,
@@ -34,6 +35,7 @@ from ..rules.host_layout import (
     XTREMIO_VENDOR,
     os_release_patterns,
     redhat_release_pattern,
+    redhat_release_unnumbered,
     vm_vendor_regex,
 )
 from .oval import Element, OvalDocument, all_of, any_of, criterion, entity, none_of
@@ -157,6 +159,17 @@ def _rhel_family(oval: OvalDocument) -> Element:
     has_redhat_release = _exists(oval, "a redhat-release file", (REDHAT_RELEASE,))
     systems = []
     for os_id, _, majors, legacy in OS_PLATFORMS:
+        # the system named with no release: os-release without VERSION_ID, a redhat-release
+        # line without " release N" (os_platform, issue 64)
+        systems.append(all_of(
+            _contains(oval, f"os-release says {os_id}", (OS_RELEASE,),
+                      os_release_patterns(os_id, majors[0])[0]),
+            none_of(_contains(oval, "os-release has a VERSION_ID", (OS_RELEASE,),
+                              NO_VERSION_ID))))
+        if legacy:
+            systems.append(all_of(none_of(has_os_release), _contains(
+                oval, f"redhat-release names {legacy} with no release", (REDHAT_RELEASE,),
+                redhat_release_unnumbered(legacy))))
         for major in majors:
             named = all_of(*(_contains(oval, f"os-release says {os_id} {major}: {part}",
                                        (OS_RELEASE,), pattern)

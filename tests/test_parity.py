@@ -370,6 +370,16 @@ RELEASE_FILES = {
                    "(Santiago)\n"}, "judged"),
     "RHEL 4 (too old)": ({"/etc/redhat-release": "Red Hat Enterprise Linux AS release 4 "
                           "(Nahant Update 9)\n"}, "notapplicable"),
+    # Issue 64: a system that names itself RHEL without saying its release is judged (the
+    # kernel's release decides what depends on it); one naming a release outside 5 to 10
+    # is not
+    "RHEL, os-release without VERSION_ID": ({"/etc/os-release": (
+        'NAME="Red Hat Enterprise Linux"\nID="rhel"\nID_LIKE="fedora"\n'
+        'PRETTY_NAME="Red Hat Enterprise Linux 8.9 (Ootpa)"\n')}, "judged"),
+    "RHEL, redhat-release without a release": ({"/etc/redhat-release": (
+        "Red Hat Enterprise Linux Server (Santiago)\n")}, "judged"),
+    "RHEL 11 (not yet)": ({"/etc/os-release": 'NAME="Red Hat Enterprise Linux"\nID="rhel"\n'
+                           'VERSION_ID="11.0"\n'}, "notapplicable"),
 }
 
 

@@ -85,10 +85,30 @@ def redhat_release_pattern(name: str, major: int) -> str:
     return rf"^{re.escape(name)}\b.* release {major}(?:\.|[ \t]|$)"
 
 
+# os-release without a VERSION_ID line, and a redhat-release line naming the system with no
+# release number (issue 64): the system is one the guidance is for, its release unknown, so
+# it is judged, and what depends on the release says so (the kernel's release decides most).
+NO_VERSION_ID = r"^VERSION_ID="
+
+
+def redhat_release_unnumbered(name: str) -> str:
+    """/etc/redhat-release's line naming ``name`` with no " release N" on it."""
+    return rf"^{re.escape(name)}\b(?![^\n]* release [0-9])"
+
+
 def os_platform(os_release: str | None, redhat_release: str | None) -> str | None:
-    """The CPE name of the system the release files name; "" where neither file exists;
-    None where they name another system."""
+    """The CPE name of the system the release files name ("cpe:/o:VENDOR:PRODUCT" where they
+    give no release); "" where neither file exists; None where they name another system,
+    or a release the guidance is not for."""
     for os_id, product, majors, legacy in OS_PLATFORMS:
+        if os_release is not None:
+            id_line = os_release_patterns(os_id, majors[0])[0]
+            if re.search(id_line, os_release, re.M) and not re.search(
+                    NO_VERSION_ID, os_release, re.M):
+                return f"cpe:/o:{product}"
+        elif redhat_release is not None and legacy and re.search(
+                redhat_release_unnumbered(legacy), redhat_release, re.M):
+            return f"cpe:/o:{product}"
         for major in majors:
             if os_release is not None:
                 if all(re.search(p, os_release, re.M) for p in os_release_patterns(os_id, major)):
