@@ -266,7 +266,8 @@ def test_a_user_set_in_a_drop_in_makes_the_service_sas(tmp_path, scan):
 # The module as Debian's libpam-modules 1.5.2 installs it (this machine's own): it reads
 # /proc/sys/fs/nr_open for an unlimited nofile (commit 3234488f, first in 1.5.2). The one
 # before 1.5.2 is the same file with that path blanked: such builds do not carry it.
-DEBIAN_PAM_LIMITS = Path("/usr/lib/x86_64-linux-gnu/security/pam_limits.so")
+DEBIAN_PAM_LIMITS = next(iter(sorted(Path("/usr/lib").glob("*-linux-gnu*/security/pam_limits.so"))),
+                         Path("/usr/lib/x86_64-linux-gnu/security/pam_limits.so"))
 RHEL_PAM_LIMITS = "/usr/lib64/security/pam_limits.so"
 VIYA_LIMITS = "sas - nofile 150000\nsas - nproc 100000\nsas - stack 10240\n"
 
