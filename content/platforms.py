@@ -33,6 +33,7 @@ from ..rules.host_layout import (
     THP_DIRS,
     VXVM_DEVICE_DIRS,
     XTREMIO_VENDOR,
+    os_release_id,
     os_release_patterns,
     redhat_release_pattern,
     redhat_release_unnumbered,
@@ -163,7 +164,7 @@ def _rhel_family(oval: OvalDocument) -> Element:
         # line without " release N" (os_platform, issue 64)
         systems.append(all_of(
             _contains(oval, f"os-release says {os_id}", (OS_RELEASE,),
-                      os_release_patterns(os_id, majors[0])[0]),
+                      os_release_id(os_id)),
             none_of(_contains(oval, "os-release has a VERSION_ID", (OS_RELEASE,),
                               NO_VERSION_ID))))
         if legacy:

@@ -74,10 +74,14 @@ OS_NAMES = {"rhel": "Red Hat Enterprise Linux", "centos": "CentOS", "rocky": "Ro
 OS_RELEASE_LEGACY = (5, 6)  # the releases named by /etc/redhat-release alone
 
 
+def os_release_id(os_id: str) -> str:
+    """os-release's ID line naming ``os_id`` (Python ``re`` and OVAL alike, multi-line)."""
+    return rf"^ID=[\"']?{re.escape(os_id)}[\"']?[ \t]*$"
+
+
 def os_release_patterns(os_id: str, major: int) -> tuple[str, str]:
     """os-release lines (Python ``re`` and OVAL alike, multi-line) naming ``os_id`` ``major``."""
-    return (rf"^ID=[\"']?{re.escape(os_id)}[\"']?[ \t]*$",
-            rf"^VERSION_ID=[\"']?{major}(?:\.[0-9]+)*[\"']?[ \t]*$")
+    return (os_release_id(os_id), rf"^VERSION_ID=[\"']?{major}(?:\.[0-9]+)*[\"']?[ \t]*$")
 
 
 def redhat_release_pattern(name: str, major: int) -> str:
@@ -102,8 +106,7 @@ def os_platform(os_release: str | None, redhat_release: str | None) -> str | Non
     or a release the guidance is not for."""
     for os_id, product, majors, legacy in OS_PLATFORMS:
         if os_release is not None:
-            id_line = os_release_patterns(os_id, majors[0])[0]
-            if re.search(id_line, os_release, re.M) and not re.search(
+            if re.search(os_release_id(os_id), os_release, re.M) and not re.search(
                     NO_VERSION_ID, os_release, re.M):
                 return f"cpe:/o:{product}"
         elif redhat_release is not None and legacy and re.search(

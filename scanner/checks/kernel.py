@@ -154,11 +154,13 @@ def _bytes_twin_in_use(facts: Facts, key: str) -> tuple[str, str, str] | None:
     return None
 
 
-# What a boot leaves a key with (_boot_value): (the key or its byte twin, value, source), and
-# notes on sources that lose; or the Outcome that it cannot be told. A source whose value
-# is a bound only (tuned's ">N" over a value not known) says so in its source (AT_LEAST).
-BootValue = tuple[tuple[str, str, str], list[str]]
-AT_LEAST, AT_MOST = " (at least this: tuned raises only)", " (at most this: tuned lowers only)"
+# What a boot leaves a key with (_boot_value): (the key or its byte twin, value, source),
+# notes on sources that lose, and the value's bound: "" where it is the value, ">" or "<"
+# where it is only at least or at most that (tuned's ">N" over a value not known); or the
+# Outcome that it cannot be told.
+BootValue = tuple[tuple[str, str, str], list[str], str]
+BOUND_SHOWN = {">": " (at least this: tuned raises only)",
+               "<": " (at most this: tuned lowers only)"}
 
 
 def _partial_write(value: str, before: str | None) -> str:
@@ -175,14 +177,15 @@ def _partial_write(value: str, before: str | None) -> str:
 
 
 def _tuned_sysctl(value: str, before: str | None, tuned: TunedFacts, source: str,
-                  notes: list[str]) -> tuple[str, str] | None:
-    """(what tuned leaves the key with, the source to show) for a profile's [sysctl] value,
+                  notes: list[str]) -> tuple[str, str, str] | None:
+    """(what tuned leaves the key with, the source to show, its bound: BootValue) for a
+    profile's [sysctl] value,
     as _process_assignment_modifiers (tuned/plugins/base.py, v2.22.1 lines 466-489) reads
     it against the value the key has when tuned starts (``before``; None: not known); None
     where tuned leaves it as it was."""
     text = value.strip()
     if len(text) < 2 or text[0] not in "<>":
-        return value, source
+        return value, source, ""
     if tuned.honours(TUNED_SYSCTL_MODIFIERS_SINCE) is False:
         notes.append(f"{source} = {text}: tuned {tuned.release} writes it as it is (its "
                      "[sysctl] reads '>' and '<' from 2.10), which the kernel refuses")
@@ -192,9 +195,9 @@ def _tuned_sysctl(value: str, before: str | None, tuned: TunedFacts, source: str
         notes.append(f"{source} = {text}: not a number after '{text[0]}'; nothing is set")
         return None
     if current is None:
-        return str(number), source + (AT_LEAST if text[0] == ">" else AT_MOST)
+        return str(number), source + BOUND_SHOWN[text[0]], text[0]
     if (number > current) if text[0] == ">" else (number < current):
-        return str(number), f"{source} = {text}"
+        return str(number), f"{source} = {text}", ""
     notes.append(f"{source} = {text} leaves {current}, which is already "
                  + ("higher" if text[0] == ">" else "lower"))
     return None
@@ -206,14 +209,18 @@ def _boot_value(key: str, expected: str, facts: Facts) -> BootValue | Outcome:
     boot = facts.sysctl_boot
     twin = SYSCTL_BYTES_TWINS.get(key, "")
     found: tuple[str, str, str] | None = None  # (key or its byte twin, value, source)
+    bound = ""  # found's bound (BootValue)
     notes: list[str] = []
 
-    def write(name: str, value: str, source: str) -> None:
-        nonlocal found
+    def before(name: str) -> str | None:
+        """What ``name`` holds when the next source writes it."""
+        return (found[1] if found is not None and found[0] == name
+                else kernel_default(name, facts.host.kernel))
+
+    def write(name: str, value: str, source: str, limit: str = "") -> None:
+        nonlocal found, bound
         if name == key or (name == twin and (ascii_int(value) or 0) > 0):  # 0 is refused
-            found = (name, _partial_write(value, found[1] if found is not None and
-                                          found[0] == name else
-                                          kernel_default(name, facts.host.kernel)), source)
+            found, bound = (name, _partial_write(value, before(name)), source), limit
 
     kernel_line, untold = [], ""
     for name in filter(None, (key, twin)):
@@ -231,9 +238,7 @@ def _boot_value(key: str, expected: str, facts: Facts) -> BootValue | Outcome:
             write(name, value, source)
         for name in filter(None, (twin, key)):
             if profile_setting := tuned.chain.setting("sysctl", name):
-                before = (found[1] if found is not None and found[0] == name
-                          else kernel_default(name, facts.host.kernel))
-                written = _tuned_sysctl(profile_setting[0], before, tuned,
+                written = _tuned_sysctl(profile_setting[0], before(name), tuned,
                                         f"tuned profile {profile_setting[1]} [sysctl]", notes)
                 if written is not None:
                     write(name, *written)
@@ -266,7 +271,7 @@ def _boot_value(key: str, expected: str, facts: Facts) -> BootValue | Outcome:
                 key, "kernel default", "unknown", Verdict.ERROR, why)], message=why)
         found = (key, default, f"kernel default ({facts.host.kernel})")
         notes.append("nothing sets it at boot")
-    return found, notes
+    return found, notes, bound
 
 
 def sysctl_at_boot(params: Mapping[str, Any], facts: Facts,
@@ -278,16 +283,15 @@ def sysctl_at_boot(params: Mapping[str, Any], facts: Facts,
     boot_value = _boot_value(key, expected, facts)
     if isinstance(boot_value, Outcome):
         return boot_value
-    (name, value, source), notes = boot_value
+    (name, value, source), notes, bound = boot_value
     if name != key:  # the byte twin
         evidence = Evidence(name, source, value, Verdict.PASS, BYTES_NOTE)
         return Outcome(Verdict.PASS, expected, f"{name} = {value} ({source}; reported)",
                        [evidence])
     verdict = Verdict.PASS if holds(params, ascii_int(value), wanted) else Verdict.FAIL
     compare = params.get("compare", "equal")
-    bound = ((AT_LEAST in source and not (compare == "at_least" and verdict == Verdict.PASS))
-             or (AT_MOST in source and not (compare == "at_most" and verdict == Verdict.PASS)))
-    if bound:  # a bound that does not settle it: the value before tuned decides
+    settled = verdict == Verdict.PASS and compare == {">": "at_least", "<": "at_most"}.get(bound)
+    if bound and not settled:  # a bound that does not settle it: the value before tuned decides
         why = (f"{source}: the value the key has when tuned starts (the kernel's default "
                f"for {facts.host.kernel or 'this kernel'}) is not known, so neither is what "
                "tuned leaves")
@@ -308,7 +312,7 @@ def sysctl_fields_at_boot(params: Mapping[str, Any], facts: Facts,
     boot_value = _boot_value(key, expected, facts)
     if isinstance(boot_value, Outcome):
         return boot_value
-    (_, value, source), notes = boot_value
+    (_, value, source), notes, _ = boot_value
     shown = " ".join(value.split())
     fields = [ascii_int(field) for field in value.split()]
     if len(fields) != len(wanted) or None in fields:

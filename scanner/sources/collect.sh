@@ -120,6 +120,7 @@ LAYOUT_PAM_LIMITS_MODULES="$LAYOUT_PAM_LIMITS_MODULES"'/lib64/security/pam_limit
 LAYOUT_PAM_LIMITS_MODULES="$LAYOUT_PAM_LIMITS_MODULES"'/usr/lib/security/pam_limits.so '
 LAYOUT_PAM_LIMITS_MODULES="$LAYOUT_PAM_LIMITS_MODULES"/lib/security/pam_limits.so
 LAYOUT_NR_OPEN=/proc/sys/fs/nr_open
+LAYOUT_NR_OPEN_DEFAULT=1048576
 LAYOUT_GROUP=/etc/group
 LAYOUT_SYSTEMD_SYSTEM_CONF=/etc/systemd/system.conf
 LAYOUT_SYSTEMD_SYSTEM_CONF_DIRS='/etc/systemd/system.conf.d '

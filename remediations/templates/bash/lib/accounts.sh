@@ -54,7 +54,7 @@ limit_below() { [[ "$1" != unlimited ]] && (( 10#$1 < $2 )); }
 nr_open() {
     local value
     value="$(cat "$ROOT$LAYOUT_NR_OPEN" 2>/dev/null)"
-    if [[ "$value" =~ ^[0-9]{1,10}$ ]]; then printf '%s' "$((10#$value))"; else printf 1048576; fi
+    if [[ "$value" =~ ^[0-9]{1,10}$ ]]; then printf '%s' "$((10#$value))"; else printf '%s' "$LAYOUT_NR_OPEN_DEFAULT"; fi
 }
 
 # Whether the hard ITEM limit a session inherits where pam_limits sets none is not known
@@ -79,6 +79,8 @@ inherited_hard_below() {
 # sessions inherit is lower.
 raise_account_limit() {
     local item="$1" least="$2" account soft hard wanted ours current line retained="" added=""
+    local ceiling
+    ceiling="$(nr_open)"
     local -a words
     shift 2
     ours="$ROOT$LAYOUT_LIMITS_D/99-sascheck-sas.conf"
@@ -92,8 +94,8 @@ raise_account_limit() {
             warn "manual: $hard ('DOMAIN -') tells pam_limits to set no limit for $(shown_name "$account" "a SAS account") and to stop reading, so no limit sascheck writes reaches its sessions: remove that line (it is the site's, so sascheck leaves it)"
             continue
         fi
-        if [[ "$item" == nofile ]] && (( least > $(nr_open) )); then
-            warn "manual: the site's nofile $least is above fs.nr_open ($(nr_open)): the kernel would refuse it and pam_limits the session; raise fs.nr_open first"
+        if [[ "$item" == nofile ]] && (( least > ceiling )); then
+            warn "manual: the site's nofile $least is above fs.nr_open ($ceiling): the kernel would refuse it and pam_limits the session; raise fs.nr_open first"
             continue
         fi
         # The soft limit the account should have: the site's own where it is not below.
@@ -111,7 +113,7 @@ raise_account_limit() {
             # what the session inherits is not known, so neither is whether pam_limits lowers
             # the soft limit to it: the hard limit is set, at fs.nr_open, which is at least
             # any a session can have inherited (never lowered) and the kernel accepts
-            added+="$account hard $item $(nr_open)"$'\n'
+            added+="$account hard $item $ceiling"$'\n'
         fi
     done
     [[ -n "$added" ]] || return 0
