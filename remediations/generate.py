@@ -85,9 +85,10 @@ def failing_sysctl(catalogue: Catalogue, result: Mapping[str, Any],
         if (rule is None or verdict["result"] != "fail" or rule.kind not in TUNED_SYSCTL_KINDS
                 or rule.params["key"] == TUNED_TEMPLATE_SYSCTL):
             continue
-        minimum = ">" if rule.params.get("compare") == "at_least" else ""  # never lowers
+        # a bound as tuned's modifier: applied only where the key boots further from it
+        bound = {"at_least": ">", "at_most": "<"}.get(rule.params.get("compare", ""), "")
         found.setdefault(str(rule.params["key"]),
-                         minimum + str(int(values[rule.params["value_from"]])))
+                         bound + str(int(values[rule.params["value_from"]])))
     return tuple(found.items())
 
 

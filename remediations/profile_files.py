@@ -80,10 +80,11 @@ def tuned_profile(fix: FixInput, env: jinja2.Environment | None = None, *,
         floor = TUNED_STOCK_READAHEAD_KIB.get(include, 0)
         shown["read_ahead_min_kb"] = str(max(int(shown["read_ahead_min_kb"]), floor))
     modifiers = fix.tuned_version is None or fix.tuned_version[:2] >= TUNED_MODIFIERS_SINCE
-    # ">N" (a minimum: remediations.generate.failing_sysctl) is read in [sysctl] from 2.10
+    # ">N" and "<N" (a bound: remediations.generate.failing_sysctl) are read in [sysctl]
+    # from 2.10
     sysctl_modifiers = (fix.tuned_version is None
                         or fix.tuned_version[:2] >= TUNED_SYSCTL_MODIFIERS_SINCE)
-    sysctl = tuple((key, value if sysctl_modifiers else value.lstrip(">"))
+    sysctl = tuple((key, value if sysctl_modifiers else value.lstrip("><"))
                    for key, value in fix.tuned_sysctl)
     return env.get_template("tuned/tuned.conf.j2").render(
         name=TUNED_PROFILE_NAME, version=__version__, profile=fix.profile, include=include,

@@ -37,6 +37,12 @@ def host(path: Path, limits: dict[str, str] | None = None, kernel: str = RHEL9_K
     return sas_host(path, kernel=kernel, sas_limits=None, extra_files=extra)
 
 
+def _nofile_fix(tmp_path: Path, root: Path, *extra: str) -> Path:
+    """The bash fix of sas_accounts_nofile alone, for ROOT."""
+    return generate("bash", tmp_path / "fix.sh", root, [*BASELINE_SETS],
+                    ["--rule", "sas_accounts_nofile", *extra])
+
+
 def judged(scan, root: Path, rule: str = "sas_accounts_nofile", profile: str = "default",
            *sets: str) -> dict:
     return scan(root, *sets, profile=profile)["by_id"][rule]
@@ -172,8 +178,7 @@ def test_the_fix_keeps_a_higher_site_limit_and_raises_a_lower_hard_one(tmp_path,
     root = host(tmp_path / "r", {"/etc/security/limits.conf": "sas soft nofile 30000\n"},
                 RHEL7_KERNEL)
     assert judged(scan, root)["result"] == "fail"
-    script = generate("bash", tmp_path / "fix.sh", root, [*BASELINE_SETS],
-                      ["--rule", "sas_accounts_nofile"])
+    script = _nofile_fix(tmp_path, root)
     run_bash(script, root)
     assert judged(scan, root)["result"] == "pass"
     ours = (root / "etc/security/limits.d/99-sascheck-sas.conf").read_text().splitlines()
@@ -379,8 +384,7 @@ def test_the_fix_converges_on_rhel8_and_never_lowers_the_hard_limit(tmp_path, sc
     what any session can have inherited (the kernel caps it there), and what it accepts."""
     root = host(tmp_path / "r", {}, RHEL8_KERNEL, proc__sys__fs__nr_open="1048576\n")
     assert judged(scan, root)["result"] == "fail"
-    script = generate("bash", tmp_path / "fix.sh", root, [*BASELINE_SETS],
-                      ["--rule", "sas_accounts_nofile"])
+    script = _nofile_fix(tmp_path, root)
     run_bash(script, root)
     after = judged(scan, root)
     assert after["result"] == "pass", after
@@ -394,10 +398,66 @@ def test_the_fix_names_a_no_limit_line_it_cannot_pass(tmp_path, scan):
     nothing, and the line is the site's, so the fix says where it is and leaves it."""
     nolimits = "/etc/security/limits.d/10-sas-nolimits.conf"
     root = host(tmp_path / "r", {nolimits: "@sas -\n"})
-    script = generate("bash", tmp_path / "fix.sh", root, [*BASELINE_SETS],
-                      ["--rule", "sas_accounts_nofile"])
+    script = _nofile_fix(tmp_path, root)
     ran = run_bash(script, root)
     assert f"{nolimits}:1 ('DOMAIN -') tells pam_limits to set no limit for sas" in ran.stderr
     assert (root / nolimits.lstrip("/")).read_text() == "@sas -\n"
     assert not (root / "etc/security/limits.d/99-sascheck-sas.conf").exists()
     assert judged(scan, root)["result"] == "fail"
+
+
+@pytest.mark.parametrize(("site", "written"), [
+    # the account's own line, read before sascheck's file: sascheck's, read later, wins
+    ({"/etc/security/limits.d/50-sas.conf": "sas - nofile unlimited\n"},
+     ["sas hard nofile 1048576"]),
+    # a group's line anywhere: the account's own line beats it; the site's soft 30000 stays
+    ({"/etc/security/limits.conf": "sas soft nofile 30000\n",
+      "/etc/security/limits.d/99-viya.conf": "@sas hard nofile unlimited\n"},
+     ["sas hard nofile 1048576"]),
+    # a number above fs.nr_open refuses the session as 'unlimited' does; soft raised too
+    ({"/etc/security/limits.conf": "sas soft nofile 4096\nsas hard nofile 2000000\n"},
+     ["sas hard nofile 1048576", "sas soft nofile 20480"]),
+])
+def test_the_fix_caps_a_refused_nofile_at_nr_open(tmp_path, scan, site, written):
+    """Before linux-pam 1.5.2 'nofile unlimited' asks for RLIM_INFINITY, which do_prlimit
+    refuses above fs.nr_open: every session is denied. The fix writes the hard limit at
+    fs.nr_open (what 1.5.2 makes of 'unlimited', the most the kernel gives): sessions open
+    with at least the site value, and the site's own lines stay as they were."""
+    root = _with_module(host(tmp_path / "r", site, RHEL8_KERNEL,
+                             proc__sys__fs__nr_open="1048576\n"), False)
+    assert judged(scan, root)["evidence"][0]["actual"] == "session refused"
+    script = _nofile_fix(tmp_path, root)
+    run_bash(script, root)
+    after = judged(scan, root)
+    assert after["result"] == "pass", after
+    ours = (root / "etc/security/limits.d/99-sascheck-sas.conf").read_text().splitlines()
+    assert ours[1:] == written
+    for path, text in site.items():
+        assert (root / path.lstrip("/")).read_text() == text
+    assert "no changes" in run_bash(script, root).stdout
+
+
+def test_a_refused_nofile_read_after_the_fix_is_named_for_a_person(tmp_path, scan):
+    """The account's own line in a file read after sascheck's (limits.d sorts 99-viya.conf
+    after 99-sascheck-sas.conf) would win over anything the fix writes: it names the line."""
+    viya = "/etc/security/limits.d/99-viya.conf"
+    root = _with_module(host(tmp_path / "r", {viya: "sas - nofile unlimited\n"}, RHEL8_KERNEL,
+                             proc__sys__fs__nr_open="1048576\n"), False)
+    script = _nofile_fix(tmp_path, root)
+    ran = run_bash(script, root)
+    assert ran.returncode == 3
+    assert f"{viya}:1 gives sas a nofile hard limit above fs.nr_open (1048576)" in ran.stderr
+    assert not (root / "etc/security/limits.d/99-sascheck-sas.conf").exists()
+    assert (root / viya.lstrip("/")).read_text() == "sas - nofile unlimited\n"
+
+
+def test_an_unlimited_nofile_this_pam_limits_maps_is_left_alone(tmp_path, scan):
+    """linux-pam 1.5.2 gives 'unlimited' as fs.nr_open: the session opens, the rule passes,
+    and even a fix of every rule (--all) writes nothing for it."""
+    root = _with_module(host(tmp_path / "r", {
+        "/etc/security/limits.d/50-sas.conf": "sas - nofile unlimited\n"}, RHEL8_KERNEL,
+        proc__sys__fs__nr_open="1048576\n"), True)
+    assert judged(scan, root)["result"] == "pass"
+    script = _nofile_fix(tmp_path, root, "--all")
+    run_bash(script, root)
+    assert not (root / "etc/security/limits.d/99-sascheck-sas.conf").exists()

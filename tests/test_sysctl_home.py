@@ -46,6 +46,9 @@ class Case:
     host: dict = field(default_factory=dict)
     home: str = "tuned"  # where the value goes: "tuned" or "sysctl"
     include: str | None = None  # a child profile's include= (None: sascheck's own profile edited)
+    # the profile's line for an upper bound: "<1" (tuned 2.10 on: lowered only where above),
+    # "1" where tuned reads no modifiers in [sysctl]
+    line_value: str = "<1"
 
 
 STOCK = {"tuned_active": "throughput-performance", "tuned_custom": {}}
@@ -62,7 +65,7 @@ CASES = {
     "tuned 2.5 re-applies nothing": Case(
         {**STOCK, "extra_files": {SITE_FILE: SITE_LINE,
                                   **tuned_version_file((2, 5, 1), "python2.7")}},
-        include="throughput-performance"),
+        include="throughput-performance", line_value="1"),
     "reapply_sysctl = 0": Case(
         {**STOCK, "extra_files": {SITE_FILE: SITE_LINE, "/etc/tuned/tuned-main.conf":
                                   "daemon = 1\nreapply_sysctl = 0\n"}},
@@ -119,12 +122,12 @@ def test_the_value_goes_where_it_wins_at_boot(tmp_path, scan, name):
     in_files = sysctl_d_keys(root).get("vm.swappiness")
     in_profile = profile_sysctl(root).get("vm.swappiness")
     if case.home == "tuned":  # never both
-        assert (in_profile, in_files) == ("1", None)
+        assert (in_profile, in_files) == (case.line_value, None)
         assert (site_file.read_text() if site_before else None) == site_before
         assert (root / "etc/tuned/active_profile").read_text() == "sas-performance\n"
         profile = (root / OURS_PROFILE).read_text()
         if case.include is None:  # sascheck's own: one line added, every other kept
-            assert profile == profile_before + "vm.swappiness=1\n"
+            assert profile == profile_before + f"vm.swappiness={case.line_value}\n"
         else:
             assert f"\ninclude={case.include}\n" in profile
             assert profile.startswith("# sas-performance: a tuned profile for SAS, written by")
@@ -149,7 +152,7 @@ def test_tuned_merges_the_profile_written(tmp_path, name):
     run_bash(_fix(tmp_path, root), root)
     merged = tuned_loader.load(root, "sas-performance")
     assert "error" not in merged, merged
-    assert merged["units"]["sysctl"]["vm.swappiness"] == "1"
+    assert merged["units"]["sysctl"]["vm.swappiness"] == CASES[name].line_value
     assert merged["units"]["sysctl"]["vm.dirty_ratio"] == "40"
     assert merged["units"]["cpu"]["governor"] == "performance"
 
@@ -160,11 +163,11 @@ def test_a_later_profile_fix_keeps_the_line(tmp_path, scan):
     the [sysctl] line the earlier fix wrote: both rules pass."""
     root = _host(tmp_path / "r", Case({"tuned_active": "balanced", "tuned_custom": {}}))
     run_bash(_fix(tmp_path, root), root)
-    assert profile_sysctl(root)["vm.swappiness"] == "1"
+    assert profile_sysctl(root)["vm.swappiness"] == "<1"
     assert "\ninclude=balanced\n" in (root / OURS_PROFILE).read_text()
     assert scan(root, profile="viya3")["by_id"]["tuned_profile"]["result"] == "fail"
     run_bash(_fix(tmp_path, root, rule="tuned_profile"), root)
-    assert profile_sysctl(root)["vm.swappiness"] == "1"
+    assert profile_sysctl(root)["vm.swappiness"] == "<1"
     assert "\ninclude=balanced\n" not in (root / OURS_PROFILE).read_text()
     after = scan(root, profile="viya3")["by_id"]
     assert (after["tuned_profile"]["result"], after[RULE]["result"]) == ("pass", "pass")
@@ -196,12 +199,12 @@ def test_the_tuned_format_carries_each_failing_sysctl(tmp_path, scan):
     profile = generate("tuned", tmp_path / "p.conf", root, BASELINE_SETS,
                        ["--profile", "viya3", "--all"]).read_text()
     lines = profile.splitlines()
-    assert "vm.swappiness=1" in lines
+    assert "vm.swappiness=<1" in lines
     assert not [line for line in lines if line.startswith("vm.max_map_count")]
     (root / OURS_PROFILE).parent.mkdir(parents=True, exist_ok=True)
     (root / OURS_PROFILE).write_text(profile)
     (root / "etc/tuned/active_profile").write_text("sas-performance\n")
-    assert tuned_loader.load(root, "sas-performance")["units"]["sysctl"]["vm.swappiness"] == "1"
+    assert tuned_loader.load(root, "sas-performance")["units"]["sysctl"]["vm.swappiness"] == "<1"
     after = scan(root, profile="viya3")["by_id"]
     assert (after[RULE]["result"], after["max_map_count_at_boot"]["result"]) == ("pass", "pass")
 
@@ -223,7 +226,7 @@ def test_one_run_starts_tuned_first_and_keeps_the_value_there(tmp_path, scan):
     run_bash(script, root)
     assert sysctl_d_keys(root) == {}
     assert {key: profile_sysctl(root).get(key) for key in ("vm.dirty_ratio", "vm.swappiness")} \
-        == {"vm.dirty_ratio": "40", "vm.swappiness": "1"}
+        == {"vm.dirty_ratio": "40", "vm.swappiness": "<1"}
     after = scan(root, profile="viya3")["by_id"]
     assert {rule: after[rule]["result"] for rule in ("tuned_profile", "dirty_ratio_at_boot",
                                                      RULE)} == dict.fromkeys(
@@ -240,7 +243,7 @@ def test_an_exclude_pattern_is_never_expanded_against_files(tmp_path, scan):
     ran = subprocess.run(["bash", str(script)], cwd=tmp_path / "cwd", capture_output=True,
                          text=True, timeout=300, env={**os.environ, "SASCHECK_ROOT": str(root)})
     assert ran.returncode in (0, 3), ran.stderr
-    assert (profile_sysctl(root).get("vm.swappiness"), sysctl_d_keys(root)) == ("1", {})
+    assert (profile_sysctl(root).get("vm.swappiness"), sysctl_d_keys(root)) == ("<1", {})
     assert _verdict(scan, root) == "pass"
 
 
@@ -259,4 +262,4 @@ def test_a_hostile_active_profile_name_is_never_written(tmp_path, active):
     includes = [line for line in (root / OURS_PROFILE).read_text().splitlines()
                 if line.startswith("include=")]
     assert includes in (["include=enterprise-storage"], ["include=throughput-performance"])
-    assert profile_sysctl(root)["vm.swappiness"] == "1"
+    assert profile_sysctl(root)["vm.swappiness"] == "<1"

@@ -15,6 +15,7 @@ from .boot import (
     INIT_SCRIPTS,
     INITTAB,
     KERNEL_CMDLINE,
+    KERNEL_SYSCTL_DEFAULTS,
     KTUNE_SHIPPED_CONFIG,
     KTUNE_SYSCONFIG,
     LEGACY_GRUB_CONFS,
@@ -170,6 +171,10 @@ def shell_layout() -> str:
         "LIMITS_CONF": (LIMITS_CONF,), "LIMITS_D": (LIMITS_D,), "PASSWD": (PASSWD,),
         "PAM_LIMITS_MODULES": PAM_LIMITS_MODULES, "NR_OPEN": (NR_OPEN,),
         "NR_OPEN_DEFAULT": (str(NR_OPEN_DEFAULT),),
+        # KEY@RELEASE-PREFIX@VALUE, fields joined by ',' ("unknown" where it is not known)
+        "KERNEL_SYSCTL_DEFAULTS": tuple(
+            f"{key}@{prefix}@{(value or 'unknown').replace(' ', ',')}"
+            for key, rows in KERNEL_SYSCTL_DEFAULTS.items() for prefix, value in rows),
         "GROUP": (GROUP,), "SYSTEMD_SYSTEM_CONF": (SYSTEMD_SYSTEM_CONF,),
         "SYSTEMD_SYSTEM_CONF_DIRS": SYSTEMD_SYSTEM_CONF_DIRS,
         "SELINUX_CONFIG": (SELINUX_CONFIG,), "SELINUX_ENFORCE": (SELINUX_ENFORCE,),

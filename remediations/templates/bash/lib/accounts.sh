@@ -3,9 +3,11 @@
 # The soft and hard limit of ITEM a PAM session of ACCOUNT gets from limits.conf and
 # limits.d/*.conf, as pam_limits ranks them: an entry for the account beats one for a group it
 # is in, which beats '*'; at the same rank the one read last wins (Linux-PAM
-# pam_limits.c, process_limit). Prints "SOFT HARD", each a number, "unlimited" or "-" (not
-# set); or "stop FILE:LINE" where a no-limit line ("DOMAIN -", two words) names the account
-# first: pam_limits then reads no further and sets nothing (parse_config_file's PAM_IGNORE).
+# pam_limits.c, process_limit). Prints "SOFT HARD FROM RANK", each limit a number,
+# "unlimited" or "-" (not set), FROM the file:line that set the hard one (root-relative, "-"
+# if none) and RANK its rank (0 the account, 1 a group, 4 '*'); or "stop FILE:LINE" where a
+# no-limit line ("DOMAIN -", two words) names the account first: pam_limits then reads no
+# further and sets nothing (parse_config_file's PAM_IGNORE).
 # As pam_limits reads a line: '#' starts a comment, the first four words count, the value
 # '-' is unlimited like '-1', 'unlimited' and 'infinity'. uid and gid range domains are not
 # followed.
@@ -18,9 +20,9 @@ pam_limit_of() {
         "$ROOT$LAYOUT_PASSWD" "$ROOT$LAYOUT_GROUP" 2>/dev/null | tr '\n' ' ')"
     [[ -f "$ROOT$LAYOUT_LIMITS_CONF" ]] && files+=("$ROOT$LAYOUT_LIMITS_CONF")
     for file in "$ROOT$LAYOUT_LIMITS_D"/*.conf; do [[ -f "$file" ]] && files+=("$file"); done
-    (( ${#files[@]} )) || { printf -- '- -'; return 0; }
+    (( ${#files[@]} )) || { printf -- '- - - 6'; return 0; }
     awk -v user="$account" -v item="$item" -v groups=" $groups" -v root="$ROOT" '
-        BEGIN { soft = "-"; hard = "-"; srank = 6; hrank = 6 }
+        BEGIN { soft = "-"; hard = "-"; srank = 6; hrank = 6; from = "-" }
         { sub(/#.*/, "") }
         NF == 2 && substr($2, 1, 1) == "-" && ($1 == user || (substr($1, 1, 1) == "@" \
                 && index(groups, " " substr($1, 2) " "))) {
@@ -35,16 +37,22 @@ pam_limit_of() {
             else next
             value = tolower($4)
             if (value == "-" || value == "-1" || value == "unlimited" || value == "infinity") value = "unlimited"
-            else if (match(value, /^[0-9]+/)) value = substr(value, 1, RLENGTH) + 0
+            else if (match(value, /^[0-9]+/)) {  # kept as digits: awk numbers are doubles
+                value = substr(value, 1, RLENGTH); sub(/^0+/, "", value)
+                if (value == "") value = "0"
+            }
             else next
             if (type != "hard") { if (srank < rank) next; soft = value; srank = rank }
-            if (type != "soft" && hrank >= rank) { hard = value; hrank = rank }
+            if (type != "soft" && hrank >= rank) {
+                hard = value; hrank = rank
+                from = substr(FILENAME, length(root) + 1) ":" FNR
+            }
         }
-        END { if (!stopped) printf "%s %s", soft, hard }' "${files[@]}"
+        END { if (!stopped) printf "%s %s %s %s", soft, hard, from, hrank }' "${files[@]}"
 }
 
 # Whether limit A (a number or "unlimited") is below number B.
-limit_below() { [[ "$1" != unlimited ]] && (( 10#$1 < $2 )); }
+limit_below() { [[ "$1" != unlimited ]] && (( ${#1} <= 18 )) && (( 10#$1 < $2 )); }
 
 # Whether the hard limit a session inherits where pam_limits sets none is below LEAST, so
 # that pam_limits would lower a raised soft limit to it: nofile's 4096 (the kernel's
@@ -55,6 +63,28 @@ nr_open() {
     local value
     value="$(cat "$ROOT$LAYOUT_NR_OPEN" 2>/dev/null)"
     if [[ "$value" =~ ^[0-9]{1,10}$ ]]; then printf '%s' "$((10#$value))"; else printf '%s' "$LAYOUT_NR_OPEN_DEFAULT"; fi
+}
+
+# Whether the host's pam_limits gives an unlimited nofile as fs.nr_open (linux-pam 1.5.2,
+# commit 3234488f, or a backport): only such a build carries the path it reads it from. The
+# first module found decides, as in the scanner (scanner/system/limits.py).
+pam_maps_unlimited_nofile() {
+    local module
+    for module in $LAYOUT_PAM_LIMITS_MODULES; do
+        [[ -f "$ROOT$module" ]] || continue
+        grep -qF "$LAYOUT_NR_OPEN" "$ROOT$module" 2>/dev/null
+        return
+    done
+    return 1
+}
+
+# Whether a nofile hard limit HARD makes the kernel refuse it, and pam_limits the session:
+# above fs.nr_open (kernel/sys.c do_prlimit: EPERM), unlimited included where this pam_limits
+# asks for RLIM_INFINITY (before 1.5.2).
+nofile_hard_refused() {
+    local hard="$1" ceiling="$2"
+    if [[ "$hard" == unlimited ]]; then ! pam_maps_unlimited_nofile
+    else [[ "$hard" =~ ^[0-9]+$ ]] && { (( ${#hard} > 18 )) || (( 10#$hard > ceiling )); }; fi
 }
 
 # Whether the hard ITEM limit a session inherits where pam_limits sets none is not known
@@ -79,7 +109,7 @@ inherited_hard_below() {
 # sessions inherit is lower.
 raise_account_limit() {
     local item="$1" least="$2" account soft hard wanted ours current line retained="" added=""
-    local ceiling
+    local ceiling from rank
     ceiling="$(nr_open)"
     local -a words
     shift 2
@@ -88,7 +118,7 @@ raise_account_limit() {
     current="${current%x}"
     for account in "$@"; do
         [[ -n "$account" ]] || continue
-        read -r soft hard <<< "$(pam_limit_of "$account" "$item")"
+        read -r soft hard from rank <<< "$(pam_limit_of "$account" "$item")"
         if [[ "$soft" == stop ]]; then
             [[ "$hard" =~ ^[A-Za-z0-9/._:-]{1,200}$ ]] || hard="a file in $LAYOUT_LIMITS_D"
             warn "manual: $hard ('DOMAIN -') tells pam_limits to set no limit for $(shown_name "$account" "a SAS account") and to stop reading, so no limit sascheck writes reaches its sessions: remove that line (it is the site's, so sascheck leaves it)"
@@ -96,6 +126,25 @@ raise_account_limit() {
         fi
         if [[ "$item" == nofile ]] && (( least > ceiling )); then
             warn "manual: the site's nofile $least is above fs.nr_open ($ceiling): the kernel would refuse it and pam_limits the session; raise fs.nr_open first"
+            continue
+        fi
+        if [[ "$item" == nofile ]] && nofile_hard_refused "$hard" "$ceiling"; then
+            # The site asks for more open files than the kernel allows, so no session opens:
+            # the hard limit becomes fs.nr_open, the most the kernel gives (what pam_limits
+            # 1.5.2 makes of 'unlimited'), and a soft limit above it is lowered to it
+            # (setup_limits). sascheck's line wins where it is read later at the same rank or
+            # is more specific; a line for the account read after sascheck's file is the
+            # site's to change.
+            [[ "$from" =~ ^[A-Za-z0-9/._:-]{1,200}$ ]] || from="a file in $LAYOUT_LIMITS_D"
+            if [[ "$rank" == 0 && "$from" == "$LAYOUT_LIMITS_D/"* \
+                    && "${from%:*}" > "$LAYOUT_LIMITS_D/99-sascheck-sas.conf" ]]; then
+                warn "manual: $from gives $(shown_name "$account" "a SAS account") a nofile hard limit above fs.nr_open ($ceiling), so pam_limits denies its sessions, and it is read after sascheck's file: set it to at most $ceiling there"
+                continue
+            fi
+            added+="$account hard $item $ceiling"$'\n'
+            if [[ "$soft" != unlimited && "$soft" != - ]] && limit_below "$soft" "$least"; then
+                added+="$account soft $item $least"$'\n'
+            fi
             continue
         fi
         # The soft limit the account should have: the site's own where it is not below.

@@ -167,17 +167,22 @@ sysctl_home() {
 # sascheck's profile, changing nothing else: the profile itself where it is the one tuned
 # runs, else a profile that includes the one tuned runs and adds only its [sysctl] lines;
 # where tuned runs none it can name, the whole profile (apply_tuned_profile).
-# With "at_least", a minimum: in tuned (2.10 on) written ">VALUE", which raises the key to
-# VALUE only where it boots lower (plugin_sysctl.py's assignment modifiers), so a host that
-# boots with more keeps it.
+# With a bound ("at_least" or "at_most"), what is written is the value kept for boot
+# (sysctl_kept_for_boot): never one further from the bound than the host has; in tuned (2.10
+# on) a single number is written ">VALUE" or "<VALUE", which tuned applies only where the key
+# boots lower or higher (plugin_sysctl.py's assignment modifiers).
 persist_sysctl() {
-    local key="$1" value="$2" ours active before="$CHANGES" written="$2"
+    local key="$1" value="$2" compare="${3:-}" ours active before="$CHANGES" written
+    if [[ "$compare" == at_least || "$compare" == at_most ]]; then
+        value="$(sysctl_kept_for_boot "$compare" "$key" "$value")"
+    fi
+    written="$value"
     if [[ "$(sysctl_home "$key")" != tuned ]]; then
         persist_sysctl_file "$key" "$value"
         return 0
     fi
-    if [[ "${3:-}" == at_least ]] && tuned_at_least "$LAYOUT_TUNED_SYSCTL_MODIFIERS_SINCE"; then
-        written=">$value"
+    if [[ "$value" =~ ^[0-9]+$ ]] && tuned_at_least "$LAYOUT_TUNED_SYSCTL_MODIFIERS_SINCE"; then
+        case "$compare" in at_least) written=">$value" ;; at_most) written="<$value" ;; esac
     fi
     TUNED_SYSCTL="$(sysctl_lines_without "$key" "$TUNED_SYSCTL")"$'\n'"$key=$written"$'\n'
     ours="$ROOT$(tuned_user_dir)/$TUNED_PROFILE_NAME/tuned.conf"
@@ -328,17 +333,39 @@ persist_sysctl_file() {
     write_file "$ours" "$merged"
 }
 
-# The value to persist for a key of several numbers (kernel.sem): each field the highest of
-# its site value (the arguments after the key and its /proc/sys file), the running value (the
-# image's copy offline) and every value /etc sets the key to, so that a site's higher field
-# is kept. Values that are not that many numbers are passed over.
-sysctl_fields_for_boot() {
-    local key="$1" file="$2" conf line value field number
-    shift 2
-    local -a highest=("$@") candidates=() fields
+# The kernel's own value of KEY where nothing sets it, by the host's release (the table of
+# rules/host_layout/boot.py, KERNEL_SYSCTL_DEFAULTS); fails where it is not known, or the
+# image does not say its kernel.
+kernel_sysctl_default() {
+    local key="$1" release entry rest prefix value
+    local -a entries
+    release="$(cat "$ROOT/proc/sys/kernel/osrelease" 2>/dev/null)" || return 1
+    read -r -a entries <<< "$LAYOUT_KERNEL_SYSCTL_DEFAULTS"
+    for entry in "${entries[@]}"; do
+        [[ "${entry%%@*}" == "$key" ]] || continue
+        rest="${entry#*@}"
+        prefix="${rest%%@*}" value="${rest#*@}"
+        [[ "$release" == "$prefix"* ]] || continue
+        [[ "$value" != unknown ]] || return 1
+        printf '%s' "${value//,/ }"
+        return 0
+    done
+    return 1
+}
+
+# The value to persist for KEY with a bound COMPARE (at_least or at_most) of VALUE (one
+# number, or several for kernel.sem): field by field the highest (at_least) or lowest
+# (at_most) of VALUE, the running value (the image's copy offline), every value /etc sets the
+# key to and the kernel's own for this release, so that no value the host has or boots with
+# moves away from the bound. Values that are not that many numbers are passed over.
+sysctl_kept_for_boot() {
+    local compare="$1" key="$2" conf line value field number
+    local -a kept candidates=() fields
+    read -r -a kept <<< "$3"
     local pattern
     pattern="$(sysctl_key_pattern "$key")[[:space:]]*(.*)$"
-    value="$(cat -- "$ROOT$file" 2>/dev/null)" && candidates+=("$value")
+    value="$(cat -- "$ROOT/proc/sys/${key//.//}" 2>/dev/null)" && candidates+=("$value")
+    value="$(kernel_sysctl_default "$key")" && candidates+=("$value")
     for conf in "$ROOT$LAYOUT_SYSCTL_CONF" "$ROOT${LAYOUT_SYSCTL_DIRS%% *}"/*.conf; do
         [[ -f "$conf" ]] || continue
         while IFS= read -r line || [[ -n "$line" ]]; do
@@ -347,13 +374,16 @@ sysctl_fields_for_boot() {
     done
     for value in "${candidates[@]}"; do
         read -r -a fields <<< "$value"
-        (( ${#fields[@]} == ${#highest[@]} )) || continue
+        (( ${#fields[@]} == ${#kept[@]} )) || continue
         for field in "${fields[@]}"; do [[ "$field" =~ ^[0-9]{1,18}$ ]] || continue 2; done
         for number in "${!fields[@]}"; do
-            if (( 10#${fields[number]} > highest[number] )); then
-                highest[number]=$((10#${fields[number]}))
+            field=$((10#${fields[number]}))
+            if [[ "$compare" == at_least ]] && (( field > 10#${kept[number]} )); then
+                kept[number]="$field"
+            elif [[ "$compare" == at_most ]] && (( field < 10#${kept[number]} )); then
+                kept[number]="$field"
             fi
         done
     done
-    printf '%s' "${highest[*]}"
+    printf '%s' "${kept[*]}"
 }
