@@ -139,7 +139,8 @@ def bash_script(catalogue: Catalogue, fix: FixInput, mode: str = "bash") -> str:
         tuned_sysv_profile=sysv_profile(fix), tuned_site_profile=fix.tuned_site_profile,
         tuned_template_sysctl=TUNED_TEMPLATE_SYSCTL,
         target_hostname=fix.target_hostname, target_machine_id=fix.target_machine_id,
-        target_root=fix.target_root)
+        target_root=fix.target_root,
+        failed_when_scanned=" " + " ".join(fix.failed_rules) + " " if fix.failed_rules else "")
     return _with_library(script, snippet)
 
 
@@ -323,6 +324,8 @@ def fix_input_from_result(catalogue: Catalogue, result: Mapping[str, Any], *,
                     role=role if role != "auto" else result["role"]["name"],
                     profile=profile_name, kernel=result["host"].get("kernel", ""),
                     values=values, rule_ids=select_rules(result, catalogue, everything, only),
+                    failed_rules=tuple(str(rule["id"]) for rule in result["rules"]
+                                       if rule["result"] == "fail"),
                     storage=tuple(result.get("storage", [])),
                     # sascheck fix --role, else the scan's own --role (a fix that detected
                     # the role again could act as another)

@@ -15,7 +15,7 @@ from pathlib import Path
 # Read by both playbooks: the directory holding the system (an offline image), and the
 # site values.
 SHARED = ("sascheck_root", "sascheck_sets")
-SCAN_SETTINGS = ("sascheck_engine", "sascheck_command", "sascheck_controller_command",
+SCAN_SETTINGS = ("sascheck_engine", "sascheck_profile", "sascheck_command", "sascheck_controller_command",
                  "sascheck_collect_script", "sascheck_datastream", "sascheck_remote_dir",
                  "sascheck_results_dir", "sascheck_fleet_report", "sascheck_jobs",
                  "sascheck_collect_timeout")

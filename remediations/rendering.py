@@ -96,6 +96,8 @@ class FixInput:
     target_hostname: str = ""
     target_machine_id: str = ""
     target_root: str = ""
+    # The rules the scan failed: a run names each it leaves unmended (lib/core.sh not_mended).
+    failed_rules: tuple[str, ...] = ()
 
     @property
     def tuned_user_dir(self) -> str:

@@ -76,7 +76,7 @@ class Change:
     host: str
     scanned_at: str  # the newer scan's time
     rule: str  # a rule id; "" for the host itself (profile, site values, presence)
-    field: str  # result | actual | profile | value NAME | rule | host | suspect
+    field: str  # result | actual | profile | scope | value NAME | rule | host | suspect
     old: str
     new: str
     worse: bool = False
@@ -119,10 +119,36 @@ def _shown_pair(before: Any, after: Any) -> tuple[str, str]:
     return shown[0], shown[1]
 
 
+def _words(text: str) -> list[str]:
+    """A value's words (runs of letters and digits) and every other character alone."""
+    words: list[str] = []
+    for character in text:
+        if character.isalnum() and words and words[-1][-1:].isalnum():
+            words[-1] += character
+        else:
+            words.append(character)
+    return words
+
+
+def _common_words(old: str, new: str) -> tuple[int, int]:
+    """As _common, in whole words: 150000 -> 20480 shares no digit worth marking."""
+    old_words, new_words = _words(old), _words(new)
+    start = 0
+    while (start < min(len(old_words), len(new_words))
+           and old_words[start] == new_words[start]):
+        start += 1
+    end = 0
+    while (end < min(len(old_words), len(new_words)) - start
+           and old_words[-1 - end] == new_words[-1 - end]):
+        end += 1
+    return (sum(map(len, old_words[:start])),
+            sum(map(len, old_words[len(old_words) - end:])))
+
+
 def marked(old: str, new: str) -> tuple[str, str, str, str]:
     """(common start, old's changed part, new's changed part, common end): what the drift
-    page highlights."""
-    prefix, suffix = _common(old, new)
+    page highlights, compared as words."""
+    prefix, suffix = _common_words(old, new)
     return (old[:prefix], old[prefix:len(old) - suffix], new[prefix:len(new) - suffix],
             old[len(old) - suffix:])
 
@@ -137,8 +163,11 @@ def compare(old: DiffHost, new: DiffHost) -> list[Change]:
         return Change(new.name, new.scanned_at, rule, field, *_shown_pair(before, after), bad)
 
     changes: list[Change] = []
+    # A change of profile changes what is judged: flagged, and each rule it adds or takes
+    # away said as a change of scope, never as a rule "not scanned".
+    scope_changed = bool(old.profile and new.profile and old.profile != new.profile)
     if old.profile != new.profile:
-        changes.append(change("", "profile", old.profile, new.profile))
+        changes.append(change("", "profile", old.profile, new.profile, scope_changed))
     # oscap's ARF carries no site values: compare them only where both scans have them.
     shared = old.values.keys() | new.values.keys() if old.values and new.values else set()
     for name in sorted(shared):
@@ -150,9 +179,17 @@ def compare(old: DiffHost, new: DiffHost) -> list[Change]:
     for rule_id in sorted(before.keys() | after.keys()):
         was, now = before.get(rule_id), after.get(rule_id)
         if was is None and now is not None:
-            changes.append(change(rule_id, "rule", "(not scanned)", now.result))
+            if scope_changed:
+                changes.append(change(rule_id, "scope", f"(not in profile {old.profile})",
+                                      now.result))
+            else:
+                changes.append(change(rule_id, "rule", "(not scanned)", now.result))
         elif now is None and was is not None:
-            changes.append(change(rule_id, "rule", was.result, "(not scanned)"))
+            if scope_changed:
+                changes.append(change(rule_id, "scope", was.result,
+                                      f"(not in profile {new.profile})"))
+            else:
+                changes.append(change(rule_id, "rule", was.result, "(not scanned)"))
         elif was is not None and now is not None:
             if was.result != now.result:
                 changes.append(change(rule_id, "result", was.result, now.result,

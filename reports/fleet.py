@@ -203,7 +203,7 @@ def host_row(host: HostView) -> dict[str, Any]:
             "i": bool(host.inventory),  # named by the controller (identity.py)
             # what an administrator sorts a fleet by, cut to what a column shows
             "o": host.os[:80], "k": host.kernel[:80], "t": tuned_shown(host)[:80],
-            "ro": host.role[:40],
+            "ro": host.role[:40], "pr": host.profile[:40],
             "f": [failed["high"], failed["medium"], failed["low"]],
             "r": {rule.id: rule.result for rule in host.rules},
             "m": round(slowest, 1) if slowest is not None else None,

@@ -213,7 +213,7 @@ def from_json(data: dict[str, Any], path: str, catalogue: Catalogue,
             values=dict(data["values"]) if isinstance(data.get("values"), dict) else {})
         ranks = fix_ranks(data.get("fix_order", []))
         steps = fix_steps(data.get("fix_order", []))
-        reasons = step_reasons(data.get("fix_order", []))
+        reasons = step_reasons(data.get("fix_order", []), catalogue)
         view.rules = [with_catalogue(RuleView(
             id=r["id"], title=r.get("title", ""), severity=r.get("severity", ""),
             result=r["result"], expected=r.get("expected", ""), actual=r.get("actual", ""),

@@ -251,6 +251,7 @@ def _rule_from(document: LocatedDocument, variables: dict[str, Variable],
         impact=_impact(document, data.get("impact"), sources),
         at_boot_of=tuple(data.get("at_boot_of", ())),
         fix_step=data.get("fix_step") or ("project" if manual_fix else "runtime"),
+        fix_step_why=" ".join(str(data.get("fix_step_why", "")).split()),
         tuned_sets=data.get("tuned_sets", ""),
     )
 

@@ -86,6 +86,7 @@ class Rule:
     impact: Impact | None = None  # None: the papers measured nothing for it
     at_boot_of: tuple[str, ...] = ()  # the runtime rules it keeps across a reboot
     fix_step: str = "runtime"  # where its action sits in the fix order (FIX_STEPS)
+    fix_step_why: str = ""  # why this rule is in that step, where the step's words do not say
     tuned_sets: str = ""  # the "[section] option" of sascheck's tuned profile that sets it
 
     def selected_by(self, profile: str) -> bool:

@@ -87,9 +87,9 @@ def explain_command(args: argparse.Namespace) -> int:
              rule.description, "", "Rationale:", rule.rationale, "", "Sources:"]
     lines += [f"  - {ref.citation}" + (f" ({ref.note})" if ref.note else "")
               for ref in rule.references]
-    from .scanner.fix_order import FIX_STEPS, impact_line, impact_of
+    from .scanner.fix_order import impact_line, impact_of, own_reason
 
-    lines += ["", f"Fix step: {rule.fix_step} ({FIX_STEPS[rule.fix_step]})"]
+    lines += ["", f"Fix step: {rule.fix_step} ({own_reason(rule)})"]
     if rule.tuned_sets:
         lines += [f"Set by sascheck's tuned profile too ({rule.tuned_sets}): where tuned 2 "
                   "loads it, this rule is in the tuned profile's action"]

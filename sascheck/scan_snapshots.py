@@ -29,7 +29,12 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
                              "snapshot that cannot be scanned: its failure record)")
     parser.add_argument("--jobs", type=int, metavar="N",
                         help="worker processes (default: the CPUs this process may use)")
-    parser.add_argument("--profile", default="default", metavar="NAME")
+    parser.add_argument("--profile", default="default", metavar="NAME",
+                        help="the profile of every host --profiles does not name")
+    parser.add_argument("--profiles", metavar="FILE",
+                        help="each host's own profile: a JSON object of inventory name "
+                             "(the archive's name, decoded) to profile name, as "
+                             "fleet-scan.yml writes it from sascheck_profile")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                         help="site values for every host, after those each archive "
                              "carries from its collection")
@@ -37,6 +42,37 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
                         help="the longest one host's scan may take before it is stopped and "
                              f"that host recorded as failed (default {DEFAULT_SECONDS:g})")
     parser.add_argument("--quiet", action="store_true", help="no progress and no summary")
+
+
+MAX_PROFILES_BYTES = 64 * 1024 * 1024
+
+
+def host_profiles(path: str | None, catalogue: Catalogue) -> dict[str, str]:
+    """The --profiles file: inventory name -> profile, each profile one sascheck knows."""
+    import json
+
+    from .reports.resultfile import read_bytes_capped
+
+    if path is None:
+        return {}
+    try:
+        data = json.loads(read_bytes_capped(path, MAX_PROFILES_BYTES))
+    except OSError as exc:
+        raise UserInputError(f"--profiles {path}: cannot be read ({exc.strerror})") from exc
+    except ValueError as exc:
+        raise UserInputError(f"--profiles {path}: not JSON ({exc})") from exc
+    if not isinstance(data, dict) or not all(
+            isinstance(name, str) and isinstance(profile, str) for name, profile in data.items()):
+        raise UserInputError(f"--profiles {path}: not an object of host name to profile name")
+    for profile in sorted(set(data.values())):
+        try:
+            catalogue.profile(profile)
+        except KeyError as exc:
+            hosts = sorted(name for name, chosen in data.items() if chosen == profile)
+            raise UserInputError(f"--profiles {path}: {exc.args[0]}, for "
+                                 f"{', '.join(hosts[:3])}{' ...' if len(hosts) > 3 else ''}"
+                                 ) from None
+    return data
 
 
 def snapshot_files(arguments: list[str]) -> list[str]:
@@ -107,7 +143,9 @@ def run(args: argparse.Namespace, catalogue: Catalogue) -> bool:
     from .scanner.batch import BatchOutcome, plan, scan_all
     from .scanner.scan import check_values
 
-    check_values(catalogue, args.profile, args.set)  # once, not as every host's failure
+    profiles = host_profiles(args.profiles, catalogue)
+    for profile in sorted({args.profile, *profiles.values()}):  # once, not as every host's
+        check_values(catalogue, profile, args.set)
     if args.jobs is not None and args.jobs < 1:
         raise UserInputError("--jobs needs a number of processes of at least 1")
     if not args.host_timeout > 0:
@@ -123,7 +161,7 @@ def run(args: argparse.Namespace, catalogue: Catalogue) -> bool:
     marker = os.path.join(args.output_dir, FLEET_MARKER)
     if not os.path.isfile(marker):
         write_output(marker, FLEET_MARKER_TEXT)
-    jobs = plan(files, args.output_dir, args.profile, args.set)
+    jobs = plan(files, args.output_dir, args.profile, args.set, profiles)
     processes = args.jobs or available_cpus()
     failures: list[BatchOutcome] = []
     started = time.monotonic()

@@ -6,7 +6,7 @@ failure record (reports.failure), never the end of the batch."""
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from urllib.parse import unquote
 
@@ -69,9 +69,11 @@ def inventory_name(snapshot: str) -> str:
 
 
 def plan(snapshots: Sequence[str], directory: str, profile: str,
-         assignments: Sequence[str]) -> list[BatchJob]:
-    """One job per archive; two archives of one name would write one file, so that is an
-    error before anything is scanned."""
+         assignments: Sequence[str], profiles: Mapping[str, str] | None = None
+         ) -> list[BatchJob]:
+    """One job per archive, under the profile ``profiles`` gives its inventory name, else
+    ``profile``; two archives of one name would write one file, so that is an error before
+    anything is scanned."""
     jobs: dict[str, BatchJob] = {}
     scratch = scratch_directory()
     for snapshot in snapshots:
@@ -79,7 +81,8 @@ def plan(snapshots: Sequence[str], directory: str, profile: str,
         if output in jobs:
             raise UserInputError(f"{snapshot} and {jobs[output].snapshot} would both write "
                                  f"{output}: rename one")
-        jobs[output] = BatchJob(snapshot, output, profile, tuple(assignments), scratch)
+        chosen = (profiles or {}).get(inventory_name(snapshot), profile)
+        jobs[output] = BatchJob(snapshot, output, chosen, tuple(assignments), scratch)
     return list(jobs.values())
 
 

@@ -9,6 +9,7 @@ the fix covers both; so is a rule whose setting sascheck's tuned profile carries
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -75,7 +76,7 @@ def _groups(failing: list[RuleResult], catalogue: Catalogue,
 FIX_STEPS = {
     "safety": "first: a failure here risks data (barriers off without a protected cache)",
     "base": "the tuned profile first: the steps after it override or add to what it sets",
-    "override": "after the tuned profile, which would undo it (RHEL 6's ktune turns THP on)",
+    "override": "after the tuned profile, which would otherwise undo it",
     "runtime": "the rest of the running system",
     "boot": "what makes the running settings survive a reboot",
     "mounts": "remounts and fstab",
@@ -116,19 +117,48 @@ def fix_steps(order: Iterable[Mapping[str, Any]]) -> dict[str, str]:
             if entry.get("step") in FIX_STEPS for rule_id in entry.get("rules", [])}
 
 
-def step_reasons(order: Iterable[Mapping[str, Any]]) -> dict[str, str]:
+def step_reasons(order: Iterable[Mapping[str, Any]],
+                 catalogue: Catalogue | None = None) -> dict[str, str]:
     """Why each rule sits where it does in a fix order (results' ``fix_order``), in this
-    release's words: its step's reason, or that the tuned profile's action sets it too (the
-    file names rules only; no text of its own is shown)."""
+    release's words (the file names rules only; no text of its own is shown): that the tuned
+    profile's action sets it too; that another rule's action, in that rule's step, mends it
+    (the barrier fix's remount for noatime); the rule's own ``fix_step_why``; else its step's
+    reason."""
+    catalogue = catalogue if catalogue is not None else _catalogue()
     reasons = {}
     for entry in order:
-        if entry.get("step") not in FIX_STEPS:
+        step = entry.get("step")
+        if step not in FIX_STEPS:
             continue
-        joined = set(entry.get("profile_sets") or ()) & set(entry.get("rules", []))
-        for rule_id in entry.get("rules", []):
-            reasons[rule_id] = (f"with {PROFILE_RULE}: {PROFILE_SETS_WHY}" if rule_id in joined
-                                else FIX_STEPS[entry["step"]])
+        members = [str(rule_id) for rule_id in entry.get("rules", [])]
+        joined = set(entry.get("profile_sets") or ()) & set(members)
+        known = {rule_id: catalogue.rules[rule_id] for rule_id in members
+                 if rule_id in catalogue.rules}
+        leader = next((rule_id for rule_id, rule in known.items() if rule.fix_step == step), "")
+        for rule_id in members:
+            rule = known.get(rule_id)
+            if rule_id in joined:
+                reasons[rule_id] = f"with {PROFILE_RULE}: {PROFILE_SETS_WHY}"
+            elif rule is not None and rule.fix_step != step and leader:
+                reasons[rule_id] = (f"mended by the same action as {leader}, whose step it "
+                                    f"takes ({step}: {own_reason(known[leader])})")
+            elif rule is not None and rule.fix_step_why:
+                reasons[rule_id] = rule.fix_step_why
+            else:
+                reasons[rule_id] = FIX_STEPS[step]
     return reasons
+
+
+def own_reason(rule: Rule) -> str:
+    """Why the rule's own step is where its action sits."""
+    return rule.fix_step_why or FIX_STEPS[rule.fix_step]
+
+
+@functools.cache
+def _catalogue() -> Catalogue:
+    from ..rules import load_catalogue
+
+    return load_catalogue()
 
 
 PROFILE_SETS_WHY = ("sascheck's tuned profile sets it too: the tuned_profile fix writes that "

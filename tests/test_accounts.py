@@ -100,6 +100,15 @@ def test_no_account_known_is_notchecked_with_how_to_name_one(tmp_path, scan):
     verdict = judged(scan, root)
     assert verdict["result"] == "notchecked"
     assert "--set sas_accounts=" in verdict["message"]
+    # a host with no SAS configuration at all (the KVM host example): no empty "()" where
+    # the files would be named (issue 65)
+    from .support.example_roots import EXAMPLES
+
+    EXAMPLES["kvm-host"](tmp_path / "kvm")
+    bare = scan(tmp_path / "kvm", "sas_data_dirs=/var/lib/libvirt/images", role="kvm_host",
+                baseline_sets=False)["by_id"]["sas_accounts_nofile"]
+    assert bare["evidence"][0]["source"] == (
+        "owner of the SAS configuration (none found: name the accounts with sas_accounts)")
 
 
 @pytest.mark.parametrize(("files", "expected"), [

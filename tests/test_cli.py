@@ -137,6 +137,9 @@ def test_explain_takes_a_prefix_or_the_xccdf_id_and_shows_the_fix(capsys):
     assert main(["explain", "read_ah"]) == 0
     assert capsys.readouterr().out == by_xccdf
     assert by_xccdf.startswith("read_ahead: ")
+    # its own reason for its step, not THP's (issue 65)
+    assert ("Fix step: override (after the tuned profile, whose [disk] readahead sets each "
+            "disk's read-ahead as tuned starts)") in by_xccdf
     assert "Fix (bash):" in by_xccdf and "sascheck fix --format bash --rule read_ahead" in by_xccdf
     assert "ansible-playbook -i HOST, sascheck-fix.yml --tags read_ahead" in by_xccdf
     assert main(["explain", "thp_"]) == 1

@@ -239,3 +239,42 @@ def test_a_failure_reason_of_several_lines_stays_lines_in_the_terminal(tmp_path,
     out = capsys.readouterr().out
     assert "\\x0a" not in out and "\x1b" not in out
     assert "port 22: No route to host \\x1b[31m" in out
+
+
+def test_values_are_marked_as_words_not_shared_digits():
+    """Issue 65: 150000 -> 20480 shares a trailing 0 and a leading digit with nothing worth
+    marking; the number is marked whole, and a change inside a longer value is its word."""
+    from sascheck.reports.drift import marked
+
+    assert marked("150000", "20480") == ("", "150000", "20480", "")
+    assert marked("PAM sessions of sas: 150000", "PAM sessions of sas: 20480") == (
+        "PAM sessions of sas: ", "150000", "20480", "")
+    assert marked("/sasdata on dm-2: 4096 KiB", "/sasdata on dm-2: 4000 KiB")[1:3] == (
+        "4096", "4000")
+
+
+def test_a_change_of_profile_is_flagged_and_its_rules_are_a_change_of_scope(tmp_path, capsys):
+    """Issue 65: a Viya host scanned under viya3, then (by a fleet scan without its
+    sascheck_profile) under default: the profile change is flagged (exit 2) and the viya3
+    rules are 'not in profile default', never '(not scanned)'; the drift page shows the same
+    words."""
+    root = sas_host(tmp_path / "root")
+    old, new = tmp_path / "viya3.json", tmp_path / "default.json"
+    for profile, out in (("viya3", old), ("default", new)):
+        main(["scan", "--root", str(root), "--profile", profile, "--quiet", "--json", str(out),
+              *(f"--set={assignment}" for assignment in BASELINE_SETS)])
+    status, report = _diff(old, new, tmp_path / "d.json", "--html", str(tmp_path / "d.html"))
+    assert status == 2
+    changes = report["changes"]
+    profile = next(c for c in changes if c["field"] == "profile")
+    assert (profile["old"], profile["new"], profile["worse"]) == ("viya3", "default", True)
+    scope = {c["rule"]: c for c in changes if c["field"] == "scope"}
+    assert {"vm_max_map_count", "sas_accounts_stack", "selinux_viya_deployment"} <= set(scope)
+    assert all(c["new"] == "(not in profile default)" for c in scope.values())
+    assert not [c for c in changes if "(not scanned)" in (c["old"], c["new"])]
+    page = (tmp_path / "d.html").read_text(encoding="utf-8")
+    assert "(not in profile default)" in page and "(not scanned)" not in page
+    # the same host scanned twice under one profile: no profile change, nothing flagged
+    status, report = _diff(new, new, tmp_path / "same.json")
+    assert status == 0 and not report["changes"]
+    capsys.readouterr()

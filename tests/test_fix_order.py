@@ -92,8 +92,9 @@ def test_fix_order_is_the_order_of_the_terminal_and_the_page(tmp_path, capsys, m
     assert order.index("tuned_profile") < order.index("thp_disabled") < order.index("sas_fs_type")
     assert {entry["step"] for entry in data["fix_order"][-2:]} == {"project"}
     assert all(entry["why"] == FIX_STEPS[entry["step"]] for entry in data["fix_order"])
-    assert "fix step: override (after the tuned profile, which would undo it" in \
-        " ".join(table.split())
+    # each rule gives the reason it is in its step, not its step's general one (issue 65)
+    assert "fix step: override (after the tuned profile, whose [vm] transparent_hugepages" \
+        in " ".join(table.split())
     [thp] = [e for e in data["fix_order"] if "thp_disabled" in e["rules"]]
     assert thp["rules"] == ["thp_disabled", "thp_disabled_at_boot"]
     assert thp["impact"]["percent"] == 25
@@ -104,8 +105,18 @@ def test_fix_order_is_the_order_of_the_terminal_and_the_page(tmp_path, capsys, m
     assert articles == order
     thp_article = lxml_html.fromstring(page.read_text()).xpath(
         "//article[@id='host-thp_disabled']")[0].text_content()
-    assert "Fix step: override (after the tuned profile, which would undo it" in \
-        " ".join(thp_article.split())
+    assert "Fix step: override (after the tuned profile, whose [vm] transparent_hugepages" \
+        in " ".join(thp_article.split())
+    reasons = {rule: " ".join(lxml_html.fromstring(page.read_text()).xpath(
+        f"//article[@id='host-{rule}']")[0].text_content().split())
+        for rule in ("sas_fs_noatime", "read_ahead", "io_scheduler")}
+    assert ("Fix step: safety (mended by the same action as barrier_requires_protected_cache, "
+            "whose step it takes (safety: first: a failure here risks data") in \
+        reasons["sas_fs_noatime"]
+    assert "Fix step: override (after the tuned profile, whose [disk] readahead" in \
+        reasons["read_ahead"]
+    assert "Fix step: override (mended by the same action as read_ahead" in reasons["io_scheduler"]
+    assert not [rule for rule, text in reasons.items() if "THP" in text]
     by_id = {r["id"]: r for r in data["rules"]}
     assert "25% slower" in by_id["thp_disabled"]["impact"]["text"]
     assert "impact" not in by_id["read_ahead"]  # the papers give no figure

@@ -99,6 +99,7 @@ def test_one_playbook_fixes_each_failing_host_from_its_own_results(tmp_path, cap
     assert failing.splitlines() == ["sas01", "sas02", "sas05", "sas06"]
     (tmp_path / "failing.txt").write_text("sas01\nsas02\n")  # the two fixed first
     untouched = {name: tree_digest(root) for name, root in roots.items()}
+    sas01_before = tree_digest(roots["sas01"], times=False)
 
     linted = lint_playbook(tmp_path / "fix/sascheck-fix.yml")
     assert linted.returncode == 0, linted.stdout[-3000:]
@@ -106,6 +107,9 @@ def test_one_playbook_fixes_each_failing_host_from_its_own_results(tmp_path, cap
     assert rc == 0, out[-4000:]
     assert sorted(recap) == ["sas01", "sas02"], out[-3000:]
     assert all("failed=0" in line and "changed=0" not in line for line in recap.values()), recap
+    # sas02's THP is 'always' now: a running value an image has nowhere to take, named in
+    # the play's output rather than skipped in silence (issue 65)
+    assert "thp_disabled: a running value: an offline image has no running kernel" in out
     assert _verdict(roots["sas01"], "tuned_profile", tmp_path) == "pass"
     assert _verdict(roots["sas02"], "tuned_profile", tmp_path) == "pass"
 
@@ -120,6 +124,16 @@ def test_one_playbook_fixes_each_failing_host_from_its_own_results(tmp_path, cap
     assert "refused: no results of this inventory host" in out
     assert re.search(r"refused: its results are from .*older than --max-age allows", out)
     assert "the target's /etc/machine-id is not that of sas06" in out
+
+    # Revert ends green on a host the fix changed (back as it was) and on one it never
+    # changed, which has no manifest: nothing to revert (issue 65)
+    assert not (tmp_path / "sas03.manifest").exists()
+    rc, out, recap = _play(tmp_path, tmp_path / "fix/sascheck-fix.yml", "--limit", "sas01,sas03",
+                           "--tags", "revert")
+    assert rc == 0, out[-4000:]
+    assert "failed=0" in recap["sas03"] and "changed=0" in recap["sas03"], recap
+    assert "changed=1" in recap["sas01"], recap
+    assert tree_digest(roots["sas01"], times=False) == sas01_before
 
 def test_bash_scripts_per_host_with_a_manifest_an_admins_loop_reads(tmp_path, capsys):
     results, roots = _fleet(tmp_path)

@@ -120,6 +120,8 @@ def test_a_host_section_is_built_when_opened(tmp_path, samples):
     assert "article" not in page_path.read_text().split('id="fleet-index"')[0]
     with open_page(page_path) as (page, log):
         assert page.locator("section.host").count() == 0  # nothing built before it is asked
+        # no "(0 shown)" beside the filters while no host is open (issue 65)
+        assert not page.locator("#shown-count").is_visible()
         page.locator("#matrix-rows a").nth(1).click()
         assert page.url.endswith("#h1")
         section = page.locator("section#h1")
@@ -134,6 +136,7 @@ def test_a_host_section_is_built_when_opened(tmp_path, samples):
             assert image.get_attribute("src").startswith("data:image/svg+xml;base64,")
             assert image.evaluate("img => img.naturalWidth") > 0  # the diagram decodes
         visible = section.locator("article.rule:visible").count()
+        assert page.locator("#shown-count").inner_text() == str(visible)
         page.locator("input[data-filter=result][value=pass]").uncheck()
         assert section.locator("article.rule:visible").count() < visible
         # the first shown rule with something to copy (a manual rule's advice has none)
@@ -239,10 +242,11 @@ def test_a_rules_failing_hosts_and_the_fact_columns_on_1000_hosts(tmp_path, samp
         shown = page.locator("#matrix-rows tr td:nth-child(4)").all_text_contents()
         assert shown[0] == kernels[2] and shown[-1] == kernels[2]  # 3.10 first (200 rows)
         page.select_option("#host-sort", "g")
-        assert page.locator("#matrix-rows tr td:nth-child(7)").first.text_content() == (
+        # Host, Score, OS, kernel, tuned, role, profile, group
+        assert page.locator("#matrix-rows tr td:nth-child(8)").first.text_content() == (
             "sas_grid, site0")
         page.fill("#host-search", "sas00999")
-        assert page.locator("#matrix-rows tr td:nth-child(7)").first.text_content() == (
+        assert page.locator("#matrix-rows tr td:nth-child(8)").first.text_content() == (
             'zz<img src=x onerror="window.__pwned=1">')
         assert page.evaluate("typeof window.__pwned") == "undefined"
         page.fill("#host-search", "")

@@ -83,6 +83,7 @@ def test_agentless_playbook_needs_nothing_but_sh_on_the_hosts(tmp_path):
              for host, (root, sets) in _example_roots(tmp_path / "roots").items()}
     hosts["host3"] = ("sascheck_root=/nonexistent/root "
                       "ansible_python_interpreter=/nonexistent/python3")
+    hosts["host2"] += " sascheck_profile=viya3"  # a Viya host among Grid hosts (issue 65)
     completed = _run_playbook(tmp_path, hosts)
     assert completed.returncode == 0, completed.stdout[-3000:] + completed.stderr[-2000:]
     results = tmp_path / "results"
@@ -99,6 +100,13 @@ def test_agentless_playbook_needs_nothing_but_sh_on_the_hosts(tmp_path):
                          if values else [])
         assert {f"sas_data_dirs={d['path']}" for d in data["sas_dirs"]
                 if d["source"] == "--set"} == {v for v in values if v.startswith("sas_data")}
+    # Each host is scanned under its own profile, and its results say which.
+    profiles = {host: json.loads((results / f"{host}.json").read_text())["profile"]
+                for host in ("host0", "host1", "host2")}
+    assert profiles == {"host0": "default", "host1": "default", "host2": "viya3"}
+    viya_rules = {rule["id"] for rule in json.loads((results / "host2.json").read_text())["rules"]}
+    assert {"vm_max_map_count", "sas_accounts_stack"} <= viya_rules
+    assert json.loads((results / ".sascheck-profiles").read_text())["host2"] == "viya3"
     failed = json.loads((results / "host3.failed.json").read_text())
     assert failed["stage"] == "collect"
     assert "SASCHECK_ROOT=/nonexistent/root is not a directory" in failed["reason"]
@@ -106,8 +114,11 @@ def test_agentless_playbook_needs_nothing_but_sh_on_the_hosts(tmp_path):
                      fleet_index((tmp_path / "fleet.html").read_text())["hosts"]}
     # The fleet's key is the inventory name; what each host calls itself is said beside it.
     assert sorted(hosts_on_page) == ["host0", "host1", "host2", "host3"]
-    assert set(hosts_on_page["host3"]["r"]) == {"e"}  # every rule an error, none a pass
+    # every rule of its profile an error, none a pass ('-': host2's viya3 rules, not in its)
+    assert set(hosts_on_page["host3"]["r"]) == {"e", "-"}
     assert {"p", "f"} <= set(hosts_on_page["host1"]["r"])
+    # the profile column: each host's own, and a rule outside it has no verdict there
+    assert [hosts_on_page[host]["pr"] for host in ("host0", "host2")] == ["default", "viya3"]
     page = fleet_text((tmp_path / "fleet.html").read_text())
     assert "calls itself 'sasprod01'; it is reported under its inventory name 'host1'" in page
     # The inventory's groups, recorded by the play for the page's group column (issue 38).
@@ -148,7 +159,8 @@ def test_playbook_still_runs_sascheck_and_oscap_where_hosts_have_them(tmp_path):
     hosts = {host: (f"sascheck_root={root} sascheck_sets='{json.dumps(sets)}' "
                     f"sascheck_engine={'oscap' if host == 'host0' else 'sascheck'} "
                     f"sascheck_datastream={DATASTREAM} "
-                    f"ansible_python_interpreter={sys.executable}")
+                    f"ansible_python_interpreter={sys.executable}"
+                    + (" sascheck_profile=viya3" if host in ("host0", "host1") else ""))
              for host, (root, sets) in _example_roots(tmp_path / "roots").items()}
     completed = _run_playbook(tmp_path, hosts)
     assert completed.returncode == 0, completed.stdout[-3000:] + completed.stderr[-2000:]
@@ -157,6 +169,12 @@ def test_playbook_still_runs_sascheck_and_oscap_where_hosts_have_them(tmp_path):
                        "host2.json"]
     hosts_on_page = fleet_index((tmp_path / "fleet.html").read_text())["hosts"]
     assert sorted(host["n"] for host in hosts_on_page) == ["host0", "host1", "host2"]
+    # sascheck_profile reaches both engines: oscap's tailored profile and sascheck's --profile
+    arf = (tmp_path / "results/host0.arf.xml").read_text()
+    assert 'idref="xccdf_org.sascheck.content_profile_viya3_tailored"' in arf
+    results = tmp_path / "results"
+    assert [json.loads((results / f"{host}.json").read_text())["profile"]
+            for host in ("host1", "host2")] == ["viya3", "default"]
     # Nothing was left on the hosts: the results were written in a private directory.
     assert not list(tmp_path.glob("sascheck-*"))
 

@@ -213,4 +213,4 @@ def test_the_fix_oscap_assembles_starts_tuned_before_the_sysctl_fixes(tmp_path):
     assert _bash(script, root).returncode in (0, 3)
     assert sysctl_d_keys(root) == {}
     assert {key: profile_sysctl(root).get(key) for key in ("vm.dirty_ratio", "vm.swappiness")} \
-        == {"vm.dirty_ratio": "40", "vm.swappiness": "10"}
+        == {"vm.dirty_ratio": "40", "vm.swappiness": "<10"}  # at most 10: tuned's "<"

@@ -91,3 +91,19 @@ def test_the_tuned_format_writes_a_minimum_only_where_tuned_reads_it(tmp_path):
         profile = generate("tuned", tmp_path / f"tuned-{tuned[1]}.conf", root,
                            [*BASELINE_SETS, "somaxconn_min=8192"], ["--profile", "viya3"])
         assert f"\n{line}\n" in profile.read_text()
+
+
+@pytest.mark.skipif(not oscap_available(), reason="oscap not installed")
+def test_the_fixes_upper_bound_is_read_alike_by_oscap(tmp_path, scan):
+    """viya3's swappiness is at most 1: the fix writes "<1", which tuned 2.10 on applies only
+    where the key boots higher (throughput-performance's 10 here), so a site's 0 would stay.
+    Both engines read the profile written as a pass."""
+    root = _host(tmp_path / "r", RHEL9, (2, 25, 1))
+    rule = "swappiness_at_boot"
+    assert scan(root, profile="viya3")["by_id"][rule]["result"] == "fail"
+    run_bash(generate("bash", tmp_path / "fix.sh", root, BASELINE_SETS,
+                      ["--profile", "viya3", "--rule", rule]), root)
+    assert profile_sysctl(root)["vm.swappiness"] == "<1"
+    assert scan(root, profile="viya3")["by_id"][rule]["result"] == "pass"
+    tailoring = tailor(root, BASELINE_SETS, tmp_path / "tailoring.xml", "viya3")
+    assert oscap_eval(root, tailoring, tmp_path, "viya3")[rule] == "pass"

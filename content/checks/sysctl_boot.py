@@ -166,9 +166,11 @@ def sysctl_at_boot(facts: OvalFacts, rule: Rule) -> Element:
     wanted_var = facts.external(rule.params["value_from"])
     ops = OPS[rule.params.get("compare", "equal")]
     equal, other = _states(facts, key, wanted_var, ops)
-    # A minimum: tuned's ">N" (2.10 on) leaves at least N, so N is judged (where N is below
-    # the site value the scanner reads the value before tuned: docs/oval.md)
-    tuned_value = r">?(\S*)" if rule.params.get("compare") == "at_least" else ""
+    # A bound: tuned's ">N" (2.10 on) leaves at least N, "<N" at most N, so N is judged
+    # (where N is beyond the site value the scanner reads the value before tuned:
+    # docs/oval.md)
+    tuned_value = {"at_least": r">?(\S*)", "at_most": r"<?(\S*)"}.get(
+        rule.params.get("compare", ""), "")
     judged = sources.judged(r"(\S*)", equal, other, f"{key} is the site value after boot",
                             tuned_value)
     # Nothing sets it: the kernel's default must be the site value (scanner.boot.sysctl).

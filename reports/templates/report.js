@@ -12,7 +12,11 @@
     });
     var shown = document.querySelectorAll("article.rule:not(.hidden)").length;
     var counter = document.getElementById("shown-count");
-    if (counter) { counter.textContent = String(shown); }
+    if (counter) {
+      counter.textContent = String(shown);
+      // a fleet page before any host is opened has no rules to count: no "(0 shown)"
+      counter.parentNode.hidden = !document.querySelector("article.rule");
+    }
   }
   function applyAll() { document.querySelectorAll(".filters").forEach(apply); }
   document.querySelectorAll(".filters").forEach(function (scope) {
@@ -59,7 +63,7 @@
   var ruleFilter = document.getElementById("rule-filter");
   var measured = body.dataset.measured === "1";
   var grouped = body.dataset.grouped === "1";
-  var FACTS = ["o", "k", "t", "ro"].concat(grouped ? ["g"] : []);
+  var FACTS = ["o", "k", "t", "ro", "pr"].concat(grouped ? ["g"] : []);
   var column = {};
   index.rules.forEach(function (rule, c) { column[rule.id] = c; });
   var names = index.hosts.map(function (host) { return host.n.toLowerCase(); });
@@ -137,8 +141,14 @@
     FACTS.forEach(function (key) { add(tr, el("td", host[key] || "-", "fact")); });
     if (measured) { add(tr, el("td", host.m === null ? "-" : host.m.toFixed(1), "mbcore")); }
     for (var c = 0; c < index.rules.length; c++) {
-      var result = RESULTS[host.r.charAt(c)] || "unknown";
+      var code = host.r.charAt(c);
+      var result = RESULTS[code] || "unknown";
       var worse = host.w.indexOf(c) >= 0;
+      if (code === "-" || code === "") {  // no verdict: a rule of another profile, or not scanned
+        add(tr, el("td", "", "cell c-none")).title = index.rules[c].id + ": " + (host.x ?
+          "not scanned" : "not in this host's profile" + (host.pr ? " (" + host.pr + ")" : ""));
+        continue;
+      }
       var cell = add(tr, el("td", SYMBOLS[result] || "?", "cell " + shownClass(result) + (worse ? " regressed" : "")));
       cell.title = index.rules[c].id + ": " + result + (worse ? " (worse than the baseline)" : "");
     }

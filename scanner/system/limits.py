@@ -272,7 +272,8 @@ def collect_limits(root: HostRoot, values: Mapping[str, Any], config_files: Sequ
         names, facts.accounts_source = named, "site value sas_accounts"
     else:
         names = owners(root, config_files, users)
-        shown = ", ".join(posixpath.basename(path) for path in config_files[:3])
+        shown = (", ".join(posixpath.basename(path) for path in config_files[:3])
+                 or "none found: name the accounts with sas_accounts")
         facts.accounts_source = f"owner of the SAS configuration ({shown})"
     if not names:
         return facts

@@ -164,7 +164,19 @@ warn() {
     printf 'sascheck-fix: %s\n' "$text" >&2
     if [[ "$text" == "manual: "* ]] && ! in_list "${text#manual: }" ${MANUAL_ITEMS[@]+"${MANUAL_ITEMS[@]}"}; then
         MANUAL_ITEMS+=("${text#manual: }")
+        RULE_NAMED=1
     fi
+}
+# Each rule that failed when scanned and that this run leaves as it is, with why: said in the
+# summary and the plan, never skipped in silence (issue 65). FAILED_WHEN_SCANNED lists the
+# rules the scan failed (set by the script; empty in a block oscap assembles).
+UNMENDED=()
+RULE_NAMED=0
+not_mended() {
+    local item="$CURRENT_RULE: $*"
+    [[ -n "$CURRENT_RULE" ]] || return 0
+    RULE_NAMED=1
+    in_list "$item" ${UNMENDED[@]+"${UNMENDED[@]}"} || UNMENDED+=("$item")
 }
 REBOOT_FOR=""  # what takes effect only at the next boot (live)
 
@@ -240,7 +252,10 @@ sysctl_fields_raised() {
 
 set_runtime() {
     local file="$1" value="$2" current old
-    live || return 0
+    if ! live; then
+        not_mended "a running value: an offline image has no running kernel to set it in"
+        return 0
+    fi
     [[ -w "$file" ]] || { warn "cannot write $file"; return 0; }
     current="$(<"$file")"
     if [[ "$current" == *"[$value]"* || "$current" == "$value" ]]; then
@@ -271,7 +286,7 @@ RULE_REFUSED=0
 RULE_FIRST_CHANGE=0
 rule_begin() {
     rule_done
-    CURRENT_RULE="$1" RULE_SKIPPED=0 RULE_REFUSED=0 RULE_FIRST_CHANGE=$CHANGES
+    CURRENT_RULE="$1" RULE_SKIPPED=0 RULE_REFUSED=0 RULE_FIRST_CHANGE=$CHANGES RULE_NAMED=0
 }
 # A block whose own site values are not of their type changes nothing and is refused.
 rule_refused() {
@@ -283,7 +298,11 @@ rule_done() {
     [[ -n "$CURRENT_RULE" ]] || return 0
     if (( RULE_SKIPPED )); then what="skipped (not for a $ROLE host)"
     elif (( RULE_REFUSED )); then what="refused (a site value is not of its type)"
-    elif (( CHANGES == RULE_FIRST_CHANGE )); then what="nothing to change"
+    elif (( CHANGES == RULE_FIRST_CHANGE )); then
+        what="nothing to change"
+        if (( ! RULE_NAMED )) && [[ "${FAILED_WHEN_SCANNED:-}" == *" $CURRENT_RULE "* ]]; then
+            not_mended "failed when scanned, and this run found nothing to change for it (an earlier rule's change may have mended it: scan again)"
+        fi
     elif (( DRY_RUN )); then what="$((CHANGES - RULE_FIRST_CHANGE)) changes would be made"
     else what="$((CHANGES - RULE_FIRST_CHANGE)) changes"; fi
     RULES_RUN+=("$CURRENT_RULE: $what")
@@ -312,6 +331,7 @@ finish_blocks() {
 # The end of a run: a summary, or in plan mode the plan as JSON.
 finish() {
     local item rule entry body="" index
+    rule_done  # the last rule's outcome (a rule it leaves unmended is listed below)
     if (( PLAN )); then
         for (( index = 0; index < ${#PENDING_FILES[@]}; index++ )); do
             item="${PENDING_FILES[index]}"
@@ -325,13 +345,20 @@ finish() {
         for item in ${PLAN_ITEMS[@]+"${PLAN_ITEMS[@]}"}; do body+="${body:+,}$item"; done
         entry=""
         for item in ${MANUAL_ITEMS[@]+"${MANUAL_ITEMS[@]}"}; do entry+="${entry:+,}$(json "$item")"; done
-        printf '{"role":%s,"actions":[%s],"manual":[%s]}\n' "$(json "$ROLE")" "$body" "$entry"
+        rule=""
+        for item in ${UNMENDED[@]+"${UNMENDED[@]}"}; do rule+="${rule:+,}$(json "$item")"; done
+        printf '{"role":%s,"actions":[%s],"manual":[%s],"unmended":[%s]}\n' "$(json "$ROLE")" \
+            "$body" "$entry" "$rule"
         return 0
     fi
     # What is left: each thing that needs a human, what needs a reboot, then the count.
     if (( ${#MANUAL_ITEMS[@]} > 0 )); then
         say "needs a human (${#MANUAL_ITEMS[@]}):"
         for item in "${MANUAL_ITEMS[@]}"; do say "  - $item"; done
+    fi
+    if (( ${#UNMENDED[@]} > 0 )); then
+        say "not mended by this run (${#UNMENDED[@]}):"
+        for item in "${UNMENDED[@]}"; do say "  - $item"; done
     fi
     if [[ -n "$REBOOT_FOR" ]]; then say "needs a reboot:$REBOOT_FOR"; fi
     if (( REFUSED > 0 )); then

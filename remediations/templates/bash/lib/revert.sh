@@ -186,6 +186,11 @@ undo_allowed() {
 
 revert() {
     local manifest="$1" kind path datum lines=() line index undone=0 words=()
+    if [[ ! -e "$manifest" && ! -L "$manifest" && "${SASCHECK_REVERT_ABSENT:-}" == nothing ]]; then
+        # the playbook's own manifest: a run that changed nothing records none
+        say "nothing to revert: no changes were recorded on this host ($manifest does not exist)"
+        return 0
+    fi
     [[ -f "$manifest" ]] || { warn "no manifest $manifest"; return 1; }
     if ! live && ! image_python; then
         warn "refused: an offline revert acts inside the image through descriptors, which needs a Python (python3, /usr/libexec/platform-python or python2) on this machine; none was found, so nothing was reverted"

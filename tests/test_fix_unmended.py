@@ -1,0 +1,58 @@
+"""Nothing skipped in silence (issue 65): every rule the scan failed that a fix run leaves as
+it is is named with why, at the end of the bash run and in the plan the playbook reads."""
+
+from __future__ import annotations
+
+import json
+
+from .support.hosts import BASELINE_SETS, sas_host
+from .support.remedy import generate, run_bash
+
+
+def _unmended(stdout: str) -> list[str]:
+    lines = stdout.splitlines()
+    if not any(line.startswith("not mended by this run") for line in lines):
+        return []
+    start = next(i for i, line in enumerate(lines) if line.startswith("not mended by this run"))
+    return [line[4:] for line in lines[start + 1:] if line.startswith("  - ")]
+
+
+def test_running_values_an_image_cannot_take_are_named(tmp_path):
+    """THP 'always' and read-ahead 128 KiB on an image: neither running value can be set in
+    an image, so both are named, in the dry run, the run and the plan alike."""
+    root = sas_host(tmp_path / "root", thp_enabled="[always] madvise never", read_ahead_kb=128)
+    script = generate("bash", tmp_path / "fix.sh", root, BASELINE_SETS,
+                      ["--rule", "thp_disabled", "--rule", "read_ahead"])
+    expected = [f"{rule}: a running value: an offline image has no running kernel to set it in"
+                for rule in ("thp_disabled", "read_ahead")]
+    assert _unmended(run_bash(script, root, "--dry-run").stdout) == expected
+    assert _unmended(run_bash(script, root).stdout) == expected
+    plan = json.loads(run_bash(script, root, env={"SASCHECK_PLAN": "1"}).stdout)
+    assert plan["unmended"] == expected
+
+
+def test_a_failing_rule_the_run_finds_nothing_to_change_for_is_named(tmp_path):
+    """The scan failed sas_accounts_nofile; before the fix runs, the site raises the limit
+    itself: the run changes nothing for the rule and says so, rather than 'no changes'
+    alone."""
+    root = sas_host(tmp_path / "root", kernel="5.14.0-427.13.1.el9_4.x86_64", sas_limits=None)
+    script = generate("bash", tmp_path / "fix.sh", root, BASELINE_SETS,
+                      ["--rule", "sas_accounts_nofile"])
+    site = root / "etc/security/limits.d/50-site.conf"
+    site.parent.mkdir(parents=True, exist_ok=True)
+    site.write_text("sas - nofile 30000\n")
+    ran = run_bash(script, root)
+    assert _unmended(ran.stdout) == [
+        "sas_accounts_nofile: failed when scanned, and this run found nothing to change for "
+        "it (an earlier rule's change may have mended it: scan again)"]
+    assert not (root / "etc/security/limits.d/99-sascheck-sas.conf").exists()
+
+
+def test_a_rule_the_run_mends_or_hands_to_a_person_is_not_listed(tmp_path):
+    """The same failing rule, mended by the run: nothing is listed; the list is not a copy of
+    every rule the script holds."""
+    root = sas_host(tmp_path / "root", kernel="5.14.0-427.13.1.el9_4.x86_64", sas_limits=None)
+    script = generate("bash", tmp_path / "fix.sh", root, BASELINE_SETS,
+                      ["--rule", "sas_accounts_nofile"])
+    ran = run_bash(script, root)
+    assert "changes made" in ran.stdout and _unmended(ran.stdout) == []
