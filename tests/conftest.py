@@ -75,7 +75,8 @@ NEEDS = {
     "browser": {"test_admin_first_hour", "test_copy_fix", "test_fleet_bad_files",
                 "test_fleet_page", "test_fleet_stream", "test_identity_attacks",
                 "test_iotest_reports", "test_storage_diagram"},
-    "ansible": {"test_accounts", "test_fix_target", "test_fleet_fix", "test_remediations", "test_report_failing",
+    "ansible": {"test_accounts", "test_fix_target", "test_fleet_example", "test_fleet_fix",
+                "test_remediations", "test_report_failing",
                 "test_scratch", "test_security", "test_site_profile", "test_sysctl_home"},
     "live": {"test_live", "test_iotest"},
 }
