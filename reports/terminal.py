@@ -45,7 +45,12 @@ def render(result: dict[str, Any], console: Console) -> None:
         console.print(Text(f"  problem: {problem}", style="yellow"))
     for note in result.get("sas_discovery_notes", []):
         console.print(Text(f"  note: {note}", style="yellow"))
+    counts = result["summary"]
+    if not sum(counts.get(key, 0) for key in ("pass", "fail", "error")):
+        _nothing_judged(console, result)
+        return
     footnotes: list[str] = []
+    unmeasured = False  # a failing rule the papers give no figure for: said once, below
     rows = []
     ranks = fix_ranks(result.get("fix_order", []))
     steps = fix_steps(result.get("fix_order", []))
@@ -58,9 +63,9 @@ def render(result: dict[str, Any], console: Console) -> None:
                                    (f"  (want: {rule['expected']})", "dim"))
             if rule["result"] == "fail":
                 impact = rule.get("impact")
-                detail.append(f"\n  measured: {impact_line(impact)}" if impact
-                              else "\n  measured: nothing (the papers give no figure)",
-                              style="cyan" if impact else "dim")
+                if impact:
+                    detail.append(f"\n  measured: {impact_line(impact)}", style="cyan")
+                unmeasured = unmeasured or not impact
                 if rule["id"] in steps:
                     step = steps[rule["id"]]
                     detail.append(f"\n  fix step: {step} ({reasons[rule['id']]})", style="dim")
@@ -88,13 +93,28 @@ def render(result: dict[str, Any], console: Console) -> None:
             console.print(Padding(detail, (0, 0, 0, 4), expand=False))
     for number, note in enumerate(footnotes, start=1):
         console.print(Text(f"[{number}] {note}", style="dim"))
-    counts = result["summary"]
+    if unmeasured:
+        console.print(Text("a failing rule without a 'measured:' line: the papers give no "
+                           "figure for it", style="dim"))
     parts = [f"{counts[key]} {key}" for key in ORDER if counts.get(key)]
     console.print(Text("  ".join(parts), style="bold"))
     console.print(Text(_score_line(counts)))
     if result.get("fix_order"):
         _print_steps(console, result)
         console.print(Text(f"next: {fix_hint(result)}", style="bold"))
+
+
+def _nothing_judged(console: Console, result: dict[str, Any]) -> None:
+    """No rule passed, failed or errored: no table of rules that say nothing, but why, once
+    per distinct reason (the JSON keeps every rule's verdict)."""
+    reasons: dict[str, int] = {}
+    for rule in result["rules"]:
+        reason = rule["message"] or rule["result"]
+        reasons[reason] = reasons.get(reason, 0) + 1
+    console.print(Text(f"nothing judged: none of the {len(result['rules'])} rules could be "
+                       "judged on this host (exit status 4)", style="bold"))
+    for reason, count in sorted(reasons.items(), key=lambda item: -item[1]):
+        console.print(Text(f"  {count} rules: {reason}", style="dim"))
 
 
 def _print_steps(console: Console, result: dict[str, Any]) -> None:

@@ -16,6 +16,7 @@ from .cli_catalogue import explain_command, rules_command
 from .cli_common import (
     EXIT_BUG,
     EXIT_FINDINGS,
+    EXIT_NOTHING_JUDGED,
     EXIT_OK,
     EXIT_USAGE,
     UsageError,
@@ -108,7 +109,10 @@ def _scan(args: argparse.Namespace) -> int:
             write_output(destination, render())
     if not to_stdout and not args.quiet:
         _table(data, to_stdout)
-    return EXIT_FINDINGS if result.exit_status else EXIT_OK
+    if result.exit_status:
+        return EXIT_FINDINGS
+    judged = sum(data["summary"].get(key, 0) for key in ("pass", "fail", "error"))
+    return EXIT_OK if judged else EXIT_NOTHING_JUDGED
 
 
 def _table(data: dict[str, Any], to_stderr: bool) -> None:

@@ -11,6 +11,7 @@ EXIT_OK, EXIT_USAGE, EXIT_FINDINGS = 0, 1, 2
 # A fleet's report or diff was written, but some results files could not be read (each is
 # an error row naming it): not the same news as "hosts failed rules".
 EXIT_UNREADABLE = 3
+EXIT_NOTHING_JUDGED = 4  # scan: no rule passed, failed or errored (not RHEL, say): not "compliant"
 EXIT_BUG = 70  # sysexits.h EX_SOFTWARE: an internal error, shown with its traceback
 
 

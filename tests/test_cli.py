@@ -193,3 +193,20 @@ def test_help_ends_with_examples_exit_codes_and_where_the_site_values_are(capsys
     for code in ("0", "1", "2", "3"):
         assert re.search(rf"^  {code}  ", text, re.M), code
     assert "exits 4" in text  # a written fix script's refusal
+
+
+def test_a_host_that_is_not_rhel_says_nothing_was_judged_in_a_line(tmp_path, capsys):
+    """Issue 65: not 29 '[1]' rows and "no score of 0 judged rules", but one line and why, and
+    an exit status of its own (4) that a pipeline cannot take for compliant; the JSON keeps
+    every rule's verdict."""
+    root = tmp_path / "debian"
+    (root / "etc").mkdir(parents=True)
+    (root / "etc/os-release").write_text(
+        'ID=debian\nVERSION_ID="12"\nPRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\n')
+    assert main(["scan", "--root", str(root), "--json", str(tmp_path / "r.json")]) == 4
+    out = " ".join(capsys.readouterr().out.split())
+    assert "nothing judged: none of the" in out and "(exit status 4)" in out
+    assert "this host is Debian GNU/Linux 12 (bookworm)" in out
+    assert "notapplicable │" not in out and "[1]" not in out
+    rules = json.loads((tmp_path / "r.json").read_text())["rules"]
+    assert rules and {rule["result"] for rule in rules} == {"notapplicable"}

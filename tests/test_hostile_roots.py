@@ -89,7 +89,7 @@ def test_hostile_root_scans_end_with_reasons(tmp_path, name):
         [sys.executable, "-m", "sascheck", "scan", "--root", str(root), "--quiet", "--json", "-",
          "--set", f"sas_data_dirs={dirs}"],
         capture_output=True, text=True, timeout=HANG_GUARD)
-    assert completed.returncode in (0, 2), completed.stderr
+    assert completed.returncode in (0, 2, 4), completed.stderr  # 4: nothing judged
     assert "Traceback" not in completed.stderr
     result = json.loads(completed.stdout)
     for rule in result["rules"]:

@@ -44,8 +44,10 @@ def test_every_example_command_runs_as_written(tmp_path):
     for command in commands:
         done = subprocess.run(["bash", "-c", command], cwd=tmp_path, env=environment,
                               capture_output=True, text=True, timeout=300)
-        # 2: findings (a rule failed, or got worse), the answer these commands exist for
-        assert done.returncode in (0, 2), f"{command}\n{done.stderr[-2000:]}"
+        # 2: findings (a rule failed, or got worse), the answer these commands exist for;
+        # 4: nothing judged, for the scan of this machine where it is not RHEL (a CI runner)
+        allowed = (0, 2, 4) if command.startswith("sascheck scan --set") else (0, 2)
+        assert done.returncode in allowed, f"{command}\n{done.stderr[-2000:]}"
     assert (tmp_path / "sascheck-report.html").stat().st_size > 0
     assert (tmp_path / "fix.sh").read_text().startswith("#!")
     assert (tmp_path / "fleet-fix/manifest.tsv").read_text().startswith("sas01\tplanners/sas01.sh\t")
