@@ -44,11 +44,11 @@ def test_the_stock_profile_carries_the_modifier():
 
 @pytest.mark.parametrize(("release", "tuned", "sets", "expected", "said"), [
     (RHEL9, (2, 25, 1), (), "pass", "kernel default"),  # 4096 is above 2048: kept
-    (RHEL8, (2, 22, 1), (), "pass", "at least this"),  # 4.18's default unknown: >= 2048
+    (RHEL8, (2, 22, 1), (), "pass", ">2048"),  # RHEL 8's 128 raised to 2048
     (RHEL7, (2, 11, 0), (), "pass", ">2048"),  # 128 raised to 2048
     (RHEL7, (2, 9, 0), (), "fail", "kernel default"),  # written as it is: refused, 128 stays
     (RHEL9, (2, 25, 1), ("somaxconn_min=8192",), "fail", "kernel default"),  # 4096 < 8192
-    (RHEL8, (2, 22, 1), ("somaxconn_min=8192",), "notchecked", "not known"),
+    (RHEL8, (2, 22, 1), ("somaxconn_min=8192",), "fail", ">2048"),  # 2048 < 8192
 ])
 def test_a_modifier_is_read_against_the_value_before_tuned(tmp_path, scan, release, tuned,
                                                            sets, expected, said):

@@ -97,11 +97,11 @@ def test_a_host_viya_ark_prepared_passes_the_whole_profile(tmp_path, scan, kerne
 
 def test_an_untouched_host_fails_what_viya_ark_would_set(tmp_path, scan):
     """Under throughput-performance (swappiness 10) with the kernel's own values: every
-    running rule but overcommit fails; at boot, RHEL 8's somaxconn default is not known."""
+    running rule but overcommit fails; at boot too, somaxconn with RHEL 8's own 128."""
     root = viya_host(tmp_path / "r", UNTOUCHED, RHEL8_SYSCTL_CONF)
     assert verdicts(scan, root) == {
         "vm_max_map_count": "fail", "max_map_count_at_boot": "fail",
-        "net_core_somaxconn": "fail", "somaxconn_at_boot": "error",
+        "net_core_somaxconn": "fail", "somaxconn_at_boot": "fail",
         "vm_overcommit_memory": "pass", "overcommit_memory_at_boot": "pass",
         "vm_swappiness": "fail", "swappiness_at_boot": "fail",
         # RHEL 8's own semaphore limits are above viya-ark's, running and at boot
@@ -111,13 +111,14 @@ def test_an_untouched_host_fails_what_viya_ark_would_set(tmp_path, scan):
         "sas_accounts_nofile": "fail", "sas_accounts_nproc": "notchecked",
         "sas_accounts_stack": "fail", "selinux_viya_deployment": "pass"}
     result = scan(root, profile="viya3")
-    assert "not known" in result["by_id"]["somaxconn_at_boot"]["evidence"][0]["note"]
+    assert "kernel default (4.18.0-513.el8.x86_64)" in \
+        result["by_id"]["somaxconn_at_boot"]["evidence"][0]["source"]
 
 
 @pytest.mark.parametrize(("kernel", "expected"), [
     ("3.10.0-1160.el7.x86_64", "fail"),  # the kernel's 128
     ("5.14.0-427.13.1.el9_4.x86_64", "pass"),  # 4096 from Linux 5.4 (RHEL 9)
-    ("4.18.0-513.el8.x86_64", "error"),  # RHEL 8: not known
+    ("4.18.0-513.el8.x86_64", "fail"),  # RHEL 8's 4.18 keeps 128 (rules/host_layout/boot.py)
 ])
 def test_somaxconn_at_boot_takes_the_kernels_default_by_release(tmp_path, scan, kernel,
                                                                  expected):
@@ -168,9 +169,8 @@ def test_the_bash_fix_mends_an_untouched_image_for_its_next_boot(tmp_path, scan,
 @pytest.mark.skipif(not oscap_available(), reason="oscap not installed")
 @pytest.mark.parametrize("prepared", [True, False], ids=["viya-ark ran", "untouched"])
 def test_oscap_agrees(tmp_path, scan, prepared):
-    """oscap on the same roots with the viya3 profile: the same verdicts, except RHEL 8's
-    unknown somaxconn default, which OVAL cannot turn into an error (it fails; listed in
-    docs/oval.md)."""
+    """oscap on the same roots with the viya3 profile: the same verdicts (RHEL 8's own
+    somaxconn default, 128, now known to both)."""
     root = viya_host(tmp_path / "r", AFTER_VIYA_ARK if prepared else UNTOUCHED,
                      RHEL8_SYSCTL_CONF + (VIYA_ARK_LINES if prepared else ""))
     ours = verdicts(scan, root)
@@ -180,9 +180,6 @@ def test_oscap_agrees(tmp_path, scan, prepared):
     for rule_id in BEYOND_OVAL & set(VIYA3_RULES):  # no OVAL check: oscap says notchecked
         assert (theirs.pop(rule_id), ours.pop(rule_id)) in (
             ("notchecked", verdict) for verdict in ("pass", "fail", "notchecked"))
-    if not prepared:
-        assert (ours.pop("somaxconn_at_boot"), theirs.pop("somaxconn_at_boot")) == \
-            ("error", "fail")
     assert ours == theirs
 
 
