@@ -27,7 +27,10 @@ SYMBOLS = {
 ORDER = ["fail", "error", "unknown", "notchecked", "pass", "informational", "notapplicable"]
 
 
-def render(result: dict[str, Any], console: Console) -> None:
+def render(result: dict[str, Any], console: Console, verbose: bool = False) -> None:
+    """The scan's table: one line a rule (a failing one's value and what was wanted); with
+    ``verbose``, under each failing rule what the papers measured, its fix step and its
+    evidence. The steps to fix it, in order, follow either way."""
     # Host names, mount points and reasons come from the host: no escape sequence in them
     # may reach the terminal (retitle it, clear it, hide lines).
     result = deep(result, for_terminal)
@@ -61,7 +64,7 @@ def render(result: dict[str, Any], console: Console) -> None:
         if rule["result"] in ("fail", "error") and rule["expected"]:
             detail = Text.assemble(rule["actual"] or rule["message"],
                                    (f"  (want: {rule['expected']})", "dim"))
-            if rule["result"] == "fail":
+            if rule["result"] == "fail" and verbose:
                 impact = rule.get("impact")
                 if impact:
                     detail.append(f"\n  measured: {impact_line(impact)}", style="cyan")
@@ -69,6 +72,13 @@ def render(result: dict[str, Any], console: Console) -> None:
                 if rule["id"] in steps:
                     step = steps[rule["id"]]
                     detail.append(f"\n  fix step: {step} ({reasons[rule['id']]})", style="dim")
+            if verbose:
+                for evidence in rule.get("evidence", [])[:EVIDENCE_SHOWN]:
+                    detail.append(_evidence_line(evidence), style="dim")
+            elif rule["result"] == "error":  # which file could not be read, not 'unreadable'
+                failed = [e for e in rule.get("evidence", []) if e.get("result") == "error"]
+                if failed:
+                    detail.append(_evidence_line(failed[0]), style="dim")
         elif rule["message"]:
             # Repeated reasons (no SAS directories, wrong role) become one footnote.
             if rule["message"] not in footnotes:
@@ -102,6 +112,19 @@ def render(result: dict[str, Any], console: Console) -> None:
     if result.get("fix_order"):
         _print_steps(console, result)
         console.print(Text(f"next: {fix_hint(result)}", style="bold"))
+
+
+EVIDENCE_SHOWN = 12  # evidence lines under a rule with --verbose (the JSON has them all)
+
+
+def _evidence_line(evidence: dict[str, Any]) -> str:
+    """One evidence item: what, where it was read (the file), what it is, and the note."""
+    line = f"\n  {evidence.get('subject', '')}: {evidence.get('actual', '')}"
+    if evidence.get("source"):
+        line += f" ({evidence['source']})"
+    if evidence.get("note"):
+        line += f"; {evidence['note']}"
+    return line
 
 
 def _nothing_judged(console: Console, result: dict[str, Any]) -> None:

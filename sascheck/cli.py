@@ -104,18 +104,18 @@ def _scan(args: argparse.Namespace) -> int:
     # Files first: a reader that closes the pipe early (| head, | grep -q) must not cost them.
     for destination, render in sorted(outputs, key=lambda output: output[0] == STDOUT):
         if destination == STDOUT and not args.quiet:
-            _table(data, to_stdout)
+            _table(data, to_stdout, args.verbose)
         with user_errors(), _pipe_may_close():
             write_output(destination, render())
     if not to_stdout and not args.quiet:
-        _table(data, to_stdout)
+        _table(data, to_stdout, args.verbose)
     if result.exit_status:
         return EXIT_FINDINGS
     judged = sum(data["summary"].get(key, 0) for key in ("pass", "fail", "error"))
     return EXIT_OK if judged else EXIT_NOTHING_JUDGED
 
 
-def _table(data: dict[str, Any], to_stderr: bool) -> None:
+def _table(data: dict[str, Any], to_stderr: bool, verbose: bool = False) -> None:
     from rich.console import Console
 
     from .reports import terminal
@@ -128,7 +128,8 @@ def _table(data: dict[str, Any], to_stderr: bool) -> None:
             _stdout_to_devnull()
 
     with _pipe_may_close():
-        terminal.render(data, PipeTolerantConsole(stderr=to_stderr, **console_options()))
+        terminal.render(data, PipeTolerantConsole(stderr=to_stderr, **console_options()),
+                        verbose)
 
 
 @contextlib.contextmanager

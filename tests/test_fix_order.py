@@ -77,7 +77,7 @@ def test_fix_order_is_the_order_of_the_terminal_and_the_page(tmp_path, capsys, m
     results, page = tmp_path / "r.json", tmp_path / "r.html"
     monkeypatch.setenv("COLUMNS", "200")
     main(["scan", "--root", str(root), "--set", "sas_data_dirs=/sasdata", "--json",
-          str(results), "--html", str(page)])
+          str(results), "--html", str(page), "--verbose"])
     table = capsys.readouterr().out
     data = json.loads(results.read_text())
     order = [rule for entry in data["fix_order"] for rule in entry["rules"]]
@@ -221,7 +221,7 @@ def test_the_tuned_profile_is_one_action_with_what_it_sets(tmp_path, capsys, mon
 
     root = sas_host(tmp_path / "root", **RHEL8_BALANCED)
     monkeypatch.setenv("COLUMNS", "400")
-    main(["scan", "--root", str(root), "--set", "sas_data_dirs=/sasdata",
+    main(["scan", "--root", str(root), "--set", "sas_data_dirs=/sasdata", "-v",
           "--json", str(tmp_path / "r.json")])
     said = capsys.readouterr().out
     order = json.loads((tmp_path / "r.json").read_text())["fix_order"]
@@ -278,3 +278,32 @@ def test_tuned_02_keeps_thp_after_the_profile(tmp_path):
     assert where["thp_disabled"][1] == "override"
     assert where["thp_disabled"][0] > where["tuned_profile"][0]
     assert not any(entry.get("profile_sets") for entry in order)
+
+
+def test_the_table_is_one_line_a_rule_unless_verbose(tmp_path, capsys, monkeypatch):
+    """Issue 65: at 120 columns the table was ~150 lines for 17 failures. By default a failing
+    rule is its value and what was wanted; --verbose adds what was measured, its step and
+    its evidence. An error names the file it could not read either way."""
+    root = tmp_path / "root"
+    EXAMPLES["rhel8-tuned-sas"](root)
+    monkeypatch.setenv("COLUMNS", "400")  # no wrapping: one row, one line
+    argv = ["scan", "--root", str(root), "--profile", "viya3", "--set", "sas_data_dirs=/sasdata"]
+    main(argv)
+    brief = capsys.readouterr().out
+    main([*argv, "-v"])
+    full = capsys.readouterr().out
+
+    def rows(table: str, rule: str) -> list[str]:
+        """The rule's row and the lines its cells wrapped onto (first column empty)."""
+        lines = table.splitlines()
+        start = next(i for i, line in enumerate(lines) if f" {rule} " in line)
+        end = start + 1
+        while end < len(lines) and re.match(r"^│ +│", lines[end]):
+            end += 1
+        return lines[start:end]
+
+    assert len(rows(brief, "max_map_count_at_boot")) == 1
+    assert "fix step:" not in brief and "measured:" not in brief
+    assert "fix step: boot" in full
+    assert "/proc/sys/vm/max_map_count: missing" in brief  # the error's file, by default too
+    assert len(full.splitlines()) > len(brief.splitlines())
