@@ -56,3 +56,21 @@ def test_a_rule_the_run_mends_or_hands_to_a_person_is_not_listed(tmp_path):
                       ["--rule", "sas_accounts_nofile"])
     ran = run_bash(script, root)
     assert "changes made" in ran.stdout and _unmended(ran.stdout) == []
+
+
+def test_the_manifest_counts_what_the_run_left(tmp_path):
+    """A run that changed something (the tuned profile) and left a running value (THP now)
+    records both in its manifest: the change to undo, and the rule it did not mend as a
+    comment; --revert reads past it and restores the image."""
+    root = sas_host(tmp_path / "root", thp_enabled="[always] madvise never", tuned_active=None)
+    script = generate("bash", tmp_path / "fix.sh", root, BASELINE_SETS,
+                      ["--rule", "thp_disabled", "--rule", "tuned_profile"])
+    manifest = tmp_path / "run.manifest"
+    ran = run_bash(script, root, env={"SASCHECK_MANIFEST": str(manifest)})
+    assert "changes made" in ran.stdout
+    comments = [line for line in manifest.read_text().splitlines()
+                if line.startswith("# not mended by this run: ")]
+    assert comments == ["# not mended by this run: thp_disabled: a running value: an offline "
+                        "image has no running kernel to set it in"]
+    reverted = run_bash(script, root, "--revert", str(manifest))
+    assert "changes reverted" in reverted.stdout and "malformed" not in reverted.stderr

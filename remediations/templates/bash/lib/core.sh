@@ -359,6 +359,12 @@ finish() {
     if (( ${#UNMENDED[@]} > 0 )); then
         say "not mended by this run (${#UNMENDED[@]}):"
         for item in "${UNMENDED[@]}"; do say "  - $item"; done
+        # counted in the run's manifest too (a comment: --revert reads past it)
+        if (( ! DRY_RUN && CHANGES > 0 )) && [[ -n "$MANIFEST" && -f "$MANIFEST" && ! -L "$MANIFEST" ]]; then
+            for item in "${UNMENDED[@]}"; do
+                printf '# not mended by this run: %s\n' "${item//[[:cntrl:]]/ }" >> "$MANIFEST"
+            done
+        fi
     fi
     if [[ -n "$REBOOT_FOR" ]]; then say "needs a reboot:$REBOOT_FOR"; fi
     if (( REFUSED > 0 )); then
