@@ -324,6 +324,11 @@ def test_a_host_section_shows_the_window_as_the_host_page_does(tmp_path, samples
                  if t.startswith("Fix step:")]
         assert steps == [t for t in texts("//article//p[@class='muted']") if t.startswith("Fix step:")]
         assert steps
+        # each rule's own reason for its step (issue 65), as the page's script draws it
+        assert any("mended by the same action as read_ahead" in step for step in steps)
+        assert any("[disk] readahead sets each disk's read-ahead" in step for step in steps)
+        assert any("mended by the same action as barrier_requires_protected_cache" in step
+                   for step in steps)
     assert not log.console_errors
 
 
