@@ -11,6 +11,16 @@ from .cli_common import EXIT_USAGE
 from .rules.host_layout.sas import SAS_ROLES
 
 ROLE_CHOICES = ("auto", "bare_metal", "kvm_guest", "kvm_host", "container")
+
+
+def _profile_names() -> list[str]:
+    """The catalogue's profiles, by their files (loading the catalogue would slow every
+    command's start-up for a help text)."""
+    from pathlib import Path
+
+    from . import rules
+
+    return sorted(path.stem for path in (Path(rules.__file__).parent / "profiles").glob("*.yml"))
 EPILOG = """examples:
   sascheck scan --html report.html          scan this host, write the HTML report
   sascheck scan --root /mnt/image --set sas_work_dirs=/saswork
@@ -56,7 +66,8 @@ def build_parser() -> argparse.ArgumentParser:
     scan_source.add_argument("--sosreport", metavar="FILE|DIR",
                              help="scan a sosreport (its tar archive or unpacked directory)")
     scan.add_argument("--profile", default="default", metavar="NAME",
-                      help="rule profile: default or xtremio (default: default)")
+                      help="rule profile: " + ", ".join(_profile_names()) + " (default: default; "
+                           "sascheck rules lists what each selects)")
     scan.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                       help="set a site value; repeatable; lists are comma-separated")
     scan.add_argument("--role", default="auto", choices=ROLE_CHOICES,

@@ -210,3 +210,11 @@ def test_a_host_that_is_not_rhel_says_nothing_was_judged_in_a_line(tmp_path, cap
     assert "notapplicable │" not in out and "[1]" not in out
     rules = json.loads((tmp_path / "r.json").read_text())["rules"]
     assert rules and {rule["result"] for rule in rules} == {"notapplicable"}
+
+
+def test_scan_help_lists_the_catalogues_profiles(capsys, catalogue):
+    """Issue 66: --help said "default or xtremio" after viya3 came."""
+    with pytest.raises(SystemExit):
+        main(["scan", "--help"])
+    said = " ".join(capsys.readouterr().out.split())
+    assert "rule profile: " + ", ".join(sorted(catalogue.profiles)) in said
