@@ -34,7 +34,7 @@ def sas_dirs_judgeable(facts: OvalFacts) -> Element:
         oval = facts.oval
         def joined() -> Element:  # a new element each time: lxml moves what it appends
             return concat(*(part for role in SAS_ROLES for part in (
-                var(facts.external(SAS_ROLE_VALUES[role])), ",")))
+                var(facts.list_text(SAS_ROLE_VALUES[role])), ",")))
         named = oval.local("a SAS directory is named: the empty pattern, else no value",
                            substring(capture("(/)", joined())))
         slashed = oval.local("each named SAS directory, with a slash",

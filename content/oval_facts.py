@@ -103,10 +103,19 @@ class OvalFacts:
         return self.once(f"ext:{name}", lambda: self.oval.external(
             name, EXTERNAL_TYPES[variable.type]))
 
+    def list_text(self, name: str) -> str:
+        """A list site value's comma-separated text without white space around it: oscap
+        hands an empty <set-value> (SCAP Workbench's, a hand edit's) to OVAL as the white
+        space beside it in the tailoring file, which would otherwise name a directory "\\n  "
+        (issue 66); none named is then the empty text."""
+        return self.once(f"trim:{name}", lambda: self.oval.local(
+            f"{name}, white space around it removed",
+            capture(r"^\s*([\s\S]*?)\s*$", var(self.external(name)))))
+
     def listed(self, name: str) -> str:
         """A list site value (comma-separated in XCCDF) as a multi-valued variable."""
         return self.once(f"list:{name}", lambda: self.oval.local(
-            f"{name}, one value each", split(",", var(self.external(name)))))
+            f"{name}, one value each", split(",", var(self.list_text(name)))))
 
     def doubled(self, name: str) -> str:
         """2 x an integer site value (read-ahead in 512-byte sectors from KiB)."""

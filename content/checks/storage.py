@@ -182,8 +182,12 @@ def fs_type(facts: OvalFacts, rule: Rule) -> Element:
                                    var_check="at least one"))
     apart = oval.obj("linux:partition", "SAS WORK file systems of a WORK-only type",
                      set_of=(facts.sas_partitions("WORK"),), filters=[("include", apart_type)])
+    # never empty either: with no DATA named (WORK and UTILLOC only), nothing is DATA's (a
+    # word of its own: the same word on both sides would match)
+    data_mounts = oval.union_values("SAS DATA's mount points, and a word no mount point is", [
+        facts.sas_mounts("DATA"), oval.constant("no SAS DATA mount point", ["(no SAS DATA)"])])
     holds_data = oval.state("ind:variable", "a SAS DATA file system",
-                            entity("ind:value", var=facts.sas_mounts("DATA"),
+                            entity("ind:value", var=data_mounts,
                                    var_check="at least one", entity_check="at least one"))
     # never empty (a variable without a value makes oscap err): a word no mount point is
     apart_mounts = oval.values_of("mount points of SAS WORK's WORK-only file systems",
