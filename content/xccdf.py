@@ -98,12 +98,35 @@ def _check(definition: str, exports: list[tuple[str, str]], selector: str | None
 
 SUB_MARK = "\x00"  # text between two marks names the site value of an XCCDF <sub>
 
+# What each check kind's fix does to a host, in XCCDF's fix attributes (complexity,
+# disruption, reboot, strategy), as SSG states them per remediation: a boot-loader change
+# takes effect at the next reboot; a remount or a switch of tuned profile disturbs what
+# runs; a sysctl, a scheduler or a limit for new sessions hardly does. Kinds not listed:
+# DEFAULT_FIX_TRAITS.
+DEFAULT_FIX_TRAITS = ("low", "low", "false", "configure")
+FIX_TRAITS = {
+    "thp_at_boot": ("low", "medium", "true", "configure"),  # grubby: the next boot's line
+    "numa_enabled": ("low", "medium", "true", "enable"),  # numa=off out of the boot entries
+    "mount_option_forbidden": ("low", "high", "false", "configure"),  # remount, fstab
+    "mount_option_required": ("low", "high", "false", "configure"),
+    "mount_options_at_boot": ("low", "medium", "false", "configure"),  # fstab, for the next mount
+    "tuned_profile": ("medium", "medium", "false", "configure"),  # a tuned profile switch
+    "tuned_cpu_latency": ("low", "medium", "false", "configure"),
+    "thp_mode": ("low", "medium", "false", "disable"),  # running THP: new allocations only
+    "io_tuning_at_boot": ("medium", "low", "false", "configure"),  # udev rules and tuned
+}
+
+
+def fix_traits(rule: Rule) -> dict[str, str]:
+    complexity, disruption, reboot, strategy = FIX_TRAITS.get(rule.kind, DEFAULT_FIX_TRAITS)
+    return {"complexity": complexity, "disruption": disruption, "reboot": reboot,
+            "strategy": strategy}
+
 
 def fix_element(rule: Rule, system: str, text: str) -> etree._Element:
     """An XCCDF <fix>; marked site values become <sub idref=...> elements."""
     kind = system.rsplit(":", 1)[-1]
-    element = x("fix", system=system, id=f"{rule.id}_{kind}", complexity="low",
-                disruption="medium", reboot="false", strategy="configure")
+    element = x("fix", system=system, id=f"{rule.id}_{kind}", **fix_traits(rule))
     parts = text.split(SUB_MARK)
     element.text = parts[0]
     for index in range(1, len(parts), 2):

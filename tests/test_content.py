@@ -109,6 +109,23 @@ def test_an_auditor_reads_groups_idents_and_values_they_can_act_on(catalogue):
         assert "Red Hat Enterprise Linux 9" in [p.text for p in affected]
 
 
+def test_each_fix_says_what_it_does_to_a_host():
+    """Issue 66: every <fix> said complexity low, disruption medium, no reboot. A boot-loader
+    change needs a reboot, a remount disturbs what runs, a sysctl hardly does; the bash and
+    Ansible fix of one rule say the same."""
+    tree = etree.parse(str(DATASTREAM))
+    traits = {}
+    for fix in tree.iterfind(".//x:Rule/x:fix", NS):
+        rule = fix.get("id").rsplit("_", 1)[0]
+        said = tuple(fix.get(name) for name in ("complexity", "disruption", "reboot", "strategy"))
+        assert traits.setdefault(rule, said) == said, rule
+    assert traits["thp_disabled_at_boot"][2] == "true"
+    assert traits["sas_fs_noatime"][1] == "high"  # remounted
+    assert traits["vm_swappiness"] == ("low", "low", "false", "configure")
+    assert traits["thp_disabled"][3] == "disable"
+    assert len(set(traits.values())) >= 4
+
+
 def test_tailoring_round_trip(catalogue, host, tmp_path, monkeypatch):
     monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
     root = host()
