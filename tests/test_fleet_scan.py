@@ -264,6 +264,21 @@ def test_scan_snapshots_refuses_a_bad_set_before_scanning(tmp_path, snapshots, c
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
 
 
+@pytest.mark.parametrize(("text", "said"), [
+    ('{"host0": "nope"}', "unknown profile 'nope' (known: default, viya3, xtremio), for host0"),
+    ("[1]", "not an object of host name to profile name"),
+    ("{", "not JSON"),
+])
+def test_scan_snapshots_refuses_a_bad_profiles_file_before_scanning(tmp_path, snapshots, capsys,
+                                                                    text, said):
+    profiles = tmp_path / "profiles.json"
+    profiles.write_text(text)
+    assert main(["scan-snapshots", "-d", str(tmp_path / "out"), "--profiles", str(profiles),
+                 str(snapshots)]) == 1
+    assert said in capsys.readouterr().err
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
 def test_collect_script_help_collects_nothing(tmp_path):
     completed = subprocess.run(["sh", "-c", SCRIPT, "collect.sh", "--help"], cwd=tmp_path,
                                capture_output=True, text=True, timeout=60)
