@@ -105,5 +105,8 @@ def test_a_fix_day_runs_as_the_example_writes_it(tmp_path):
     assert {name: tree_digest(root, times=False) for name, root in images.items()} == before
     assert not (work / "images/sasgrid02.manifest").exists()  # never changed: none
     assert (work / "images/sasgrid01.manifest").is_file()
-    assert _listing(MANIFESTS) == manifests_before  # no manifest outside the example
+    # no manifest of these hosts outside the example (what other tests may write there is
+    # theirs: only this example's host names count)
+    assert not [name for name in _listing(MANIFESTS) - manifests_before
+                if any(host in name for host in images)]
 
