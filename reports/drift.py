@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import zlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any, NamedTuple
@@ -89,8 +89,9 @@ def _text(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
 
 
-def _common(old: str, new: str) -> tuple[int, int]:
-    """Lengths of the longest common prefix and (after it) suffix of two texts."""
+def _common(old: Sequence[str], new: Sequence[str]) -> tuple[int, int]:
+    """Lengths of the longest common prefix and (after it) suffix of two texts, or of two
+    lists of words."""
     prefix = 0
     while prefix < min(len(old), len(new)) and old[prefix] == new[prefix]:
         prefix += 1
@@ -133,14 +134,7 @@ def _words(text: str) -> list[str]:
 def _common_words(old: str, new: str) -> tuple[int, int]:
     """As _common, in whole words: 150000 -> 20480 shares no digit worth marking."""
     old_words, new_words = _words(old), _words(new)
-    start = 0
-    while (start < min(len(old_words), len(new_words))
-           and old_words[start] == new_words[start]):
-        start += 1
-    end = 0
-    while (end < min(len(old_words), len(new_words)) - start
-           and old_words[-1 - end] == new_words[-1 - end]):
-        end += 1
+    start, end = _common(old_words, new_words)
     return (sum(map(len, old_words[:start])),
             sum(map(len, old_words[len(old_words) - end:])))
 

@@ -9,6 +9,7 @@ from typing import Any
 from ..rules import Catalogue
 from ..rules.errors import UserInputError
 from ..scanner.fix_order import fix_ranks, fix_steps, step_reasons
+from ..scanner.results import JUDGED
 from .arf import ArfError, read_arf
 from .arf_oval import OvalItem
 from .identity import controller_inventory, fleet_inventory_name
@@ -111,7 +112,7 @@ class HostView:
 
     @property
     def judged(self) -> int:
-        return sum(1 for rule in self.rules if rule.result in ("pass", "fail", "error"))
+        return sum(1 for rule in self.rules if rule.result in JUDGED)
 
     @property
     def score(self) -> int | None:

@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from ..scanner.results import JUDGED
 from .model import SEVERITY_ORDER, HostView
 from .scratch import blob, scratch_db
 
 RESULTS = ("pass", "fail", "error", "unknown", "notapplicable", "notchecked", "informational")
-JUDGED = ("pass", "fail", "error")  # as the reports' score counts them
 
 
 def render(data: Mapping[str, Any], duration_seconds: float, version: str) -> str:

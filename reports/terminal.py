@@ -10,8 +10,10 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
+from ..rules import Catalogue
 from ..rules.host_layout import SAS_ROLE_VALUES
 from ..scanner.fix_order import FIX_STEPS, fix_ranks, fix_steps, impact_line, step_reasons
+from ..scanner.results import judged_count
 from .escaping import deep, for_terminal, for_terminal_lines
 from .resultfile import forced_role, scanned_archive, scanned_image
 
@@ -27,7 +29,8 @@ SYMBOLS = {
 ORDER = ["fail", "error", "unknown", "notchecked", "pass", "informational", "notapplicable"]
 
 
-def render(result: dict[str, Any], console: Console, verbose: bool = False) -> None:
+def render(result: dict[str, Any], console: Console, catalogue: Catalogue,
+           verbose: bool = False) -> None:
     """The scan's table: one line a rule (a failing one's value and what was wanted); with
     ``verbose``, under each failing rule what the papers measured, its fix step and its
     evidence. The steps to fix it, in order, follow either way."""
@@ -49,7 +52,7 @@ def render(result: dict[str, Any], console: Console, verbose: bool = False) -> N
     for note in result.get("sas_discovery_notes", []):
         console.print(Text(f"  note: {note}", style="yellow"))
     counts = result["summary"]
-    if not sum(counts.get(key, 0) for key in ("pass", "fail", "error")):
+    if not judged_count(counts):
         _nothing_judged(console, result)
         return
     footnotes: list[str] = []
@@ -57,7 +60,7 @@ def render(result: dict[str, Any], console: Console, verbose: bool = False) -> N
     rows = []
     ranks = fix_ranks(result.get("fix_order", []))
     steps = fix_steps(result.get("fix_order", []))
-    reasons = step_reasons(result.get("fix_order", []))
+    reasons = step_reasons(result.get("fix_order", []), catalogue)
     for rule in sorted(result["rules"], key=lambda r: (ORDER.index(r["result"]),
                                                        ranks.get(r["id"], len(ranks) * 64))):
         symbol, style = SYMBOLS[rule["result"]]
@@ -198,7 +201,7 @@ WIDE = 100
 
 def _score_line(counts: dict[str, int]) -> str:
     """The score over judged rules (pass, fail, error), and how many were not judged."""
-    judged = sum(counts.get(key, 0) for key in ("pass", "fail", "error"))
+    judged = judged_count(counts)
     unjudged = sum(counts.get(key, 0) for key in ("notchecked", "unknown"))
     score = f"score {round(100 * counts.get('pass', 0) / judged)}%" if judged else "no score"
     line = f"{score} of {judged} judged rules"

@@ -28,6 +28,7 @@ from .cli_parser import build_parser
 from .cli_reports import diff_command, html_page, report_command
 from .cli_roots import check_root, rooted, with_source
 from .outputs import console_options
+from .scanner.results import judged_count
 
 # Where the sascheck-content RPM puts the data stream (packaging/sascheck.spec).
 INSTALLED_DATASTREAM = "/usr/share/xml/scap/sascheck/content/sascheck-ds.xml"
@@ -104,18 +105,17 @@ def _scan(args: argparse.Namespace) -> int:
     # Files first: a reader that closes the pipe early (| head, | grep -q) must not cost them.
     for destination, render in sorted(outputs, key=lambda output: output[0] == STDOUT):
         if destination == STDOUT and not args.quiet:
-            _table(data, to_stdout, args.verbose)
+            _table(data, catalogue, to_stdout, args.verbose)
         with user_errors(), _pipe_may_close():
             write_output(destination, render())
     if not to_stdout and not args.quiet:
-        _table(data, to_stdout, args.verbose)
+        _table(data, catalogue, to_stdout, args.verbose)
     if result.exit_status:
         return EXIT_FINDINGS
-    judged = sum(data["summary"].get(key, 0) for key in ("pass", "fail", "error"))
-    return EXIT_OK if judged else EXIT_NOTHING_JUDGED
+    return EXIT_OK if judged_count(data["summary"]) else EXIT_NOTHING_JUDGED
 
 
-def _table(data: dict[str, Any], to_stderr: bool, verbose: bool = False) -> None:
+def _table(data: dict[str, Any], catalogue: Any, to_stderr: bool, verbose: bool) -> None:
     from rich.console import Console
 
     from .reports import terminal
@@ -129,7 +129,7 @@ def _table(data: dict[str, Any], to_stderr: bool, verbose: bool = False) -> None
 
     with _pipe_may_close():
         terminal.render(data, PipeTolerantConsole(stderr=to_stderr, **console_options()),
-                        verbose)
+                        catalogue, verbose)
 
 
 @contextlib.contextmanager

@@ -9,7 +9,6 @@ the fix covers both; so is a rule whose setting sascheck's tuned profile carries
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -117,14 +116,12 @@ def fix_steps(order: Iterable[Mapping[str, Any]]) -> dict[str, str]:
             if entry.get("step") in FIX_STEPS for rule_id in entry.get("rules", [])}
 
 
-def step_reasons(order: Iterable[Mapping[str, Any]],
-                 catalogue: Catalogue | None = None) -> dict[str, str]:
+def step_reasons(order: Iterable[Mapping[str, Any]], catalogue: Catalogue) -> dict[str, str]:
     """Why each rule sits where it does in a fix order (results' ``fix_order``), in this
     release's words (the file names rules only; no text of its own is shown): that the tuned
     profile's action sets it too; that another rule's action, in that rule's step, mends it
     (the barrier fix's remount for noatime); the rule's own ``fix_step_why``; else its step's
     reason."""
-    catalogue = catalogue if catalogue is not None else _catalogue()
     reasons = {}
     for entry in order:
         step = entry.get("step")
@@ -153,12 +150,6 @@ def own_reason(rule: Rule) -> str:
     """Why the rule's own step is where its action sits."""
     return rule.fix_step_why or FIX_STEPS[rule.fix_step]
 
-
-@functools.cache
-def _catalogue() -> Catalogue:
-    from ..rules import load_catalogue
-
-    return load_catalogue()
 
 
 PROFILE_SETS_WHY = ("sascheck's tuned profile sets it too: the tuned_profile fix writes that "

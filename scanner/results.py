@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
@@ -16,6 +16,16 @@ class Verdict(str, Enum):
     NOTAPPLICABLE = "notapplicable"
     NOTCHECKED = "notchecked"
     INFORMATIONAL = "informational"
+
+
+# The verdicts a score counts: a rule that passed, failed or could not be read. Nothing else
+# was judged (notapplicable, notchecked, ...), and nothing judged is never compliant.
+JUDGED = (Verdict.PASS.value, Verdict.FAIL.value, Verdict.ERROR.value)
+
+
+def judged_count(counts: Mapping[str, int]) -> int:
+    """How many rules were judged, from counts by verdict (results' ``summary``)."""
+    return sum(counts.get(verdict, 0) for verdict in JUDGED)
 
 
 # How item verdicts combine into a rule verdict (XCCDF AND): fail dominates.

@@ -330,7 +330,7 @@ finish_blocks() {
 
 # The end of a run: a summary, or in plan mode the plan as JSON.
 finish() {
-    local item rule entry body="" index
+    local item rule entry body="" index unmended
     rule_done  # the last rule's outcome (a rule it leaves unmended is listed below)
     if (( PLAN )); then
         for (( index = 0; index < ${#PENDING_FILES[@]}; index++ )); do
@@ -345,10 +345,10 @@ finish() {
         for item in ${PLAN_ITEMS[@]+"${PLAN_ITEMS[@]}"}; do body+="${body:+,}$item"; done
         entry=""
         for item in ${MANUAL_ITEMS[@]+"${MANUAL_ITEMS[@]}"}; do entry+="${entry:+,}$(json "$item")"; done
-        rule=""
-        for item in ${UNMENDED[@]+"${UNMENDED[@]}"}; do rule+="${rule:+,}$(json "$item")"; done
+        unmended=""
+        for item in ${UNMENDED[@]+"${UNMENDED[@]}"}; do unmended+="${unmended:+,}$(json "$item")"; done
         printf '{"role":%s,"actions":[%s],"manual":[%s],"unmended":[%s]}\n' "$(json "$ROLE")" \
-            "$body" "$entry" "$rule"
+            "$body" "$entry" "$unmended"
         return 0
     fi
     # What is left: each thing that needs a human, what needs a reboot, then the count.
