@@ -74,3 +74,25 @@ def test_the_manifest_counts_what_the_run_left(tmp_path):
                         "image has no running kernel to set it in"]
     reverted = run_bash(script, root, "--revert", str(manifest))
     assert "changes reverted" in reverted.stdout and "malformed" not in reverted.stderr
+
+
+
+def test_a_hostile_rule_id_in_the_results_never_reaches_a_script(tmp_path, capsys):
+    """The results file is host data: a failing 'rule' whose id is shell text (it would go
+    into the script's FAILED_WHEN_SCANNED) makes the file refused, and no script is written."""
+    import json
+
+    from sascheck.cli import main
+
+    root = sas_host(tmp_path / "root", kernel="5.14.0-427.13.1.el9_4.x86_64", sas_limits=None)
+    results = tmp_path / "r.json"
+    assert main(["scan", "--root", str(root), "--quiet", "--json", str(results),
+                 *(f"--set={value}" for value in BASELINE_SETS)]) == 2
+    data = json.loads(results.read_text())
+    data["rules"].append(dict(data["rules"][0], id="x$(touch PWNED)", result="fail"))
+    results.write_text(json.dumps(data))
+    script = tmp_path / "fix.sh"
+    capsys.readouterr()
+    assert main(["fix", "--format", "bash", "--from", str(results), "-o", str(script)]) == 1
+    assert str(results) in capsys.readouterr().err
+    assert not script.exists() and not (tmp_path / "PWNED").exists()
