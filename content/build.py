@@ -43,8 +43,10 @@ Fixes = Mapping[str, list[tuple[str, str]]]
 
 
 def compile_catalogue(catalogue: Catalogue, when: datetime | None = None,
-                      fixes: Fixes | None = None) -> bytes:
-    """The data stream; ``fixes`` (rule id -> [(fix system, text)]) become <fix> elements."""
+                      fixes: Fixes | None = None, shared: Mapping[str, str] | None = None
+                      ) -> bytes:
+    """The data stream; ``fixes`` (rule id -> [(fix system, text)]) become <fix> elements,
+    and the ``shared`` pieces of their text they name <plain-text> elements."""
     when = when or build_time()
     timestamp = when.strftime("%Y-%m-%dT%H:%M:%S")
     oval = OvalDocument()
@@ -69,16 +71,17 @@ def compile_catalogue(catalogue: Catalogue, when: datetime | None = None,
     cpe_oval = OvalDocument(namespace="org.sascheck.cpe")
     cpe_facts = build_facts(cpe_oval)
     xccdf = benchmark(catalogue, __version__, when.strftime("%Y-%m-%d"), definitions, exports,
-                      fixes)
+                      fixes, shared)
     stream = data_stream(xccdf, oval_root, cpe_dictionary(cpe_facts, timestamp),
                          cpe_oval.root(timestamp), timestamp)
     return etree.tostring(stream, xml_declaration=True, encoding="UTF-8", pretty_print=True)
 
 
-def build(catalogue: Catalogue, output: Path, fixes: Fixes | None = None) -> Path:
+def build(catalogue: Catalogue, output: Path, fixes: Fixes | None = None,
+          shared: Mapping[str, str] | None = None) -> Path:
     output.mkdir(parents=True, exist_ok=True)
     target = output / DATASTREAM_FILE
-    data = compile_catalogue(catalogue, fixes=fixes)
+    data = compile_catalogue(catalogue, fixes=fixes, shared=shared)
     temporary = target.with_suffix(".xml.tmp")
     temporary.write_bytes(data)
     temporary.replace(target)

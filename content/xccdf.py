@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 from lxml import etree
 
 from ..rules import Catalogue, Rule, Variable
-from ..rules.check_kinds import GROUPS
+from ..rules.check_kinds import GROUPS, fix_traits
 from ..rules.host_layout import SAS_ROLE_VALUES
 from .platforms import CPE_PREFIX, facts_for, os_platform_names
 
@@ -31,8 +32,18 @@ def profile_id(name: str) -> str:
 
 
 # A rule's stable identifier, kept when its title or check changes (XCCDF ident, as SSG
-# gives each rule its CCE).
-IDENT_SYSTEM = "https://sascheck.org/rules"
+# gives each rule its CCE). A URN: the project holds no web domain to name it by.
+IDENT_SYSTEM = "urn:sascheck:rules"
+NOTICE = ("sascheck: Copyright the sascheck developers. Licensed under the Apache License, "
+          "Version 2.0 (https://www.apache.org/licenses/LICENSE-2.0); distributed on an "
+          "\"AS IS\" basis, without warranties or conditions of any kind. The rules restate, "
+          "in the project's own words, recommendations of the Red Hat and SAS documents each "
+          "rule cites.")
+
+
+def benchmark_status(version: str) -> str:
+    """accepted for a release (1.2.3), draft for anything else (1.2.3.dev4, 1.3.0rc1)."""
+    return "accepted" if re.fullmatch(r"[0-9]+(\.[0-9]+)*", version) else "draft"
 
 
 def value_id(name: str) -> str:
@@ -97,42 +108,34 @@ def _check(definition: str, exports: list[tuple[str, str]], selector: str | None
 
 
 SUB_MARK = "\x00"  # text between two marks names the site value of an XCCDF <sub>
-
-# What each check kind's fix does to a host, in XCCDF's fix attributes (complexity,
-# disruption, reboot, strategy), as SSG states them per remediation: a boot-loader change
-# takes effect at the next reboot; a remount or a switch of tuned profile disturbs what
-# runs; a sysctl, a scheduler or a limit for new sessions hardly does. Kinds not listed:
-# DEFAULT_FIX_TRAITS.
-DEFAULT_FIX_TRAITS = ("low", "low", "false", "configure")
-FIX_TRAITS = {
-    "thp_at_boot": ("low", "medium", "true", "configure"),  # grubby: the next boot's line
-    "numa_enabled": ("low", "medium", "true", "enable"),  # numa=off out of the boot entries
-    "mount_option_forbidden": ("low", "high", "false", "configure"),  # remount, fstab
-    "mount_option_required": ("low", "high", "false", "configure"),
-    "mount_options_at_boot": ("low", "medium", "false", "configure"),  # fstab, for the next mount
-    "tuned_profile": ("medium", "medium", "false", "configure"),  # a tuned profile switch
-    "tuned_cpu_latency": ("low", "medium", "false", "configure"),
-    "thp_mode": ("low", "medium", "false", "disable"),  # running THP: new allocations only
-    "io_tuning_at_boot": ("medium", "low", "false", "configure"),  # udev rules and tuned
-}
+# Text between two marks names a shared piece of fix text: an XCCDF <plain-text>, stored
+# once in the benchmark, that a <sub> brings into each fix naming it.
+PLAIN_TEXT_MARK = "\x01"
+_MARKS = re.compile("(\x00[^\x00]*\x00|\x01[^\x01]*\x01)")
 
 
-def fix_traits(rule: Rule) -> dict[str, str]:
-    complexity, disruption, reboot, strategy = FIX_TRAITS.get(rule.kind, DEFAULT_FIX_TRAITS)
-    return {"complexity": complexity, "disruption": disruption, "reboot": reboot,
-            "strategy": strategy}
+def plain_text_id(name: str) -> str:
+    return f"{ID_PREFIX}text_{name}"
 
 
 def fix_element(rule: Rule, system: str, text: str) -> etree._Element:
-    """An XCCDF <fix>; marked site values become <sub idref=...> elements."""
+    """An XCCDF <fix>; marked site values and shared pieces become <sub> elements."""
     kind = system.rsplit(":", 1)[-1]
-    element = x("fix", system=system, id=f"{rule.id}_{kind}", **fix_traits(rule))
-    parts = text.split(SUB_MARK)
+    element = x("fix", system=system, id=f"{rule.id}_{kind}", **fix_traits(rule.kind).xccdf())
+    parts = _MARKS.split(text)
     element.text = parts[0]
     for index in range(1, len(parts), 2):
-        sub = _sub(element, "sub", idref=value_id(parts[index]), use="value")
-        sub.tail = parts[index + 1] if index + 1 < len(parts) else ""
+        name = parts[index][1:-1]
+        sub = _sub(element, "sub", idref=value_id(name), use="value") \
+            if parts[index][0] == SUB_MARK else _sub(element, "sub", idref=plain_text_id(name))
+        sub.tail = parts[index + 1]
     return element
+
+
+def named_pieces(fixes: Mapping[str, list[tuple[str, str]]]) -> set[str]:
+    """The shared pieces the fixes name."""
+    return {match[1:-1] for texts in fixes.values() for _, text in texts
+            for match in _MARKS.findall(text) if match[0] == PLAIN_TEXT_MARK}
 
 
 def _rule(rule: Rule, definition: str | None, exports: list[tuple[str, str]],
@@ -144,11 +147,13 @@ def _rule(rule: Rule, definition: str | None, exports: list[tuple[str, str]],
     for reference in rule.references:
         if reference.source.url:
             _sub(element, "reference", reference.citation, href=reference.source.url)
-        else:
-            _sub(element, "reference", reference.citation)
+        else:  # a seed paper with no public address: said, not left to be guessed
+            _sub(element, "reference", f"{reference.citation} (not published online)")
     _sub(element, "rationale", rule.rationale)
     _sub(element, "platform", idref=f"#sascheck_platform_{rule.id}")
     _sub(element, "ident", f"SASCHECK-{rule.id}", system=IDENT_SYSTEM)
+    if rule.manual_fix:  # work for a person: told, with no script (as SSG's manual rules)
+        _sub(element, "fixtext", rule.manual_fix)  # its traits vary with the site: unknown
     element.extend(fix_element(rule, system, text) for system, text in fixes)
     if definition is None:
         return element  # no OVAL check (measured, or beyond OVAL): oscap says notchecked
@@ -161,28 +166,38 @@ def _rule(rule: Rule, definition: str | None, exports: list[tuple[str, str]],
 
 def benchmark(catalogue: Catalogue, version: str, date: str,
               definitions: Mapping[str, str], exports: Mapping[str, list[tuple[str, str]]],
-              fixes: Mapping[str, list[tuple[str, str]]] | None = None) -> etree._Element:
-    """``exports[rule]`` lists the (OVAL external variable, site value) pairs its check needs."""
+              fixes: Mapping[str, list[tuple[str, str]]] | None = None,
+              shared: Mapping[str, str] | None = None) -> etree._Element:
+    """``exports[rule]`` lists the (OVAL external variable, site value) pairs its check needs;
+    ``shared`` holds the pieces of fix text the fixes name (PLAIN_TEXT_MARK), by name."""
     namespaces = {None: NS_XCCDF, "xhtml": NS_XHTML, "dc": NS_DC, "cpe-lang": NS_CPE_LANG}
     root = etree.Element(f"{{{NS_XCCDF}}}Benchmark", nsmap=namespaces)  # type: ignore[arg-type]
     root.set("id", f"{ID_PREFIX}benchmark_sascheck")
     root.set("resolved", "1")
     root.set("style", "SCAP_1.3")
     root.set("{http://www.w3.org/XML/1998/namespace}lang", "en-US")
-    _sub(root, "status", "draft", date=date)
+    _sub(root, "status", benchmark_status(version), date=date)
     _sub(root, "title", "sascheck: Linux tuning for SAS analytics on RHEL")
     _sub(root, "description", "Checks the operating-system tuning that Red Hat and SAS "
                               "published for SAS on Red Hat Enterprise Linux: Transparent Huge "
                               "Pages, I/O schedulers, read-ahead, write barriers, noatime, file "
                               "systems, tuned, the CPU governor and persistence across reboots.")
+    _sub(root, "notice", NOTICE, id="sascheck-licence")
+    named = named_pieces(fixes or {})
+    if named - set(shared or {}):
+        raise ValueError(f"fix text names pieces never given: {sorted(named - set(shared or {}))}")
+    for name in sorted(named):
+        # CDATA: oscap reads a plain-text's inner XML (remediations/bash_library.py, SHARED)
+        _sub(root, "plain-text", id=plain_text_id(name)).text = etree.CDATA((shared or {})[name])
     root.append(_platform_spec(catalogue))
     for name in os_platform_names():  # any one applies (XCCDF 1.2 section 6.2.5)
         _sub(root, "platform", idref=name)
-    _sub(root, "version", version, time=f"{date}T00:00:00", update="https://sascheck.org/")
+    _sub(root, "version", version, time=f"{date}T00:00:00")
     metadata = _sub(root, "metadata")
     for tag, text in (("creator", "sascheck"), ("publisher", "sascheck"),
                       ("contributor", "sascheck developers"),
-                      ("source", "https://sascheck.org/")):
+                      # SCAP 1.3 asks for a source (SRC-8-1); no web address is the project's
+                      ("source", "urn:sascheck:content")):
         etree.SubElement(metadata, f"{{{NS_DC}}}{tag}").text = text
     for profile in catalogue.profiles.values():
         element = _sub(root, "Profile", id=profile_id(profile.name))

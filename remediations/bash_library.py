@@ -126,3 +126,71 @@ def layout_for(layout: str, script: str) -> str:
         if named == used:
             return "\n".join(kept)
         used = named
+
+
+# The data stream stores the library once, as XCCDF <plain-text> pieces that each rule's fix
+# names with <sub> (oscap fills them in when it assembles or runs a fix, as it does site
+# values): the functions every fix calls as one piece, every other function as its own, the
+# statements, and the whole host layout. Without this every fix repeated its library, and
+# Satellite stores every fix of every scanned rule per report (#66).
+#
+# oscap reads a <plain-text> as XML, not as text (src/XCCDF/benchmark.c, XCCDFE_PLAIN_TEXT:
+# xmlTextReaderReadInnerXml), so `&&` would come out as `&amp;&amp;`. A piece is therefore
+# one CDATA section, which that read returns verbatim with its `<![CDATA[` and `]]>`, and it
+# sits where both are bash comments: its mark follows a `#`, its text starts with a line
+# break and ends with a `#`. A reader that reads it as text (XML's own rules) gets the same
+# script without the two markers.
+SHARED = "#\x01{}\x01"  # marks where the shared piece named between the \x01s goes
+COMMON_PIECE, STATEMENTS_PIECE, LAYOUT_PIECE = "common", "statements", "layout"
+TUNED_PROFILES_PIECE = "tuned_profiles"  # the script's tuned profiles (remediations.generate)
+CDATA_END = "]]>"
+
+
+def piece_text(text: str, indent: int = 0) -> str:
+    """A piece as its <plain-text> holds it (the CDATA section's content), each line
+    indented as the lines around its mark are."""
+    if CDATA_END in text:
+        raise ValueError(f"a shared piece holds {CDATA_END!r}, which ends its CDATA section")
+    pad = " " * indent
+    lines = "\n".join(pad + line if line else line for line in text.split("\n"))
+    return f"\n{lines}\n{pad}#"
+
+
+def reached_functions(script: str) -> frozenset[str]:
+    """The functions a script holding `script` reaches, its set-up's included."""
+    chunks = _library()
+    return frozenset(_reached(chunks, script + _statements(chunks)))
+
+
+def shared_pieces(layout: str, common: frozenset[str]) -> dict[str, str]:
+    """Every piece a fix may name, by name: the `common` functions (those every fix calls)
+    as one, each other function as its own (named after it), the statements, the layout."""
+    chunks = _library()
+    pieces = {COMMON_PIECE: "".join(c.text for c in chunks if c.name in common).rstrip("\n")}
+    pieces.update((f"fn_{c.name}", c.text.rstrip("\n")) for c in chunks
+                  if c.name and c.name not in common)
+    pieces[STATEMENTS_PIECE] = _statements(chunks).strip("\n")
+    pieces[LAYOUT_PIECE] = layout
+    return pieces
+
+
+def shared_functions(script: str, common: frozenset[str]) -> str:
+    """Marks naming the common functions and each other function `script` reaches."""
+    reached = reached_functions(script)
+    if not common <= reached:
+        raise ValueError(f"a script leaves common functions out: {sorted(common - reached)}")
+    names = [COMMON_PIECE] + [f"fn_{c.name}" for c in _library()
+                              if c.name in reached - common]
+    return "\n".join(SHARED.format(name) for name in names)
+
+
+_SHARED_MARK = re.compile("\x01([A-Za-z0-9_]+)\x01")
+
+
+def expand_shared(text: str, pieces: dict[str, str], oscap: bool = False) -> str:
+    """`text` with each mark replaced by its piece (as piece_text holds it), as an XML
+    reader reads a <plain-text>, or (``oscap``) as oscap does, CDATA markers and all."""
+    def piece(match: re.Match[str]) -> str:
+        held = pieces[match.group(1)]
+        return f"<![CDATA[{held}{CDATA_END}" if oscap else held
+    return _SHARED_MARK.sub(piece, text)

@@ -18,6 +18,7 @@ from .. import __version__
 from ..reports.failing import LIMIT_SAFE
 from ..reports.resultfile import forced_role, scanned_image
 from ..rules import Catalogue, Rule, parse_assignment, resolve_values
+from ..rules.check_kinds import fix_traits
 from ..rules.host_layout import (
     SAS_ROLE_VALUES,
     UDEV_RULES_DIRS,
@@ -25,7 +26,19 @@ from ..rules.host_layout import (
 )
 from ..scanner.fix_order import catalogue_ranks
 from . import udev
-from .bash_library import layout_for, library_for, library_parts
+from .bash_library import (
+    LAYOUT_PIECE,
+    SHARED,
+    STATEMENTS_PIECE,
+    TUNED_PROFILES_PIECE,
+    layout_for,
+    library_for,
+    library_parts,
+    piece_text,
+    reached_functions,
+    shared_functions,
+    shared_pieces,
+)
 from .inventory_vars import check_task
 from .profile_files import (
     TUNED_TEMPLATE_SYSCTL,
@@ -108,10 +121,23 @@ def _template_for(rule: Rule, fmt: str) -> str:
     return f"{fmt}/manual.{extension}.j2" if rule.manual_fix else f"{fmt}/{rule.kind}.{extension}.j2"
 
 
-def bash_script(catalogue: Catalogue, fix: FixInput, mode: str = "bash") -> str:
-    env = environment()
-    # The tuned profile takes its numbers from the shell variables at run time.
+def _tuned_profiles(fix: FixInput, env: Any) -> str:
+    """The script's two tuned profiles (THP off, and a KVM host's), as shell assignments.
+    A KVM host keeps THP on (seed 000, 6.8). Their include (@INCLUDE@) is chosen at run time
+    among the profiles the host has (tuned_include), their numbers from the site values."""
     shown = {"read_ahead_min_kb": "@READ_AHEAD_MIN_KB@", "dirty_ratio": "@DIRTY_RATIO@"}
+    profiles = {name: tuned_profile(fix, env, role=role, include="@INCLUDE@", values=shown)
+                for name, role in (("THP_OFF", "bare_metal"), ("KVM_HOST", "kvm_host"))}
+    return "\n".join(f"TUNED_PROFILE_{name}={shlex.quote(text)}"
+                     for name, text in profiles.items())
+
+
+def bash_script(catalogue: Catalogue, fix: FixInput, mode: str = "bash",
+                common: frozenset[str] | None = None) -> str:
+    """The script for `fix`. With ``common`` (the functions every fix calls), the library,
+    the host layout and the tuned profiles are marks naming their shared pieces
+    (bash_library.SHARED), as the data stream's fixes hold them."""
+    env = environment()
     # A script oscap assembles runs its set-up once, in the first block: a rule's own values
     # are set and checked in its block; otherwise all are set and checked up front.
     snippet = mode == "xccdf"
@@ -127,21 +153,20 @@ def bash_script(catalogue: Catalogue, fix: FixInput, mode: str = "bash") -> str:
     script = env.get_template("bash/script.sh.j2").render(
         # XCCDF: one block of the script oscap assembles, safe to concatenate
         snippet=snippet, library=_LIBRARY, library_functions=_LIBRARY_FUNCTIONS,
+        shared=common is not None,
         host=fix.host, profile=fix.profile, role=fix.role, version=__version__,
         forced_role=fix.forced_role, blocks=blocks,
         value_lines=_value_lines(fix, mode, header_values),
         value_checks=[value.check() for value in header_values],
         udev_safe=udev.SAFE_VALUE, layout=_LAYOUT,
-        tuned_thp_off=tuned_profile(fix, env, role="bare_metal", include="@INCLUDE@",
-                                    values=shown),
-        tuned_kvm_host=tuned_profile(fix, env, role="kvm_host", include="@INCLUDE@",
-                                     values=shown),
+        tuned_profiles=(SHARED.format(TUNED_PROFILES_PIECE) if common is not None
+                        else _tuned_profiles(fix, env)),
         tuned_sysv_profile=sysv_profile(fix), tuned_site_profile=fix.tuned_site_profile,
         tuned_template_sysctl=TUNED_TEMPLATE_SYSCTL,
         target_hostname=fix.target_hostname, target_machine_id=fix.target_machine_id,
         target_root=fix.target_root,
         failed_when_scanned=" " + " ".join(fix.failed_rules) + " " if fix.failed_rules else "")
-    return _with_library(script, snippet)
+    return _with_library(script, snippet, common)
 
 
 # Where the library goes: filled in once the rest of the script says which functions it calls.
@@ -152,14 +177,29 @@ _LIBRARY_FUNCTIONS = "@SASCHECK_LIBRARY_FUNCTIONS@"
 _LAYOUT = "@SASCHECK_LAYOUT@"
 
 
-def _with_library(script: str, snippet: bool) -> str:
+def _with_library(script: str, snippet: bool, common: frozenset[str] | None) -> str:
     own = script.replace(_LIBRARY, "").replace(_LIBRARY_FUNCTIONS, "").replace(_LAYOUT, "")
+    if common is not None:  # functions before the statements: all are defined before any runs
+        functions = shared_functions(own, common)
+        statements = SHARED.format(STATEMENTS_PIECE)
+        if snippet:
+            script = script.replace(_LIBRARY_FUNCTIONS, functions).replace(_LIBRARY, statements)
+        else:
+            script = script.replace(_LIBRARY, f"{functions}\n{statements}")
+        return script.replace(_LAYOUT, SHARED.format(LAYOUT_PIECE))
     if snippet:
         functions, statements = library_parts(own)
         script = script.replace(_LIBRARY_FUNCTIONS, functions).replace(_LIBRARY, statements)
     else:
         script = script.replace(_LIBRARY, library_for(own))
     return script.replace(_LAYOUT, layout_for(shell_layout(), script.replace(_LAYOUT, "")))
+
+
+def task_tags(rule: Rule) -> list[str]:
+    """A rule's Ansible tags, as SSG tags its tasks: the rule (for --tags RULE_ID), its
+    severity, what its fix does to a host, and each document it cites."""
+    return [rule.id, f"{rule.severity.value}_severity", *fix_traits(rule.kind).tags(),
+            *dict.fromkeys(f"source_{reference.source.id}" for reference in rule.references)]
 
 
 def planner_name(output: str) -> str:
@@ -182,7 +222,9 @@ def _playbook(catalogue: Catalogue, chosen: Sequence[str], **context: Any) -> st
         revertable=True,
         site_values=fix_values(catalogue, chosen), boolean_words=boolean_words(),
         check_task=check_task(catalogue.variables), **{"fleet": None, **context},
-        rules=[catalogue.rules[rule_id] for rule_id in chosen]).rstrip("\n") + "\n"
+        rules=[catalogue.rules[rule_id] for rule_id in chosen],
+        rule_tags={rule_id: task_tags(catalogue.rules[rule_id]) for rule_id in chosen}
+    ).rstrip("\n") + "\n"
 
 
 def ansible_playbook(catalogue: Catalogue, fix: FixInput, planner: str = "sascheck-fix.planner.sh"
@@ -229,22 +271,69 @@ def rule_snippets(catalogue: Catalogue) -> dict[str, dict[str, str]]:
     return snippets
 
 
+# The shared pieces' forms: a bash fix holds them as they are; an Ansible fix holds its
+# planner in a YAML block scalar, every line of which is indented (rule_tasks.yml.j2).
+ANSIBLE_PLANNER_INDENT = 6
+_MARKED = re.compile("\x01([A-Za-z0-9_]+)\x01")
+
+
+def _in_form(text: str, form: str) -> str:
+    """`text` with each shared piece's mark naming the piece in `form` (sh or ansible)."""
+    return _MARKED.sub(lambda match: f"\x01{form}_{match.group(1)}\x01", text)
+
+
+def _xccdf_fix_input(catalogue: Catalogue, rule_ids: tuple[str, ...] = ()) -> FixInput:
+    """A data stream fix's input: any host, the role detected, values from XCCDF <sub>s."""
+    defaults = {name: variable.default for name, variable in catalogue.variables.items()}
+    return FixInput(host="the host being remediated", role="detected", profile="(XCCDF)",
+                    kernel="", values=defaults, rule_ids=rule_ids)
+
+
+def _fixed_rules(catalogue: Catalogue) -> list[Rule]:
+    """The rules the data stream gives a <fix>: those whose remedy is not a person's work."""
+    return [rule for rule in catalogue.rules.values() if not rule.manual_fix]
+
+
+def _common_functions(catalogue: Catalogue) -> frozenset[str]:
+    """The library functions every data stream fix calls, in either script form."""
+    reached = [reached_functions(bash_script(catalogue, _xccdf_fix_input(catalogue, (rule.id,)),
+                                             mode))
+               for rule in _fixed_rules(catalogue) for mode in ("xccdf", "env")]
+    return frozenset.intersection(*reached)
+
+
+def xccdf_shared_texts(catalogue: Catalogue) -> dict[str, str]:
+    """The shared pieces in each form, by the name a fix's mark gives them: in an Ansible
+    fix a piece's lines are indented as the planner's lines are."""
+    pieces = shared_pieces(shell_layout(), _common_functions(catalogue))
+    pieces[TUNED_PROFILES_PIECE] = _tuned_profiles(_xccdf_fix_input(catalogue), environment())
+    texts = {}
+    for name, text in pieces.items():
+        texts[f"sh_{name}"] = piece_text(text)
+        texts[f"ansible_{name}"] = piece_text(text, ANSIBLE_PLANNER_INDENT)
+    return texts
+
+
 def xccdf_fixes(catalogue: Catalogue) -> dict[str, list[tuple[str, str]]]:
     """Each rule's bash and Ansible fix for the data stream: values come from XCCDF
-    <sub> elements (marked with SUB), so `oscap xccdf generate fix` fills them in."""
+    <sub> elements (marked with SUB), so `oscap xccdf generate fix` fills them in, and
+    so does the library (marked with SHARED: xccdf_shared_texts). A rule whose remedy is
+    work for a person has none: its XCCDF fixtext says what to do."""
     env = environment()
-    defaults = {name: variable.default for name, variable in catalogue.variables.items()}
-    fixes: dict[str, list[tuple[str, str]]] = {}
-    for rule in catalogue.rules.values():
-        fix = FixInput(host="the host being remediated", role="detected", profile="(XCCDF)",
-                       kernel="", values=defaults, rule_ids=(rule.id,))
+    common = _common_functions(catalogue)
+    fixes: dict[str, list[tuple[str, str]]] = {rule_id: [] for rule_id in catalogue.rules}
+    for rule in _fixed_rules(catalogue):
+        fix = _xccdf_fix_input(catalogue, (rule.id,))
+        planner = bash_script(catalogue, fix, "env", common).rstrip("\n")
         tasks = env.get_template("ansible/rule_tasks.yml.j2").render(
-            rule=rule, planner=bash_script(catalogue, fix, "env").rstrip("\n"),
+            rule=rule, planner=planner, planner_indent=ANSIBLE_PLANNER_INDENT,
             sas_dirs_env=SAS_DIRS_ENV, sas_data_dirs_env=SAS_DATA_DIRS_ENV, sub=SUB,
-            revertable=False,
+            revertable=False, tags=task_tags(rule),
             site_values=fix_values(catalogue, (rule.id,)))
-        fixes[rule.id] = [("urn:xccdf:fix:script:sh", bash_script(catalogue, fix, "xccdf")),
-                          ("urn:xccdf:fix:script:ansible", tasks.rstrip("\n") + "\n")]
+        fixes[rule.id] = [
+            ("urn:xccdf:fix:script:sh",
+             _in_form(bash_script(catalogue, fix, "xccdf", common), "sh")),
+            ("urn:xccdf:fix:script:ansible", _in_form(tasks.rstrip("\n") + "\n", "ansible"))]
     return fixes
 
 

@@ -220,6 +220,45 @@ GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 
 
+@dataclass(frozen=True)
+class FixTraits:
+    """What a kind's fix does to a host, as XCCDF's fix attributes say it and SSG states it
+    per remediation (and as tags on each Ansible task, as SSG tags them)."""
+    complexity: str = "low"
+    disruption: str = "low"
+    reboot: bool = False
+    strategy: str = "configure"
+
+    def xccdf(self) -> dict[str, str]:
+        return {"complexity": self.complexity, "disruption": self.disruption,
+                "reboot": "true" if self.reboot else "false", "strategy": self.strategy}
+
+    def tags(self) -> list[str]:
+        return [f"{self.complexity}_complexity", f"{self.disruption}_disruption",
+                "reboot_required" if self.reboot else "no_reboot_needed",
+                f"{self.strategy}_strategy"]
+
+
+# A boot-loader change takes effect at the next reboot; a remount or a switch of tuned
+# profile disturbs what runs; a sysctl, a scheduler or a limit for new sessions hardly does.
+# Kinds not listed: FixTraits().
+FIX_TRAITS: Mapping[str, FixTraits] = {
+    "thp_at_boot": FixTraits(disruption="medium", reboot=True),  # grubby: the next boot's line
+    "numa_enabled": FixTraits(disruption="medium", reboot=True, strategy="enable"),  # numa=off
+    "mount_option_forbidden": FixTraits(disruption="high"),  # remount, fstab
+    "mount_option_required": FixTraits(disruption="high"),
+    "mount_options_at_boot": FixTraits(disruption="medium"),  # fstab, for the next mount
+    "tuned_profile": FixTraits(complexity="medium", disruption="medium"),  # a profile switch
+    "tuned_cpu_latency": FixTraits(disruption="medium"),
+    "thp_mode": FixTraits(disruption="medium", strategy="disable"),  # new allocations only
+    "io_tuning_at_boot": FixTraits(complexity="medium"),  # udev rules and tuned
+}
+
+
+def fix_traits(kind: str) -> FixTraits:
+    return FIX_TRAITS.get(kind, FixTraits())
+
+
 def rule_values(kind: CheckKind, params: Mapping[str, Any]) -> tuple[str, ...]:
     """The site values a rule of this kind with these parameters depends on, in a stable
     order: the kind's own, those its parameters name, then the SAS directories."""

@@ -209,11 +209,11 @@ def _build(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from .content.build import build, default_output
-    from .remediations.generate import xccdf_fixes
+    from .remediations.generate import xccdf_fixes, xccdf_shared_texts
 
     catalogue = load_rules()
     target = build(catalogue, Path(args.output) if args.output else default_output(),
-                   xccdf_fixes(catalogue))
+                   xccdf_fixes(catalogue), xccdf_shared_texts(catalogue))
     print(target)
     return EXIT_OK
 

@@ -12,7 +12,7 @@ from lxml import etree
 from sascheck.cli import main
 from sascheck.content.build import compile_catalogue
 from sascheck.content.tailoring import read_tailoring
-from sascheck.remediations.generate import xccdf_fixes
+from sascheck.remediations.generate import xccdf_fixes, xccdf_shared_texts
 from sascheck.rules import load_catalogue
 
 from .support.oscap import DATASTREAM, oscap_available
@@ -28,13 +28,15 @@ def catalogue():
 
 
 def test_committed_datastream_is_current(catalogue):
-    assert DATASTREAM.read_bytes() == compile_catalogue(catalogue, fixes=xccdf_fixes(catalogue)), \
+    assert DATASTREAM.read_bytes() == compile_catalogue(
+        catalogue, fixes=xccdf_fixes(catalogue), shared=xccdf_shared_texts(catalogue)), \
         "run sascheck build"
 
 
 def test_build_is_deterministic_and_honours_source_date_epoch(catalogue, monkeypatch, tmp_path):
-    fixes = xccdf_fixes(catalogue)
-    assert compile_catalogue(catalogue, fixes=fixes) == compile_catalogue(catalogue, fixes=fixes)
+    fixes, shared = xccdf_fixes(catalogue), xccdf_shared_texts(catalogue)
+    assert compile_catalogue(catalogue, fixes=fixes, shared=shared) == \
+        compile_catalogue(catalogue, fixes=fixes, shared=shared)
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
     assert main(["build", "--output", str(tmp_path)]) == 0
     text = (tmp_path / "sascheck-ds.xml").read_text()
@@ -94,7 +96,7 @@ def test_an_auditor_reads_groups_idents_and_values_they_can_act_on(catalogue):
     for rule in tree.iterfind(".//x:Rule", NS):
         [ident] = rule.findall("x:ident", NS)
         assert ident.text == "SASCHECK-" + rule.get("id").rsplit("_rule_", 1)[1]
-        assert ident.get("system") == "https://sascheck.org/rules"
+        assert ident.get("system") == "urn:sascheck:rules"
     values = {v.get("id").rsplit("_value_", 1)[1]: v for v in tree.iterfind(".//x:Value", NS)}
     for name, value in values.items():
         title = value.findtext("x:title", namespaces=NS)

@@ -21,6 +21,7 @@ from sascheck.remediations.generate import (
     bash_script,
     fix_input_from_result,
     xccdf_fixes,
+    xccdf_shared_texts,
 )
 from sascheck.rules import Catalogue, load_catalogue
 from sascheck.rules.loader import RULES_DIR
@@ -217,7 +218,8 @@ def test_the_fix_oscap_assembles_sets_the_pages_value_in_its_block(tmp_path, tai
     block alone (said, exit 1); the blocks after it still run."""
     catalogue, rule_id = _catalogue_as_the_doc_says(tmp_path)
     datastream = tmp_path / "ds.xml"
-    datastream.write_bytes(compile_catalogue(catalogue, fixes=xccdf_fixes(catalogue)))
+    datastream.write_bytes(compile_catalogue(catalogue, fixes=xccdf_fixes(catalogue),
+                                             shared=xccdf_shared_texts(catalogue)))
     root = sas_host(tmp_path / "root", dirty_ratio=30, extra_files=DIRTY)
     tailoring = _tailoring(catalogue, root, tmp_path / "tailoring.xml",
                            dirty_expire_centisecs=tailored)

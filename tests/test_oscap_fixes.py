@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from sascheck.content.tailoring import tailored_profile_id
+from sascheck.rules import load_catalogue
 
 from .support.hosts import BASELINE_SETS, sas_host, tree_digest
 from .support.oscap import PROJECT, oscap_available, oscap_eval, tailor
@@ -52,6 +53,7 @@ UNTUNED_RHEL8 = {"tuned_active": "balanced", "read_ahead_kb": 128, "dirty_ratio"
                  "thp_enabled": "[always] madvise never", "grub_cmdline": "crashkernel=auto",
                  "bls_options": "root=/dev/mapper/rhel-root ro"}
 HOSTS = {"rhel6-defaults": [], "rhel8-untuned": list(BASELINE_SETS)}
+MANUAL_RULES = {rule.id for rule in load_catalogue().rules.values() if rule.manual_fix}
 
 
 def _copy(name: str, destination: Path) -> Path:
@@ -75,7 +77,12 @@ def _assembled(root: Path, work: Path, fix_type: str, sets: list[str]) -> tuple[
                                capture_output=True, text=True, timeout=120)
     assert completed.returncode == 0, completed.stderr
     text = output.read_text()
-    blocks = len(re.findall(r"^# BEGIN fix \(", text, re.M)) if fix_type == "bash" else \
+    # A rule whose remedy is a person's work has fixtext and no <fix> (issue 66, as SSG):
+    # oscap says its fix is missing, and the run's summary leaves it out.
+    missing = re.findall(r"FIX FOR THIS RULE '[^']*_rule_([a-z0-9_]+)' IS MISSING", text)
+    assert set(missing) <= MANUAL_RULES, missing
+    blocks = len(re.findall(r"^# BEGIN fix \(", text, re.M)) - len(missing) \
+        if fix_type == "bash" else \
         len(re.findall(r'^    - name: "Rule [a-z0-9_]+: plan the changes', text, re.M))
     assert blocks > 0
     return output, blocks

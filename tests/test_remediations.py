@@ -192,7 +192,7 @@ def test_playbooks_of_every_test_root_pass_syntax_check_and_lint(tmp_path, half)
                             "localhost,", *map(str, playbooks)], capture_output=True, text=True)
     assert check.returncode == 0, check.stdout[-2000:] + check.stderr[-2000:]
     env = {**os.environ, "PATH": f"{ANSIBLE_BIN}:{os.environ['PATH']}", "NO_COLOR": "1"}
-    shapes = {tuple(re.findall(r"^      tags: \[(\w+)\]$", path.read_text(), re.MULTILINE)): path
+    shapes = {tuple(re.findall(r"^      tags:\n        - (\w+)$", path.read_text(), re.MULTILINE)): path
               for path in playbooks}
     every = subprocess.run([str(ANSIBLE_BIN / "ansible-lint"), "--offline", "-f", "pep8",
                             *map(str, shapes.values())], cwd=tmp_path, env=env,
@@ -359,7 +359,10 @@ def test_oscap_generate_fix_from_the_datastream(tmp_path):
         assert completed.returncode == 0, completed.stderr
         assert "skipped" not in completed.stderr
     text = (tmp_path / "fix.sh").read_text()
-    assert len(re.findall(r"^rule_begin [a-z]", text, re.MULTILINE)) == len(DEFAULT_RULES)
+    # every rule of the profile but those whose remedy is a person's work (fixtext only)
+    fixed = [rule for rule in DEFAULT_RULES if not rule.manual_fix]
+    assert len(fixed) < len(DEFAULT_RULES)
+    assert len(re.findall(r"^rule_begin [a-z]", text, re.MULTILINE)) == len(fixed)
     assert "READ_AHEAD_MIN_KB='2048'" in text  # the XCCDF value, substituted
     assert subprocess.run(["bash", "-n", str(tmp_path / "fix.sh")]).returncode == 0
     if ansible_available():

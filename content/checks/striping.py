@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from ...rules import Rule
 from ...rules.host_layout import (
     MULTIPATH_UUID_PATTERN,
@@ -14,8 +12,8 @@ from ...rules.host_layout import (
 from ..oval import (
     Element,
     all_of,
-    any_of,
     arithmetic,
+    capture,
     component,
     concat,
     criterion,
@@ -83,27 +81,23 @@ def bufsize_matches_stripe(facts: OvalFacts, rule: Rule) -> Element:
     unit_pairs = oval.local("each stripe unit's multiples, paired with it", arithmetic(
         "multiply", var(units), var(unit_tags)), datatype="int")
 
-    def nests(page: Callable[[], Element], label: str) -> Element:
-        """``page`` makes the page's component (an lxml element has one parent)."""
-        shift = literal(str(1 << PAIR_SHIFT), datatype="int")
-        wanted = oval.local(f"{label} x 2^25 + each stripe unit", arithmetic(
-            "add", arithmetic("multiply", page(), shift), var(units)), datatype="int")
-        page_pairs = oval.local(f"{label}'s multiples, paired with it", arithmetic(
-            "multiply", page(), var(page_tags)), datatype="int")
-        either = oval.union_values(f"pairs of {label} and each stripe unit",
-                                   [unit_pairs, page_pairs], datatype="int")
-        paired = oval.state("ind:variable", f"{label} and its unit nest",
-                            entity("ind:value", datatype="int", var=either,
-                                   var_check="at least one", entity_check="all"))
-        return criterion(oval.test("ind:variable", f"{rule.title} ({label})",
-                                   oval.values_of(f"stripe units paired with {label}", wanted),
-                                   paired, existence="any_exist"))
-
-    return any_of(
-        all_of(criterion(oval.has_values("sas_bufsize_bytes is 0: SAS picks each page",
-                                         bufsize, "^0$")),
-               nests(lambda: literal(str(SAS_DEFAULT_PAGE_MAX), datatype="int"),
-                     "SAS's largest page")),
-        all_of(criterion(oval.has_values("sas_bufsize_bytes is set", bufsize, "^[1-9]")),
-               nests(lambda: var(bufsize), "BUFSIZE")),
-        comment="BUFSIZE and each stripe unit nest")
+    # The page in effect: sas_bufsize_bytes, or SAS's largest own page where it is 0. One
+    # variable rather than a test per case: each test lists every pair it compared, and two
+    # of them were 4 MB of an ARF (#66).
+    page = oval.local("the SAS page in effect (bytes): BUFSIZE, or SAS's largest own page "
+                      "where BUFSIZE is 0", capture(r"^(?:0/)?([0-9]+)", concat(
+                          var(oval.local("sas_bufsize_bytes as text", var(bufsize))),
+                          f"/{SAS_DEFAULT_PAGE_MAX}")), datatype="int")
+    shift = literal(str(1 << PAIR_SHIFT), datatype="int")
+    wanted = oval.local("the page x 2^25 + each stripe unit", arithmetic(
+        "add", arithmetic("multiply", var(page), shift), var(units)), datatype="int")
+    page_pairs = oval.local("the page's multiples, paired with it", arithmetic(
+        "multiply", var(page), var(page_tags)), datatype="int")
+    either = oval.union_values("pairs of the page and each stripe unit",
+                               [unit_pairs, page_pairs], datatype="int")
+    paired = oval.state("ind:variable", "the page and its unit nest",
+                        entity("ind:value", datatype="int", var=either,
+                               var_check="at least one", entity_check="all"))
+    return criterion(oval.test("ind:variable", rule.title,
+                               oval.values_of("stripe units paired with the page", wanted),
+                               paired, existence="any_exist"))
