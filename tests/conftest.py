@@ -92,5 +92,5 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         needs = [need for need, modules in NEEDS.items() if name in modules]
         for need in needs:
             item.add_marker(need)
-        if needs:
+        if needs or item.get_closest_marker("stress"):
             item.add_marker(pytest.mark.slow)

@@ -50,6 +50,7 @@ ITEM = ('<ind-sys:textfilecontent_item xmlns:ind-sys="http://oval.mitre.org/XMLS
         '<ind-sys:text>{text}</ind-sys:text></ind-sys:textfilecontent_item>')
 
 
+@pytest.mark.stress
 def test_an_arf_full_of_items_is_read_within_its_caps(tmp_path: Path):
     long_value = "&lt;script&gt;" + "9" * 10_000
     path = tmp_path / "hostile-arf.xml"
@@ -69,6 +70,7 @@ def test_an_arf_full_of_items_is_read_within_its_caps(tmp_path: Path):
     assert all(int(i.subject.split("/")[3][2:]) < MAX_PER_ENTRY for i in items)
 
 
+@pytest.mark.stress
 def test_millions_of_empty_elements_in_one_rule_result_are_not_kept(tmp_path: Path):
     """Issue 34: 5 million empty elements inside one rule-result (26 MiB) took 646 MiB while
     the rule-result was kept whole. Read in a fresh process, its peak memory stays near a

@@ -198,10 +198,12 @@ def test_the_fleet_reports_scratch_has_no_name_another_user_could_plant(fleet, t
     monkeypatch.setattr(tempfile, "_O_TMPFILE_WORKS", unnamed)
     seen: set[str] = set()
     done = threading.Event()
+    listings = []  # one per listing made while the report ran: the watch really watched
 
     def watch() -> None:
         while not done.is_set():
             seen.update(os.listdir(scratch))
+            listings.append(1)
     watcher = threading.Thread(target=watch)
     watcher.start()
     try:
@@ -211,6 +213,9 @@ def test_the_fleet_reports_scratch_has_no_name_another_user_could_plant(fleet, t
         watcher.join()
         tempfile.tempdir = None
     assert (tmp_path / "fleet.html").stat().st_size > 0
+    # the race window is the whole report: it was watched throughout, not once or twice
+    print(f"scratch listed {len(listings)} times during the report; names seen: {len(seen)}")
+    assert len(listings) >= 100, len(listings)
     assert os.listdir(scratch) == []
     # tempfile's names: a prefix (its own, or sascheck's) and eight random characters
     assert all(re.fullmatch(r"(tmp|sascheck-[a-z]+-)?[a-z0-9_]{8}", name) for name in seen), seen
