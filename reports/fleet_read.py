@@ -27,17 +27,9 @@ from .fleet import EncodedSection, FleetWriter, encode_section, host_row, rule_i
 from .fleet_plan import FleetPlan, Unit
 from .fleet_workers import INFOS_SENT, catalogue_here, parallel_map
 from .identity import FLEET_MARKER, fleet_inventory_name
+from .loading import arf_host_name, load, load_decoded, read_json_or_arf
 from .merging import claim_problems, claimants_of, merge_engines, merge_measured
-from .model import (
-    FAILURE_SCHEMA,
-    HostView,
-    ReportInputError,
-    arf_host_name,
-    host_key,
-    load,
-    load_decoded,
-    read_json_or_arf,
-)
+from .model import FAILURE_SCHEMA, HostView, ReportInputError, host_key
 from .prometheus import HostMetrics, host_metrics
 from .scratch import scratch_db
 

@@ -91,7 +91,7 @@ def _scan(args: argparse.Namespace) -> int:
     if args.json:
         outputs.append((args.json, lambda: json_output.dumps(data)))
     if args.html or args.junit:
-        from .reports.model import from_json
+        from .reports.loading import from_json
         host = from_json(data, data["host"]["root"] if args.root != "/" else "this host",
                          catalogue)
         if args.html:
@@ -188,7 +188,7 @@ def _iotest(args: argparse.Namespace) -> int:
         with user_errors():
             write_output(args.json, json_output.dumps(data))
     if args.html:
-        from .reports.model import from_json
+        from .reports.loading import from_json
         host = from_json(data, "this host", catalogue)
         with user_errors():
             write_output(args.html, html_page([host], catalogue, fleet=False))

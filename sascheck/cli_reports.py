@@ -89,8 +89,9 @@ def _result_paths(paths: Sequence[str]) -> PathList:
 def _load_results(catalogue: Any, paths: Sequence[str]) -> list[Any]:
     """The hosts of results files a person named one by one: a file that cannot be read
     stops the command with its reason (a fleet's is an error row: reports/fleet_read.py)."""
+    from .reports.loading import load
     from .reports.merging import flag_claimed_names, merge_engines, merge_measured
-    from .reports.model import ReportInputError, load
+    from .reports.model import ReportInputError
 
     hosts = []
     for path in _result_paths(paths):

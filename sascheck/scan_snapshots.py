@@ -137,10 +137,10 @@ def run(args: argparse.Namespace, catalogue: Catalogue) -> bool:
     """Scan every archive; True when a host has findings or was not scanned."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
+    from .batch import BatchOutcome, plan, scan_all
     from .outputs import write_output
     from .reports.escaping import for_terminal, for_terminal_lines
     from .reports.identity import FLEET_MARKER, FLEET_MARKER_TEXT
-    from .scanner.batch import BatchOutcome, plan, scan_all
     from .scanner.scan import check_values
 
     profiles = host_profiles(args.profiles, catalogue)

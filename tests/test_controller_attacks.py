@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from sascheck.cli import main
-from sascheck.reports.model import load
+from sascheck.reports.loading import load
 from sascheck.rules import load_catalogue
 from sascheck.scanner.batch_pool import run_jobs
 from sascheck.scanner.sources import tree_copy

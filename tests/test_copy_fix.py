@@ -129,7 +129,7 @@ def test_a_snapshots_fix_is_written_from_the_archive_and_named_for_its_host(tmp_
     archive (--snapshot, not --root, which would read the archive as a directory) and says
     which host to run it on, running nothing here."""
     from sascheck.reports.fix_command import fix_command
-    from sascheck.reports.model import load
+    from sascheck.reports.loading import load
     from sascheck.rules import load_catalogue
 
     root = sas_host(tmp_path / "img", **NO_THP_ON_CMDLINE)

@@ -8,8 +8,9 @@ import json
 import pytest
 
 from sascheck.cli import main
+from sascheck.reports.loading import load
 from sascheck.reports.merging import merge_engines
-from sascheck.reports.model import HostView, RuleView, load
+from sascheck.reports.model import HostView, RuleView
 from sascheck.rules import load_catalogue
 
 from .support.browser import browser_available, open_page

@@ -16,7 +16,8 @@ import pytest
 
 from sascheck.cli import main
 from sascheck.reports.failing import limit_names
-from sascheck.reports.model import HostView, RuleView, load
+from sascheck.reports.loading import load
+from sascheck.reports.model import HostView, RuleView
 from sascheck.rules import load_catalogue
 
 from .support.browser import browser_available, fleet_index, fleet_text, open_page

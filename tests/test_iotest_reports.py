@@ -18,7 +18,7 @@ from sascheck.cli import main
 from sascheck.iotest.fio import PhaseResult
 from sascheck.iotest.plan import Plan, Target
 from sascheck.iotest.runner import Measurement
-from sascheck.reports.model import load
+from sascheck.reports.loading import load
 from sascheck.rules import load_catalogue
 from sascheck.scanner.scan import run_scan
 

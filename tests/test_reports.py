@@ -11,7 +11,7 @@ import pytest
 from lxml import etree
 
 from sascheck.cli import main
-from sascheck.reports.model import load
+from sascheck.reports.loading import load
 from sascheck.rules import load_catalogue
 from tests.support.example_roots import EXAMPLE_VALUES, EXAMPLES
 

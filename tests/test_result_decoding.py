@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from sascheck.reports.model import load
+from sascheck.reports.loading import load
 from sascheck.reports.resultfile import decode_json
 
 

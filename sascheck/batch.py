@@ -10,14 +10,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from urllib.parse import unquote
 
-from ..reports import json_output
-from ..reports.failure import failure_record
-from ..rules import Catalogue, load_catalogue
-from ..rules.errors import UserInputError
-from .batch_pool import DEFAULT_SECONDS, run_jobs
-from .scan import run_scan
-from .sources.hostroot import FactError
-from .sources.snapshot import SnapshotError, opened_snapshot
+from .reports import json_output
+from .reports.failure import failure_record
+from .rules import Catalogue, load_catalogue
+from .rules.errors import UserInputError
+from .scanner.batch_pool import DEFAULT_SECONDS, run_jobs
+from .scanner.scan import run_scan
+from .scanner.sources.hostroot import FactError
+from .scanner.sources.snapshot import SnapshotError, opened_snapshot
 
 SNAPSHOT_SUFFIXES = (".tar.gz", ".tgz", ".tar")
 SHARED_MEMORY = "/dev/shm"
@@ -99,7 +99,7 @@ def _catalogue() -> Catalogue:
 def scan_one(job: BatchJob) -> BatchOutcome:
     """Scan one archive and write its results, or its failure record; never raises for
     what the archive holds, whatever the exception."""
-    from ..outputs import write_output
+    from .outputs import write_output
 
     try:
         with opened_snapshot(job.snapshot, job.scratch) as snapshot:
@@ -120,7 +120,7 @@ def scan_one(job: BatchJob) -> BatchOutcome:
 
 def failed(job: BatchJob, message: str) -> BatchOutcome:
     """The host's failure record in place of its results."""
-    from ..outputs import write_output
+    from .outputs import write_output
 
     record = failure_record(inventory_name(job.snapshot), "scan", message, job.snapshot,
                             job.profile)
