@@ -103,6 +103,14 @@ class OvalFacts:
         return self.once(f"ext:{name}", lambda: self.oval.external(
             name, EXTERNAL_TYPES[variable.type]))
 
+    def sysctl_wanted(self, params: Mapping[str, Any]) -> str:
+        """A one-value sysctl rule's wanted value (rules.check_kinds.sysctl_wanted): its
+        constant, else the external variable of its site value."""
+        if "value" in params:
+            return self.oval.constant(f"{params['key']} as the rule states it",
+                                      [str(int(params["value"]))], datatype="int")
+        return self.external(params["value_from"])
+
     def list_text(self, name: str) -> str:
         """A list site value's comma-separated text without white space around it: oscap
         hands an empty <set-value> (SCAP Workbench's, a hand edit's) to OVAL as the white

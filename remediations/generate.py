@@ -18,7 +18,7 @@ from .. import __version__
 from ..reports.failing import LIMIT_SAFE
 from ..reports.resultfile import forced_role, scanned_image
 from ..rules import Catalogue, Rule, parse_assignment, resolve_values
-from ..rules.check_kinds import fix_traits
+from ..rules.check_kinds import fix_traits, sysctl_wanted
 from ..rules.host_layout import (
     SAS_ROLE_VALUES,
     UDEV_RULES_DIRS,
@@ -101,7 +101,7 @@ def failing_sysctl(catalogue: Catalogue, result: Mapping[str, Any],
         # a bound as tuned's modifier: applied only where the key boots further from it
         bound = {"at_least": ">", "at_most": "<"}.get(rule.params.get("compare", ""), "")
         found.setdefault(str(rule.params["key"]),
-                         bound + str(int(values[rule.params["value_from"]])))
+                         bound + str(sysctl_wanted(rule.params, values)))
     return tuple(found.items())
 
 

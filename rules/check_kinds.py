@@ -37,6 +37,17 @@ SYSCTL_PARAMS: Mapping[str, Any] = {
     "key": {"type": "string", "pattern": r"^[a-z0-9_]+(\.[a-z0-9_]+)+$"},
     "compare": {"enum": list(SYSCTL_COMPARES),
                 "description": "equal (the default), at_most or at_least the site value"}}
+# A one-value sysctl rule names a site value (value_from), or states a constant no site
+# changes (value: vm.zone_reclaim_mode = 0), never both.
+SYSCTL_ONE_VALUE: Mapping[str, Any] = {
+    **SYSCTL_PARAMS, "value": {"type": "integer", "minimum": 0,
+                               "description": "the value itself, where no site value sets it"}}
+SYSCTL_WANTED = (("value_from",), ("value",))
+
+
+def sysctl_wanted(params: Mapping[str, Any], values: Mapping[str, Any]) -> int:
+    """A one-value sysctl rule's wanted value: its constant, else its site value's."""
+    return int(params["value"]) if "value" in params else int(values[params["value_from"]])
 
 
 @dataclass(frozen=True)
@@ -50,6 +61,8 @@ class CheckKind:
     values: tuple[str, ...] = ()
     # Parameters whose value names a site value, with the type that value must have.
     value_params: Mapping[str, str] = field(default_factory=dict)
+    # Exactly one of these sets of parameters is given (JSON Schema oneOf).
+    one_of: tuple[tuple[str, ...], ...] = ()
     # Parameters whose value is a list of site value names, each of this type.
     value_list_params: Mapping[str, str] = field(default_factory=dict)
     # Its ``key`` parameter is a /proc/sys key read running: the scan and collect.sh read it.
@@ -86,6 +99,8 @@ class CheckKind:
         clause: dict[str, Any] = {"additionalProperties": False, "properties": properties}
         if self.required:
             clause["required"] = ["kind", *self.required]
+        if self.one_of:
+            clause["oneOf"] = [{"required": list(names)} for names in self.one_of]
         return clause
 
 
@@ -101,7 +116,7 @@ KINDS: dict[str, CheckKind] = {kind.name: kind for kind in (
               needs=("cpufreq",)),
     CheckKind("sysctl_value", "a /proc/sys value equals an integer site value (or is at most "
                               "or at least it: compare)",
-              params=SYSCTL_PARAMS, required=("key", "value_from"),
+              params=SYSCTL_ONE_VALUE, required=("key",), one_of=SYSCTL_WANTED,
               value_params={"value_from": "integer"}, proc_sys_key=True),
     CheckKind("sysctl_fields", "each field of a /proc/sys value of several numbers "
                                "(kernel.sem) is at least its site value",
@@ -110,7 +125,7 @@ KINDS: dict[str, CheckKind] = {kind.name: kind for kind in (
     CheckKind("sysctl_at_boot", "the value a /proc/sys key ends with after boot (sysctl.d, "
                                 "ktune, tuned and its reapply_sysctl) equals an integer site "
                                 "value (or is at most or at least it: compare)",
-              params=SYSCTL_PARAMS, required=("key", "value_from"),
+              params=SYSCTL_ONE_VALUE, required=("key",), one_of=SYSCTL_WANTED,
               value_params={"value_from": "integer"}, boot_sysctl_key=True),
     CheckKind("sysctl_fields_at_boot", "each field of the value a /proc/sys key of several "
                                        "numbers (kernel.sem) ends with after boot is at least "

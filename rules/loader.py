@@ -115,8 +115,23 @@ def _schema_errors(document: LocatedDocument, schema_file: Path) -> list[SourceE
         # For an if/then failure the useful message is the innermost one.
         leaf = min(error.context, key=lambda e: len(e.path), default=error) if error.context else error
         path = list(error.absolute_path) + [p for p in leaf.path if p not in error.absolute_path]
-        found.append(document.error(path, leaf.message))
+        found.append(document.error(path, _one_of_names(error) or leaf.message))
     return found
+
+
+def _one_of_names(error: jsonschema.ValidationError) -> str:
+    """For a `oneOf` of required fields (a sysctl rule's value_from or value), what to
+    give, rather than jsonschema's "is valid under each of" or one alternative's
+    "is a required property"."""
+    for candidate in (error, *error.context):
+        schema = candidate.schema
+        alternatives = schema.get("oneOf") if candidate.validator == "oneOf" and isinstance(
+            schema, dict) else None
+        if isinstance(alternatives, list) and all(
+                isinstance(a, dict) and set(a) == {"required"} for a in alternatives):
+            names = " or ".join("+".join(a["required"]) for a in alternatives)
+            return f"give exactly one of {names}"
+    return ""
 
 
 _SKIP_SCHEMA: dict[Path, bool] = {}

@@ -63,6 +63,17 @@ def test_rule_referring_to_a_missing_site_value(rules_copy):
         _error_for(rules_copy)
 
 
+@pytest.mark.parametrize(("replacement", "said"), [
+    ("value_from: dirty_ratio\n  value: 40", "give exactly one of value_from or value"),
+    ("value: forty", "field 'check.value': 'forty' is not of type 'integer'"),
+    ("compare: equal", "field 'check': give exactly one of value_from or value"),  # neither
+])
+def test_a_sysctl_rule_names_a_site_value_or_states_a_number(rules_copy, replacement, said):
+    _edit(rules_copy / "vm_dirty_ratio.yml", "value_from: dirty_ratio", replacement)
+    message = _error_for(rules_copy)
+    assert "vm_dirty_ratio.yml:" in message and said in message, message
+
+
 def test_an_at_boot_rule_for_a_key_whose_kernel_default_is_unknown(rules_copy):
     """A boot that sets nothing leaves the kernel's default: without it both engines would
     judge "unknown" (a fail read from absence). The loader names the field and the table."""

@@ -45,9 +45,9 @@ BLOCK = re.compile(r"```yaml\n# rules/(?P<file>[\w./-]+)(?P<append> \(append\))?
                    re.S)
 
 
-def _follow_adding_a_rule(directory: Path) -> str:
-    """Apply the doc's blocks to ``directory``; the new rule's id."""
-    new_rule = ""
+def _follow_adding_a_rule(directory: Path) -> list[str]:
+    """Apply the doc's blocks to ``directory``; the new rules' ids, in the page's order."""
+    new_rules = []
     for block in BLOCK.finditer((DOCS / "adding-a-rule.md").read_text(encoding="utf-8")):
         target = directory / block["file"]
         if block["append"]:
@@ -56,17 +56,23 @@ def _follow_adding_a_rule(directory: Path) -> str:
         else:
             assert not target.exists(), f"the doc's example rule {target.name} exists already"
             target.write_text(block["body"], encoding="utf-8")
-            new_rule = target.stem
-    assert new_rule, "adding-a-rule.md has no rule block"
-    return new_rule
+            new_rules.append(target.stem)
+    assert len(new_rules) == 2, "adding-a-rule.md shows a rule of a site value and a constant"
+    return new_rules
 
 
-def _catalogue_as_the_doc_says(tmp_path: Path) -> tuple[Catalogue, str]:
+def _catalogue_with_the_pages_rules(tmp_path: Path) -> tuple[Catalogue, list[str]]:
     directory = tmp_path / "rules"
     shutil.copytree(RULES_DIR, directory, ignore=shutil.ignore_patterns(
         "*.py", "__pycache__", "validated.sha256"))
-    rule_id = _follow_adding_a_rule(directory)
-    return load_catalogue(directory), rule_id  # the full schema pass: not stamped
+    rule_ids = _follow_adding_a_rule(directory)
+    return load_catalogue(directory), rule_ids  # the full schema pass: not stamped
+
+
+def _catalogue_as_the_doc_says(tmp_path: Path) -> tuple[Catalogue, str]:
+    """The catalogue with the page's rules; the id of its rule of a site value."""
+    catalogue, rule_ids = _catalogue_with_the_pages_rules(tmp_path)
+    return catalogue, rule_ids[0]
 
 
 @pytest.mark.parametrize(("value", "expected"), [(3000, "pass"), (1500, "fail")])
@@ -85,6 +91,8 @@ def test_adding_a_rule_as_the_doc_says(tmp_path, value, expected):
 
 # The issue's guest image: both dirty ratios off the site's values.
 DIRTY = {"/proc/sys/vm/dirty_expire_centisecs": "500\n"}
+# (its vm.zone_reclaim_mode as the page's constant rule wants it: that rule passes there)
+DIRTY["/proc/sys/vm/zone_reclaim_mode"] = "0\n"
 
 
 def _verdicts(catalogue: Catalogue, root: Path) -> dict[str, str]:
@@ -370,3 +378,49 @@ def test_every_file_the_docs_name_exists():
             if not any(project.glob(named.rstrip("/"))):
                 missing.append(f"{page.name}: {named}")
     assert not missing, "\n".join(missing)
+
+
+# The page's constant rule (issue 67: a constant needed an invented site value)
+RECLAIM = "/proc/sys/vm/zone_reclaim_mode"
+
+
+@pytest.mark.parametrize(("value", "expected"), [("0\n", "pass"), ("1\n", "fail")])
+def test_the_pages_constant_rule_needs_no_site_value(tmp_path, value, expected):
+    catalogue, (_, rule_id) = _catalogue_with_the_pages_rules(tmp_path)
+    rule = catalogue.rules[rule_id]
+    assert rule.values == () and rule.params["value"] == 0
+    root = sas_host(tmp_path / "root", extra_files={RECLAIM: value})
+    result = run_scan(catalogue, "default", BASELINE_SETS, str(root), "bare_metal").to_dict()
+    verdict = {r["id"]: r for r in result["rules"]}[rule_id]
+    assert verdict["result"] == expected and verdict["expected"] == "vm.zone_reclaim_mode = 0"
+
+
+def test_the_pages_constant_rule_is_fixed_with_its_number(tmp_path):
+    """The bash fix writes the rule's own number (no site value to set or check) where the
+    host keeps sysctl values, and a second run changes nothing."""
+    catalogue, (_, rule_id) = _catalogue_with_the_pages_rules(tmp_path)
+    root = sas_host(tmp_path / "root", extra_files={RECLAIM: "1\n"})
+    assert _verdicts(catalogue, root)[rule_id] == "fail"
+    result = run_scan(catalogue, "default", BASELINE_SETS, str(root), "bare_metal").to_dict()
+    fix = fix_input_from_result(catalogue, result, profile=None, assignments=(), role="auto",
+                                everything=False, only=(rule_id,))
+    script = tmp_path / "fix.sh"
+    script.write_text(bash_script(catalogue, fix))
+    assert "ZONE_RECLAIM" not in script.read_text()
+    run_bash(script, root)
+    assert _persisted_keys(root) == {"vm.dirty_ratio": "40", "vm.zone_reclaim_mode": "0"}
+    assert "no changes" in run_bash(script, root).stdout
+
+
+@pytest.mark.skipif(not oscap_available(), reason="oscap not installed")
+def test_the_pages_constant_rule_is_judged_by_oscap_as_by_the_scanner(tmp_path):
+    """The constant is an OVAL constant_variable; the XCCDF rule exports no value."""
+    catalogue, (_, rule_id) = _catalogue_with_the_pages_rules(tmp_path)
+    datastream = tmp_path / "ds.xml"
+    datastream.write_bytes(compile_catalogue(catalogue))
+    assert b"vm.zone_reclaim_mode as the rule states it" in datastream.read_bytes()
+    for value, expected in (("1\n", "fail"), ("0\n", "pass")):
+        root = sas_host(tmp_path / f"root{value.strip()}", extra_files={RECLAIM: value})
+        tailoring = _tailoring(catalogue, root, tmp_path / "tailoring.xml")
+        oval = oscap_eval(root, tailoring, tmp_path, datastream=datastream)
+        assert oval[rule_id] == _verdicts(catalogue, root)[rule_id] == expected

@@ -83,7 +83,7 @@ def sysctl_value(facts: OvalFacts, rule: Rule) -> Element:
     compare = rule.params.get("compare", "equal")
     wanted = oval.state("ind:textfilecontent54", f"{key} {_SAYS[compare]} the site value",
                         entity("ind:subexpression", datatype="int", op=OPS[compare][0],
-                               var=facts.external(rule.params["value_from"]),
+                               var=facts.sysctl_wanted(rule.params),
                                var_check="all"))
     judged = criterion(oval.test("ind:textfilecontent54", rule.title, value, wanted))
     twin = SYSCTL_BYTES_TWINS.get(key)

@@ -163,7 +163,7 @@ def sysctl_at_boot(facts: OvalFacts, rule: Rule) -> Element:
     """scanner.checks.kernel.sysctl_at_boot: one value against the site's."""
     key = rule.params["key"]
     sources = _BootSources(facts, key)
-    wanted_var = facts.external(rule.params["value_from"])
+    wanted_var = facts.sysctl_wanted(rule.params)
     ops = OPS[rule.params.get("compare", "equal")]
     equal, other = _states(facts, key, wanted_var, ops)
     # A bound: tuned's ">N" (2.10 on) leaves at least N, "<N" at most N, so N is judged

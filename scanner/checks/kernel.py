@@ -6,6 +6,7 @@ import operator
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from ...rules.check_kinds import sysctl_wanted
 from ...rules.host_layout import (
     PROC_CMDLINE,
     PROC_CPUINFO,
@@ -97,7 +98,7 @@ def _running(facts: Facts, key: str, expected: str) -> tuple[str, str | Outcome]
 
 def sysctl_value(params: Mapping[str, Any], facts: Facts, values: Mapping[str, Any]) -> Outcome:
     key: str = params["key"]
-    wanted = values[params["value_from"]]
+    wanted = sysctl_wanted(params, values)
     expected = _expected(params, wanted)
     source, actual = _running(facts, key, expected)
     if isinstance(actual, Outcome):
@@ -278,7 +279,7 @@ def sysctl_at_boot(params: Mapping[str, Any], facts: Facts,
                    values: Mapping[str, Any]) -> Outcome:
     """The value ``key`` ends with after the next boot holds against the site value."""
     key: str = params["key"]
-    wanted = int(values[params["value_from"]])
+    wanted = sysctl_wanted(params, values)
     expected = _expected(params, wanted, " after boot")
     boot_value = _boot_value(key, expected, facts)
     if isinstance(boot_value, Outcome):
