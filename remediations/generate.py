@@ -34,10 +34,7 @@ from .bash_library import (
     layout_for,
     library_for,
     library_parts,
-    piece_text,
-    reached_functions,
     shared_functions,
-    shared_pieces,
 )
 from .inventory_vars import check_task
 from .profile_files import (
@@ -55,7 +52,6 @@ from .rendering import (
 from .site_values import (
     SAS_DATA_DIRS_ENV,
     SAS_DIRS_ENV,
-    SUB,
     FixValue,
     boolean_words,
     fix_values,
@@ -121,7 +117,7 @@ def _template_for(rule: Rule, fmt: str) -> str:
     return f"{fmt}/manual.{extension}.j2" if rule.manual_fix else f"{fmt}/{rule.kind}.{extension}.j2"
 
 
-def _tuned_profiles(fix: FixInput, env: Any) -> str:
+def tuned_profile_assignments(fix: FixInput, env: Any) -> str:
     """The script's two tuned profiles (THP off, and a KVM host's), as shell assignments.
     A KVM host keeps THP on (seed 000, 6.8). Their include (@INCLUDE@) is chosen at run time
     among the profiles the host has (tuned_include), their numbers from the site values."""
@@ -160,7 +156,7 @@ def bash_script(catalogue: Catalogue, fix: FixInput, mode: str = "bash",
         value_checks=[value.check() for value in header_values],
         udev_safe=udev.SAFE_VALUE, layout=_LAYOUT,
         tuned_profiles=(SHARED.format(TUNED_PROFILES_PIECE) if common is not None
-                        else _tuned_profiles(fix, env)),
+                        else tuned_profile_assignments(fix, env)),
         tuned_sysv_profile=sysv_profile(fix), tuned_site_profile=fix.tuned_site_profile,
         tuned_template_sysctl=TUNED_TEMPLATE_SYSCTL,
         target_hostname=fix.target_hostname, target_machine_id=fix.target_machine_id,
@@ -269,72 +265,6 @@ def rule_snippets(catalogue: Catalogue) -> dict[str, dict[str, str]]:
                        f"ansible-playbook -i HOST, sascheck-fix.yml --tags {rule.id} --check\n"
                        f"ansible-playbook -i HOST, sascheck-fix.yml --tags {rule.id}"}
     return snippets
-
-
-# The shared pieces' forms: a bash fix holds them as they are; an Ansible fix holds its
-# planner in a YAML block scalar, every line of which is indented (rule_tasks.yml.j2).
-ANSIBLE_PLANNER_INDENT = 6
-_MARKED = re.compile("\x01([A-Za-z0-9_]+)\x01")
-
-
-def _in_form(text: str, form: str) -> str:
-    """`text` with each shared piece's mark naming the piece in `form` (sh or ansible)."""
-    return _MARKED.sub(lambda match: f"\x01{form}_{match.group(1)}\x01", text)
-
-
-def _xccdf_fix_input(catalogue: Catalogue, rule_ids: tuple[str, ...] = ()) -> FixInput:
-    """A data stream fix's input: any host, the role detected, values from XCCDF <sub>s."""
-    defaults = {name: variable.default for name, variable in catalogue.variables.items()}
-    return FixInput(host="the host being remediated", role="detected", profile="(XCCDF)",
-                    kernel="", values=defaults, rule_ids=rule_ids)
-
-
-def _fixed_rules(catalogue: Catalogue) -> list[Rule]:
-    """The rules the data stream gives a <fix>: those whose remedy is not a person's work."""
-    return [rule for rule in catalogue.rules.values() if not rule.manual_fix]
-
-
-def _common_functions(catalogue: Catalogue) -> frozenset[str]:
-    """The library functions every data stream fix calls, in either script form."""
-    reached = [reached_functions(bash_script(catalogue, _xccdf_fix_input(catalogue, (rule.id,)),
-                                             mode))
-               for rule in _fixed_rules(catalogue) for mode in ("xccdf", "env")]
-    return frozenset.intersection(*reached)
-
-
-def xccdf_shared_texts(catalogue: Catalogue) -> dict[str, str]:
-    """The shared pieces in each form, by the name a fix's mark gives them: in an Ansible
-    fix a piece's lines are indented as the planner's lines are."""
-    pieces = shared_pieces(shell_layout(), _common_functions(catalogue))
-    pieces[TUNED_PROFILES_PIECE] = _tuned_profiles(_xccdf_fix_input(catalogue), environment())
-    texts = {}
-    for name, text in pieces.items():
-        texts[f"sh_{name}"] = piece_text(text)
-        texts[f"ansible_{name}"] = piece_text(text, ANSIBLE_PLANNER_INDENT)
-    return texts
-
-
-def xccdf_fixes(catalogue: Catalogue) -> dict[str, list[tuple[str, str]]]:
-    """Each rule's bash and Ansible fix for the data stream: values come from XCCDF
-    <sub> elements (marked with SUB), so `oscap xccdf generate fix` fills them in, and
-    so does the library (marked with SHARED: xccdf_shared_texts). A rule whose remedy is
-    work for a person has none: its XCCDF fixtext says what to do."""
-    env = environment()
-    common = _common_functions(catalogue)
-    fixes: dict[str, list[tuple[str, str]]] = {rule_id: [] for rule_id in catalogue.rules}
-    for rule in _fixed_rules(catalogue):
-        fix = _xccdf_fix_input(catalogue, (rule.id,))
-        planner = bash_script(catalogue, fix, "env", common).rstrip("\n")
-        tasks = env.get_template("ansible/rule_tasks.yml.j2").render(
-            rule=rule, planner=planner, planner_indent=ANSIBLE_PLANNER_INDENT,
-            sas_dirs_env=SAS_DIRS_ENV, sas_data_dirs_env=SAS_DATA_DIRS_ENV, sub=SUB,
-            revertable=False, tags=task_tags(rule),
-            site_values=fix_values(catalogue, (rule.id,)))
-        fixes[rule.id] = [
-            ("urn:xccdf:fix:script:sh",
-             _in_form(bash_script(catalogue, fix, "xccdf", common), "sh")),
-            ("urn:xccdf:fix:script:ansible", _in_form(tasks.rstrip("\n") + "\n", "ansible"))]
-    return fixes
 
 
 def _shown_target(fix: FixInput) -> str:

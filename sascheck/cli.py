@@ -209,7 +209,7 @@ def _build(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from .content.build import build, default_output
-    from .remediations.generate import xccdf_fixes, xccdf_shared_texts
+    from .remediations.xccdf_fixes import xccdf_fixes, xccdf_shared_texts
 
     catalogue = load_rules()
     target = build(catalogue, Path(args.output) if args.output else default_output(),

@@ -65,7 +65,7 @@ def collect_snapshot(catalogue: Catalogue, output: IO[bytes], profile_name: str 
                      assignments: Sequence[str] = (), root: str = "/") -> dict[str, Any]:
     """Archive what a scan of ``root`` reads; returns the manifest's host part."""
     from .facts import collect_host
-    from .sources.snapshot import record, write_snapshot
+    from .sources.snapshot_write import record, write_snapshot
 
     profile = catalogue.profile(profile_name)
     values, origins = _values(catalogue, profile_name, assignments)

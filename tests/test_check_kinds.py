@@ -165,9 +165,9 @@ def test_every_site_value_a_fix_block_reads_is_set_in_every_fix_format(catalogue
         _rule_context,
         _template_for,
         ansible_planner,
-        xccdf_fixes,
     )
     from sascheck.remediations.rendering import environment
+    from sascheck.remediations.xccdf_fixes import xccdf_fixes
 
     shell_names = {name.upper(): name for name in catalogue.variables}
     fixes = xccdf_fixes(catalogue)

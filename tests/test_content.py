@@ -12,7 +12,7 @@ from lxml import etree
 from sascheck.cli import main
 from sascheck.content.build import compile_catalogue
 from sascheck.content.tailoring import read_tailoring
-from sascheck.remediations.generate import xccdf_fixes, xccdf_shared_texts
+from sascheck.remediations.xccdf_fixes import xccdf_fixes, xccdf_shared_texts
 from sascheck.rules import load_catalogue
 
 from .support.oscap import DATASTREAM, oscap_available

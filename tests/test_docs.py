@@ -20,9 +20,8 @@ from sascheck.remediations.generate import (
     ansible_playbook,
     bash_script,
     fix_input_from_result,
-    xccdf_fixes,
-    xccdf_shared_texts,
 )
+from sascheck.remediations.xccdf_fixes import xccdf_fixes, xccdf_shared_texts
 from sascheck.rules import Catalogue, load_catalogue
 from sascheck.rules.loader import RULES_DIR
 from sascheck.scanner.scan import run_scan, site_values

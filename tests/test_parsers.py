@@ -26,7 +26,8 @@ from sascheck.scanner.parsers.tuned_conf import parse_active_profile
 from sascheck.scanner.parsers.udev_rules import is_block_rule, parse_udev_rules
 from sascheck.scanner.sources.hostroot import HostRoot
 from sascheck.scanner.tuned.active import resolve_chain
-from sascheck.scanner.tuned.chain import LoaderRules, TunedConfError, include_names, parse_profile
+from sascheck.scanner.tuned.chain import include_names
+from sascheck.scanner.tuned.tuned_conf import LoaderRules, TunedConfError, parse_profile
 from tests.support.boot_samples import (
     RHEL6_GRUB_CONF,
     RHEL7_GRUB_CFG,

@@ -25,7 +25,8 @@ from sascheck.scanner.parsers.udev_rules import is_block_rule, parse_udev_rules
 from sascheck.scanner.sources.hostroot import HostRoot
 from sascheck.scanner.storage.sasdirs import discover
 from sascheck.scanner.tuned.active import resolve_chain
-from sascheck.scanner.tuned.chain import LoaderRules, TunedConfError, include_names, parse_profile
+from sascheck.scanner.tuned.chain import include_names
+from sascheck.scanner.tuned.tuned_conf import LoaderRules, TunedConfError, parse_profile
 from tests.support.rootbuilder import RootBuilder
 
 FAST = settings(max_examples=300, deadline=2000,

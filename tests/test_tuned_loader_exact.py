@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from sascheck.scanner.sources.hostroot import HostRoot
-from sascheck.scanner.tuned.chain import HostMatch, LoaderRules, resolve_chain
+from sascheck.scanner.tuned.chain import HostMatch, resolve_chain
+from sascheck.scanner.tuned.tuned_conf import LoaderRules
 
 from .support import tuned_loader
 from .support.boot_samples import tuned_version_file

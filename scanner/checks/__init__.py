@@ -25,6 +25,7 @@ from . import (
     security,
     storage,
     striping,
+    sysctl_boot,
     tuned,
 )
 
@@ -35,8 +36,8 @@ CHECKS: dict[str, Check] = {
     "cpu_governor": kernel.cpu_governor,
     "sysctl_value": kernel.sysctl_value,
     "sysctl_fields": kernel.sysctl_fields,
-    "sysctl_at_boot": kernel.sysctl_at_boot,
-    "sysctl_fields_at_boot": kernel.sysctl_fields_at_boot,
+    "sysctl_at_boot": sysctl_boot.sysctl_at_boot,
+    "sysctl_fields_at_boot": sysctl_boot.sysctl_fields_at_boot,
     "account_limit": limits.account_limit,
     "selinux_not_enforcing": security.selinux_not_enforcing,
     "block_scheduler": storage.block_scheduler,

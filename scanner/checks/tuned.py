@@ -13,7 +13,7 @@ from ..tuned.active import TunedFacts
 from ..unavailable import Unavailable
 from .boot import enabled_tuned, thp_after_boot
 from .io_boot import io_tuning_at_boot
-from .kernel import sysctl_at_boot
+from .sysctl_boot import sysctl_at_boot
 
 # What Red Hat's throughput profiles give a SAS host (tuned 0.2.22's throughput-performance
 # and enterprise-storage; tuned 2's throughput-performance), each judged as the rules that

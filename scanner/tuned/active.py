@@ -28,7 +28,7 @@ from ..boot.target import BootStarts
 from ..parsers.tuned_conf import parse_active_profile
 from ..sources.hostroot import FactError, HostRoot
 from ..unavailable import Unavailable
-from .chain import PROFILE_NAME, HostMatch, LoaderRules, TunedChain, resolve_chain
+from .chain import PROFILE_NAME, HostMatch, TunedChain, resolve_chain
 from .ktune import Ktune, collect_ktune
 from .layout import tuned_layout
 from .ppd import ppd_switch
@@ -38,6 +38,7 @@ from .recommend import (
     profile_mode_auto,
     recommended_profile,
 )
+from .tuned_conf import LoaderRules
 
 __all__ = ["HostMatch", "Ktune", "TunedChain", "TunedFacts", "collect_tuned", "resolve_chain"]
 

@@ -1,0 +1,172 @@
+"""The OVAL facts of tuned: whether it starts at boot, its chain of profiles, and the
+setting the chain leaves (scanner/tuned/ does the same for the scanner). A part of
+OvalFacts (content/oval_facts.py), which builds each piece once."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+from ..rules.host_layout import (
+    SURE_RUNLEVEL_DIRS,
+    SURE_WANTS_DIRS,
+    SYSTEMD_WANTS_DIRS,
+    SYSV_RUNLEVEL_DIRS,
+    TUNED_ACTIVE_FILES,
+    TUNED_BINARIES,
+    TUNED_PROFILE_DIRS,
+    TUNED_PROFILE_MODE_FILE,
+    TUNED_SHIPPED_PROFILES,
+)
+from .oval import (
+    Element,
+    OvalDocument,
+    all_of,
+    any_of,
+    capture,
+    component,
+    concat,
+    criterion,
+    entity,
+    none_of,
+    split,
+    var,
+)
+from .platforms import kvm_guest
+
+T = TypeVar("T")
+
+CHAIN_DEPTH = 5  # active tuned profiles + 4 levels of include=
+# A tuned option line inside a section (unit) that applies everywhere: no line of the
+# section, before or after it, is a cpuinfo_regex, a uname_regex or an enabled= other than
+# "true", the one text every tuned release reads as true (tuned/profiles/unit.py: "1" from
+# 2.11, "True" from 2.13; yes and on never). Units with those conditions are left out (the
+# scanner evaluates them against the host and its tuned release; docs/oval.md lists the
+# difference). Matched against the whole file, line anchors multiline.
+_TUNED_CONDITION = (r"(?![ \t]*(?:cpuinfo_regex|uname_regex)[ \t]*=)"
+                    r"(?![ \t]*enabled[ \t]*=(?![ \t]*true[ \t]*$))")
+# tuned 2.19+ reads tuned.conf with inline_comment_prefixes=('#'): a '#' after whitespace
+# ends the value (tuned/profiles/loader.py).
+TUNED_VALUE_END = r"(?:[ \t]+#[^\n]*)?[ \t]*$"
+TUNED_UNIT_LINE = (r"^\[[^\]\n]*\][^\n]*\n(?:(?!\[)" + _TUNED_CONDITION + r"[^\n]*\n)*?"
+                   r"[ \t]*{key}[ \t]*=[ \t]*{value}" + TUNED_VALUE_END
+                   + r"(?=(?:\n(?!\[)" + _TUNED_CONDITION
+                   + r"[^\n]*)*(?:\n\[|\n?(?![\s\S])))")
+
+
+class TunedFacts:
+    """OvalFacts' tuned part: needs its document and its build-once cache."""
+    oval: OvalDocument
+
+    def once(self, key: str, build: Callable[[], T]) -> T:
+        raise NotImplementedError  # OvalFacts.once
+
+    # -- tuned ---------------------------------------------------------------------------
+    def tuned_enabled(self, surely: bool = True) -> Element:
+        """tuned starts at the next boot. ``surely``: enabled where every boot starts it
+        (what makes a setting pass); else wherever some boot may (what makes one fail).
+        OVAL cannot follow default.target or inittab (scanner/boot/target.py does)."""
+        oval = self.oval
+        wants = oval.paths("systemd target wants directories" if not surely else
+                           "wants directories every boot reaches",
+                           SURE_WANTS_DIRS if surely else SYSTEMD_WANTS_DIRS)
+        unit = oval.obj("unix:file", "tuned.service wanted at boot",
+                        entity("unix:path", var=wants, var_check="at least one"),
+                        entity("unix:filename", "tuned.service"))
+        levels = oval.paths("SysV server run-level directories" if surely else
+                            "SysV run-level directories",
+                            SURE_RUNLEVEL_DIRS if surely else SYSV_RUNLEVEL_DIRS)
+        sysv = oval.obj("unix:file", "tuned SysV start link",
+                        entity("unix:path", var=levels, var_check="at least one"),
+                        entity("unix:filename", r"^S[0-9]{2}tuned$", op="pattern match"))
+        # profile_mode auto (tuned 2.9+): tuned starts its recommended profile, not
+        # active_profile, which OVAL cannot work out (scanner/tuned/recommend.py): it then
+        # counts nothing tuned's active profile sets.
+        auto = oval.obj("ind:textfilecontent54", "tuned's profile_mode is auto",
+                        entity("ind:filepath", TUNED_PROFILE_MODE_FILE),
+                        entity("ind:pattern", r"^\s*auto\s*$", op="pattern match"),
+                        entity("ind:instance", "1", datatype="int"))
+        return all_of(
+            any_of(criterion(oval.test("unix:file", "tuned starts at boot (systemd)", unit)),
+                   criterion(oval.test("unix:file", "tuned starts at boot (SysV)", sysv))),
+            none_of(criterion(oval.test("ind:textfilecontent54", "profile_mode auto", auto))),
+            comment="tuned is enabled at boot and loads its active profile")
+
+    def guest(self) -> Element:
+        """The host is a KVM guest (the role_kvm_guest platform's test)."""
+        return kvm_guest(self.oval)  # the document stores its tests once
+
+    def tuned_installed(self) -> Element:
+        oval = self.oval
+        files = oval.obj("unix:file", "tuned programs",
+                         entity("unix:filepath", var=oval.paths("tuned programs", TUNED_BINARIES),
+                                var_check="at least one"))
+        directory = oval.obj("unix:file", "tuned profile directory",
+                             entity("unix:path", TUNED_SHIPPED_PROFILES),
+                             entity("unix:filename", nil=True))
+        return any_of(criterion(oval.test("unix:file", "tuned program exists", files)),
+                      criterion(oval.test("unix:file", f"{TUNED_SHIPPED_PROFILES} exists", directory)),
+                      comment="tuned is installed")
+
+    def tuned_levels(self) -> list[str]:
+        """Profile names: the active ones, then what they include, level by level."""
+        def build() -> list[str]:
+            oval = self.oval
+            active = oval.obj("ind:textfilecontent54", "active tuned profiles",
+                              entity("ind:filepath", var=oval.paths("active profile files",
+                                                                    TUNED_ACTIVE_FILES),
+                                     var_check="at least one"),
+                              entity("ind:pattern", r"(\S+)", op="pattern match"),
+                              entity("ind:instance", "1", datatype="int",
+                                     op="greater than or equal"))
+            levels = [oval.local("active tuned profiles", component(active, "subexpression"))]
+            for depth in range(1, CHAIN_DEPTH):
+                included = oval.obj(
+                    "ind:textfilecontent54", f"tuned include= at level {depth}",
+                    entity("ind:filepath", var=self.tuned_files(levels[-1]),
+                           var_check="at least one"),
+                    entity("ind:pattern", r"^[ \t]*include[ \t]*=[ \t]*(.*?)" + TUNED_VALUE_END,
+                           op="pattern match"),
+                    entity("ind:instance", "1", datatype="int", op="greater than or equal"))
+                # loader._load_profile splits on ',' or ';'; '-name' is a conditional include
+                levels.append(oval.local(f"tuned profiles at include level {depth}", capture(
+                    r"^\s*-?(\S+)\s*$",
+                    split(";", split(",", component(included, "subexpression"))))))
+            return levels
+        return self.once("tuned", build)
+
+    def tuned_files(self, names: str) -> str:
+        return self.oval.union_values("tuned.conf files", [
+            self.oval.local(f"tuned.conf in {directory}",
+                            concat(f"{directory}/", var(names), "/tuned.conf"))
+            for directory in TUNED_PROFILE_DIRS])
+
+    def tuned_setting(self, key_pattern: str, acceptable: list[tuple[str, str | None]],
+                      comment: str, surely: bool = True) -> Element:
+        """The effective tuned setting is acceptable: the highest level of the chain that
+        sets the key decides (a profile overrides what it includes). ``acceptable`` lists
+        (value regex with one group, state on that group or None); any one may hold.
+        ``surely`` as tuned_enabled: False where the setting makes a rule fail."""
+        oval = self.oval
+
+        def setting(level: int, value_pattern: str) -> str:
+            return oval.obj("ind:textfilecontent54", f"{comment}: level {level}",
+                            entity("ind:filepath", var=self.tuned_files(self.tuned_levels()[level]),
+                                   var_check="at least one"),
+                            entity("ind:pattern", TUNED_UNIT_LINE.format(
+                                key=key_pattern, value=value_pattern), op="pattern match"),
+                            entity("ind:instance", "1", datatype="int",
+                                   op="greater than or equal"))
+
+        decision: Element | None = None
+        for level in reversed(range(CHAIN_DEPTH)):
+            sets_it = oval.test("ind:textfilecontent54", f"{comment}: set at level {level}",
+                                setting(level, "(.*?)"))
+            good = any_of(*(criterion(oval.test(
+                "ind:textfilecontent54", f"{comment}: acceptable at level {level}",
+                setting(level, pattern), state)) for pattern, state in acceptable))
+            here = all_of(criterion(sets_it), good)
+            decision = here if decision is None else any_of(
+                here, all_of(criterion(sets_it, negate=True), decision))
+        assert decision is not None
+        return all_of(self.tuned_enabled(surely), decision, comment=comment)
