@@ -54,6 +54,17 @@ TUNED_UNIT_LINE = (r"^\[[^\]\n]*\][^\n]*\n(?:(?!\[)" + _TUNED_CONDITION + r"[^\n
                    + r"[^\n]*)*(?:\n\[|\n?(?![\s\S])))")
 
 
+def sysv_start_link(oval: OvalDocument, service: str, comment: str, surely: bool) -> str:
+    """The object of a SysV service's start link: in the server run level (``surely``: what
+    makes a setting pass), else in any run level (what makes one fail)."""
+    levels = oval.paths("SysV server run-level directories" if surely else
+                        "SysV run-level directories",
+                        SURE_RUNLEVEL_DIRS if surely else SYSV_RUNLEVEL_DIRS)
+    return oval.obj("unix:file", comment,
+                    entity("unix:path", var=levels, var_check="at least one"),
+                    entity("unix:filename", rf"^S[0-9]{{2}}{service}$", op="pattern match"))
+
+
 class TunedFacts:
     """OvalFacts' tuned part: needs its document and its build-once cache."""
     oval: OvalDocument
@@ -73,12 +84,7 @@ class TunedFacts:
         unit = oval.obj("unix:file", "tuned.service wanted at boot",
                         entity("unix:path", var=wants, var_check="at least one"),
                         entity("unix:filename", "tuned.service"))
-        levels = oval.paths("SysV server run-level directories" if surely else
-                            "SysV run-level directories",
-                            SURE_RUNLEVEL_DIRS if surely else SYSV_RUNLEVEL_DIRS)
-        sysv = oval.obj("unix:file", "tuned SysV start link",
-                        entity("unix:path", var=levels, var_check="at least one"),
-                        entity("unix:filename", r"^S[0-9]{2}tuned$", op="pattern match"))
+        sysv = sysv_start_link(oval, "tuned", "tuned SysV start link", surely)
         # profile_mode auto (tuned 2.9+): tuned starts its recommended profile, not
         # active_profile, which OVAL cannot work out (scanner/tuned/recommend.py): it then
         # counts nothing tuned's active profile sets.

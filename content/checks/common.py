@@ -20,7 +20,6 @@ from ...rules.host_layout import (
     LEGACY_GRUB_CONFS,
     SURE_RUNLEVEL_DIRS,
     SYSTEMD_UNIT_DIRS,
-    SYSV_RUNLEVEL_DIRS,
     TUNED02_FUNCTIONS,
     TUNED_1_0_FUNCTIONS,
     UDEV_RULES_DIRS,
@@ -38,6 +37,7 @@ from ..oval import (
     unique,
 )
 from ..oval_facts import OvalFacts
+from ..oval_tuned import sysv_start_link
 
 BLOCK_RULE = r'(?=[^#\n]*SUBSYSTEM=="(?:[^"\n]*\|)?block(?:\|[^"\n]*)?")'
 
@@ -283,12 +283,7 @@ def ktune_started(facts: OvalFacts, surely: bool = True) -> Element:
     ``surely``: linked in the server run level (what makes a setting pass); else in any
     run level (what makes one fail)."""
     oval = facts.oval
-    levels = oval.paths("SysV server run-level directories" if surely else
-                        "SysV run-level directories",
-                        SURE_RUNLEVEL_DIRS if surely else SYSV_RUNLEVEL_DIRS)
-    started = oval.obj("unix:file", "ktune started at boot (SysV)",
-                       entity("unix:path", var=levels, var_check="at least one"),
-                       entity("unix:filename", rf"^S[0-9]{{2}}{KTUNE_SYSV}$", op="pattern match"))
+    started = sysv_start_link(oval, KTUNE_SYSV, "ktune started at boot (SysV)", surely)
     config = oval.obj("unix:file", "ktune's configuration",
                       entity("unix:filepath", KTUNE_SYSCONFIG))
     return all_of(criterion(oval.test("unix:file", "ktune runs at boot", started)),
