@@ -20,6 +20,7 @@ from .cli_common import (
     EXIT_OK,
     EXIT_USAGE,
     UsageError,
+    debug_log,
     load_rules,
     user_errors,
 )
@@ -81,7 +82,7 @@ def _scan(args: argparse.Namespace) -> int:
         profile, tailored = _read_tailoring(catalogue, args.tailoring)
         assignments = [*tailored, *assignments]
     started = time.monotonic()
-    with user_errors():
+    with user_errors(), debug_log(args.verbose):
         result = run_scan(catalogue, profile, assignments, args.root, args.role,
                           reframe=args.sos.reframe if args.sos else None)
     duration = time.monotonic() - started

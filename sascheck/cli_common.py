@@ -4,6 +4,8 @@ catalogue loaded or refused in one line."""
 from __future__ import annotations
 
 import contextlib
+import logging
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -38,3 +40,33 @@ def load_rules() -> Any:
         return load_catalogue()
     except CatalogueError as exc:
         raise UsageError(f"the rule catalogue is invalid:\n{exc}") from exc
+
+
+class _TerminalSafe(logging.Formatter):
+    """A log line as the terminal may show it: the paths and values in it came from the
+    host, so its controls are escaped."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        from .reports.escaping import for_terminal
+        return for_terminal(super().format(record))
+
+
+@contextlib.contextmanager
+def debug_log(shown: bool) -> Iterator[None]:
+    """With ``shown`` (`scan -v`): what the scan reads (each file and listing, where a link
+    took it, and what it could not read) and each rule's verdict, on stderr, while the
+    block runs."""
+    if not shown:
+        yield
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_TerminalSafe("debug: %(message)s"))
+    logger = logging.getLogger("sascheck")
+    level = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.DEBUG)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)

@@ -83,7 +83,8 @@ def build_parser() -> argparse.ArgumentParser:
     scan.add_argument("--quiet", action="store_true", help="no table on the terminal")
     scan.add_argument("-v", "--verbose", action="store_true",
                       help="under each failing rule, what the papers measured, its fix step "
-                           "and its evidence (by default one line a rule)")
+                           "and its evidence (by default one line a rule); on stderr, each "
+                           "file the scan read and each rule's verdict")
 
     build = commands.add_parser("build", help="compile the rules into the SCAP data stream")
     build.add_argument("--output", default=None, metavar="DIR",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import socket
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -249,9 +250,13 @@ def _gate(rule: Rule, facts: Facts, values: Mapping[str, Any]) -> Outcome | None
     return None
 
 
+VERDICT_LOG = logging.getLogger("sascheck.rules")  # each rule's verdict, for scan -v
+
+
 def evaluate_rule(rule: Rule, facts: Facts, values: Mapping[str, Any],
                   catalogue: Catalogue | None = None) -> RuleResult:
     outcome = _gate(rule, facts, values) or CHECKS[rule.kind](rule.params, facts, values)
+    VERDICT_LOG.debug("%s: %s: %s", rule.id, outcome.result.value, outcome.actual)
     impact = impact_of(rule, catalogue) if catalogue and outcome.result == Verdict.FAIL else None
     return RuleResult(
         rule_id=rule.id,

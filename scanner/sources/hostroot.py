@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import errno
 import json
+import logging
 import os
 import posixpath
 import stat
@@ -21,6 +22,9 @@ from ...rules.errors import UserInputError
 MAX_SYMLINKS = 40
 _DIRECTORY_FLAGS = os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 DEFAULT_READ_LIMIT = 4 * 1024 * 1024
+# What a scan read, listed and could not read, and where a link took it: `scan -v` shows it
+# (host text: the command line's handler escapes it for the terminal).
+READ_LOG = logging.getLogger("sascheck.host")
 
 
 class FactError(UserInputError):
@@ -207,11 +211,14 @@ class HostRoot:
         try:
             entries = sorted(os.listdir(self.host_path(resolved)))
         except (FileNotFoundError, NotADirectoryError):
+            READ_LOG.debug("listed %s: missing", path)
             return []
         except OSError as exc:
             self._note_error(path, exc.strerror or "cannot list")
+            READ_LOG.debug("listed %s: %s", path, exc.strerror)
             raise FactError(f"{path}: cannot list: {exc.strerror}") from exc
         self._note_dir(resolved, entries)
+        READ_LOG.debug("listed %s%s: %d entries", path, _at(path, resolved), len(entries))
         return entries
 
     def read_bytes(self, path: str, limit: int = DEFAULT_READ_LIMIT,
@@ -220,8 +227,10 @@ class HostRoot:
             data, resolved = self._read_bytes(path, limit, tree)
         except FactError as exc:
             self._note_error(path, str(exc))
+            READ_LOG.debug("not read: %s", exc)
             raise
         self._note_file(resolved, data)
+        READ_LOG.debug("read %s%s: %d bytes", path, _at(path, resolved), len(data))
         return data
 
     def _read_bytes(self, path: str, limit: int,
@@ -362,3 +371,8 @@ class HostRoot:
 
     def _note_error(self, path: str, reason: str) -> None:
         pass
+
+
+def _at(path: str, resolved: str) -> str:
+    """Where links took a path, for the read log."""
+    return f" (at {resolved})" if resolved != path else ""
