@@ -21,6 +21,7 @@ from ..rules import Catalogue, Rule, parse_assignment, resolve_values
 from ..rules.check_kinds import fix_traits, sysctl_wanted
 from ..rules.host_layout import (
     SAS_ROLE_VALUES,
+    SYSCTL_BYTES_TWINS,
     UDEV_RULES_DIRS,
     shell_layout,
 )
@@ -109,7 +110,9 @@ def _value_lines(fix: FixInput, mode: str, values: list[FixValue]) -> list[str]:
 
 
 def _rule_context(rule: Rule) -> dict[str, Any]:
-    return {"rule": rule, "params": rule.params, "manual_reason": rule.manual_fix}
+    # a ratio's byte twin (vm.dirty_ratio's vm.dirty_bytes): the fix leaves a site's bytes
+    return {"rule": rule, "params": rule.params, "manual_reason": rule.manual_fix,
+            "bytes_twin": SYSCTL_BYTES_TWINS.get(str(rule.params.get("key", "")), "")}
 
 
 def _template_for(rule: Rule, fmt: str) -> str:

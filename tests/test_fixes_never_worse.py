@@ -174,6 +174,25 @@ def test_a_site_dirty_bytes_is_left_alone(tmp_path):
     assert (root / "etc/sysctl.d/50-sas.conf").read_text() == "vm.dirty_bytes = 4294967296\n"
 
 
+def test_a_site_dirty_background_bytes_is_left_alone(tmp_path):
+    """The kernel keeps one of each ratio and its byte twin (writing one zeroes the other,
+    mm/page-writeback.c): only vm.dirty_ratio's twin was minded, so `--all` zeroed a site's
+    vm.dirty_background_bytes by writing the background ratio."""
+    twin = "vm.dirty_background_bytes = 1073741824\n"
+    root = sas_host(tmp_path / "root", tuned_active="balanced",
+                    extra_files={"/proc/sys/vm/dirty_background_bytes": "1073741824\n",
+                                 "/proc/sys/vm/dirty_background_ratio": "0\n",
+                                 "/etc/sysctl.d/50-sas.conf": twin})
+    done = run_bash(generate("bash", tmp_path / "fix.sh", root, BASELINE_SETS, ["--all"]), root)
+    assert "manual: vm_dirty_background_ratio: the site sets vm.dirty_background_bytes" \
+        in done.stderr
+    written = "".join(path.read_text() for path in (root / "etc/sysctl.d").glob("*.conf"))
+    assert "dirty_background_ratio" not in written
+    assert "vm.dirty_background_ratio" not in _written_profile(root).read_text()
+    assert (root / "etc/sysctl.d/50-sas.conf").read_text() == twin
+    assert (root / "proc/sys/vm/dirty_background_bytes").read_text() == "1073741824\n"
+
+
 def _stubs(tmp_path: Path, outputs: dict[str, str]) -> tuple[Path, Path]:
     """Commands that log their arguments (one call a line) and print OUTPUTS[name]."""
     bin_dir, log = tmp_path / "stubs", tmp_path / "calls.log"

@@ -271,33 +271,39 @@ sysctl_lines_without() {
     done <<< "$2"
 }
 
-# A site that sets vm.dirty_bytes chose it over vm.dirty_ratio: writing either zeroes the
-# other (mm/page-writeback.c, dirty_ratio_handler and dirty_bytes_handler), so the ratio is
-# left alone and said (manual). Its running value, or a sysctl file that sets it.
-dirty_bytes_chosen() {
-    local file dir value
-    value="$(cat "$ROOT/proc/sys/vm/dirty_bytes" 2>/dev/null || true)"
+# A site that sets a ratio's byte twin chose it over the ratio (vm.dirty_bytes over
+# vm.dirty_ratio, vm.dirty_background_bytes over vm.dirty_background_ratio): writing either
+# zeroes the other (mm/page-writeback.c, dirty_ratio_handler and dirty_bytes_handler, and
+# their dirty_background_ pair), so the ratio is left alone and said (manual). Its running
+# value, or a sysctl file that sets it. The pairs: the host layout's SYSCTL_BYTES_TWINS.
+bytes_twin_chosen() {
+    local ratio="$1" twin="$2" file dir value pattern
+    pattern="^[[:space:]]*-?[[:space:]]*${twin//./[./]}[[:space:]]*=[[:space:]]*0*[1-9]"
+    value="$(cat "$ROOT/proc/sys/${twin//.//}" 2>/dev/null || true)"
     if [[ ! "$value" =~ ^0*[1-9][0-9]*$ ]]; then
         value=""
         for dir in $LAYOUT_SYSCTL_DIRS; do
             for file in "$ROOT$dir"/*.conf; do
-                if grep -Eqs '^[[:space:]]*-?[[:space:]]*vm[./]dirty_bytes[[:space:]]*=[[:space:]]*0*[1-9]' "$file"; then
+                if grep -Eqs "$pattern" "$file"; then
                     value="$file"
                 fi
             done
         done
-        if grep -Eqs '^[[:space:]]*-?[[:space:]]*vm[./]dirty_bytes[[:space:]]*=[[:space:]]*0*[1-9]' "$ROOT$LAYOUT_SYSCTL_CONF"; then
+        if grep -Eqs "$pattern" "$ROOT$LAYOUT_SYSCTL_CONF"; then
             value="$ROOT$LAYOUT_SYSCTL_CONF"
         fi
         [[ -n "$value" ]] || return 1
     fi
     if [[ "$DIRTY_BYTES_SAID" != *" $CURRENT_RULE "* ]]; then
-        warn "manual: $CURRENT_RULE: the site sets vm.dirty_bytes (${value#"$ROOT"}); vm.dirty_ratio" \
+        warn "manual: $CURRENT_RULE: the site sets $twin (${value#"$ROOT"}); $ratio" \
              "would zero it, so it is left: keep one of the two deliberately"
         DIRTY_BYTES_SAID+="$CURRENT_RULE "
     fi
     return 0
 }
+
+# The profile template's own key (vm.dirty_ratio): is its byte twin the site's choice?
+dirty_bytes_chosen() { bytes_twin_chosen vm.dirty_ratio vm.dirty_bytes; }
 DIRTY_BYTES_SAID=" "
 
 # KEY=VALUE in the sysctl files (scanner/boot/sysctl.py's order): each line setting KEY in
