@@ -56,7 +56,7 @@ def host(tmp_path: Path) -> Callable[..., Path]:
 
 # Tests that share the machine's devices or measure throughput run in one worker, one after
 # another (pytest-xdist's loadgroup): loop devices, mounts and fio timings are not shared.
-SERIAL_MODULES = {"test_live", "test_iotest", "test_iotest_reports", "test_security_writes",
+SERIAL_MODULES = {"test_live", "test_iotest", "test_iotest_reports", "test_root_writes",
                   "test_sosreport"}
 
 
@@ -69,7 +69,7 @@ NEEDS = {
               "test_multipath_detect", "test_multipath_runtime", "test_nothing_judged",
               "test_oscap_fixes", "test_oscap_runner", "test_parity", "test_profiles_only",
               "test_reports", "test_rpm", "test_software_semantics", "test_striping_hardware",
-              "test_scratch", "test_selinux", "test_tailoring_empty", "test_tuned_startup",
+              "test_scratch_dirs", "test_selinux", "test_tailoring_empty", "test_tuned_startup",
               "test_tuned_sysctl_modifiers",
               "test_udev_semantics",
               "test_veritas", "test_viya3", "test_xtremio_paths"},
@@ -78,7 +78,7 @@ NEEDS = {
                 "test_iotest_reports", "test_storage_diagram"},
     "ansible": {"test_accounts", "test_fix_target", "test_fleet_example", "test_fleet_fix",
                 "test_remediations", "test_report_failing",
-                "test_scratch", "test_security", "test_site_profile", "test_sysctl_home"},
+                "test_scratch_dirs", "test_host_data_inert", "test_site_profile", "test_sysctl_home"},
     "live": {"test_live", "test_iotest"},
 }
 

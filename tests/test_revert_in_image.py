@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from .support.hosts import sas_host
-from .test_security_writes import _bash, _fix_script, _hex
+from .test_root_writes import _bash, _fix_script, _hex
 
 PYENV = Path.home() / ".pyenv/versions"
 # RHEL 7's python 2.7, RHEL 8's platform-python 3.6: where this machine has them (pyenv)
