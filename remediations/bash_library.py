@@ -182,15 +182,3 @@ def shared_functions(script: str, common: frozenset[str]) -> str:
     names = [COMMON_PIECE] + [f"fn_{c.name}" for c in _library()
                               if c.name in reached - common]
     return "\n".join(SHARED.format(name) for name in names)
-
-
-_SHARED_MARK = re.compile("\x01([A-Za-z0-9_]+)\x01")
-
-
-def expand_shared(text: str, pieces: dict[str, str], oscap: bool = False) -> str:
-    """`text` with each mark replaced by its piece (as piece_text holds it), as an XML
-    reader reads a <plain-text>, or (``oscap``) as oscap does, CDATA markers and all."""
-    def piece(match: re.Match[str]) -> str:
-        held = pieces[match.group(1)]
-        return f"<![CDATA[{held}{CDATA_END}" if oscap else held
-    return _SHARED_MARK.sub(piece, text)
