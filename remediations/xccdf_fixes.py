@@ -49,10 +49,20 @@ def _common_functions(catalogue: Catalogue) -> frozenset[str]:
     return frozenset.intersection(*reached)
 
 
-def xccdf_shared_texts(catalogue: Catalogue) -> dict[str, str]:
+XccdfFixes = dict[str, list[tuple[str, str]]]  # rule id -> [(fix system, text)]
+
+
+def xccdf_fix_texts(catalogue: Catalogue) -> tuple[XccdfFixes, dict[str, str]]:
+    """Each rule's fixes for the data stream, and the shared pieces they name (in both
+    forms), from one reckoning of the functions every fix calls."""
+    common = _common_functions(catalogue)
+    return _rule_fixes(catalogue, common), _shared_texts(catalogue, common)
+
+
+def _shared_texts(catalogue: Catalogue, common: frozenset[str]) -> dict[str, str]:
     """The shared pieces in each form, by the name a fix's mark gives them: in an Ansible
     fix a piece's lines are indented as the planner's lines are."""
-    pieces = shared_pieces(shell_layout(), _common_functions(catalogue))
+    pieces = shared_pieces(shell_layout(), common)
     pieces[TUNED_PROFILES_PIECE] = tuned_profile_assignments(_xccdf_fix_input(catalogue), environment())
     texts = {}
     for name, text in pieces.items():
@@ -61,14 +71,13 @@ def xccdf_shared_texts(catalogue: Catalogue) -> dict[str, str]:
     return texts
 
 
-def xccdf_fixes(catalogue: Catalogue) -> dict[str, list[tuple[str, str]]]:
-    """Each rule's bash and Ansible fix for the data stream: values come from XCCDF
-    <sub> elements (marked with SUB), so `oscap xccdf generate fix` fills them in, and
-    so does the library (marked with SHARED: xccdf_shared_texts). A rule whose remedy is
-    work for a person has none: its XCCDF fixtext says what to do."""
+def _rule_fixes(catalogue: Catalogue, common: frozenset[str]) -> XccdfFixes:
+    """Each rule's bash and Ansible fix: values come from XCCDF <sub> elements (marked with
+    SUB), so `oscap xccdf generate fix` fills them in, and so does the library (marked with
+    SHARED: _shared_texts). A rule whose remedy is work for a person has none: its XCCDF
+    fixtext says what to do."""
     env = environment()
-    common = _common_functions(catalogue)
-    fixes: dict[str, list[tuple[str, str]]] = {rule_id: [] for rule_id in catalogue.rules}
+    fixes: XccdfFixes = {rule_id: [] for rule_id in catalogue.rules}
     for rule in _fixed_rules(catalogue):
         fix = _xccdf_fix_input(catalogue, (rule.id,))
         planner = bash_script(catalogue, fix, "env", common).rstrip("\n")

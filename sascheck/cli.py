@@ -210,11 +210,11 @@ def _build(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from .content.build import build, default_output
-    from .remediations.xccdf_fixes import xccdf_fixes, xccdf_shared_texts
+    from .remediations.xccdf_fixes import xccdf_fix_texts
 
     catalogue = load_rules()
     target = build(catalogue, Path(args.output) if args.output else default_output(),
-                   xccdf_fixes(catalogue), xccdf_shared_texts(catalogue))
+                   *xccdf_fix_texts(catalogue))
     print(target)
     return EXIT_OK
 

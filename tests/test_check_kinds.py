@@ -167,10 +167,10 @@ def test_every_site_value_a_fix_block_reads_is_set_in_every_fix_format(catalogue
         ansible_planner,
     )
     from sascheck.remediations.rendering import environment
-    from sascheck.remediations.xccdf_fixes import xccdf_fixes
+    from sascheck.remediations.xccdf_fixes import xccdf_fix_texts
 
     shell_names = {name.upper(): name for name in catalogue.variables}
-    fixes = xccdf_fixes(catalogue)
+    fixes, _ = xccdf_fix_texts(catalogue)
     defaults = {name: variable.default for name, variable in catalogue.variables.items()}
     seen = set()
     for rule in catalogue.rules.values():

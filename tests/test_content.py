@@ -12,7 +12,7 @@ from lxml import etree
 from sascheck.cli import main
 from sascheck.content.build import compile_catalogue
 from sascheck.content.tailoring import read_tailoring
-from sascheck.remediations.xccdf_fixes import xccdf_fixes, xccdf_shared_texts
+from sascheck.remediations.xccdf_fixes import xccdf_fix_texts
 from sascheck.rules import load_catalogue
 
 from .support.oscap import DATASTREAM, oscap_available
@@ -28,13 +28,13 @@ def catalogue():
 
 
 def test_committed_datastream_is_current(catalogue):
-    assert DATASTREAM.read_bytes() == compile_catalogue(
-        catalogue, fixes=xccdf_fixes(catalogue), shared=xccdf_shared_texts(catalogue)), \
+    fixes, shared = xccdf_fix_texts(catalogue)
+    assert DATASTREAM.read_bytes() == compile_catalogue(catalogue, fixes=fixes, shared=shared), \
         "run sascheck build"
 
 
 def test_build_is_deterministic_and_honours_source_date_epoch(catalogue, monkeypatch, tmp_path):
-    fixes, shared = xccdf_fixes(catalogue), xccdf_shared_texts(catalogue)
+    fixes, shared = xccdf_fix_texts(catalogue)
     assert compile_catalogue(catalogue, fixes=fixes, shared=shared) == \
         compile_catalogue(catalogue, fixes=fixes, shared=shared)
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")

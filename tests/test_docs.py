@@ -21,7 +21,7 @@ from sascheck.remediations.generate import (
     bash_script,
     fix_input_from_result,
 )
-from sascheck.remediations.xccdf_fixes import xccdf_fixes, xccdf_shared_texts
+from sascheck.remediations.xccdf_fixes import xccdf_fix_texts
 from sascheck.rules import Catalogue, load_catalogue
 from sascheck.rules.loader import RULES_DIR
 from sascheck.scanner.scan import run_scan, site_values
@@ -225,8 +225,8 @@ def test_the_fix_oscap_assembles_sets_the_pages_value_in_its_block(tmp_path, tai
     block alone (said, exit 1); the blocks after it still run."""
     catalogue, rule_id = _catalogue_as_the_doc_says(tmp_path)
     datastream = tmp_path / "ds.xml"
-    datastream.write_bytes(compile_catalogue(catalogue, fixes=xccdf_fixes(catalogue),
-                                             shared=xccdf_shared_texts(catalogue)))
+    fixes, shared = xccdf_fix_texts(catalogue)
+    datastream.write_bytes(compile_catalogue(catalogue, fixes=fixes, shared=shared))
     root = sas_host(tmp_path / "root", dirty_ratio=30, extra_files=DIRTY)
     tailoring = _tailoring(catalogue, root, tmp_path / "tailoring.xml",
                            dirty_expire_centisecs=tailored)
