@@ -275,24 +275,21 @@ def _kernel_default_allowed(facts: OvalFacts) -> Element:
     def no_sas_device(path: str, pattern: str | None, comment: str) -> Element:
         """No device at any level of the SAS stacks has /sys/block/NAME/``path`` (matching
         ``pattern``)."""
-        tests = []
-        for depth, names in enumerate(facts.device_levels()):
-            files = oval.local(f"{comment}: level {depth} files",
-                               concat("/sys/block/", var(names), f"/{path}"))
-            if pattern is None:
-                found = oval.obj("unix:file", f"{comment} (level {depth})",  # a directory
-                                 entity("unix:path", var=files, var_check="at least one"),
-                                 entity("unix:filename", nil=True))
-                kind = "unix:file"
-            else:
-                found = oval.obj("ind:textfilecontent54", f"{comment} (level {depth})",
-                                 entity("ind:filepath", var=files, var_check="at least one"),
-                                 entity("ind:pattern", pattern, op="pattern match"),
-                                 entity("ind:instance", "1", datatype="int"))
-                kind = "ind:textfilecontent54"
-            tests.append(criterion(oval.test(kind, f"no SAS device: {comment} (level {depth})",
-                                             found, existence="none_exist")))
-        return all_of(*tests)
+        files = oval.local(f"{comment}: files in the SAS storage stacks",
+                           concat("/sys/block/", var(facts.stack_devices()), f"/{path}"))
+        if pattern is None:
+            found = oval.obj("unix:file", f"{comment} in the SAS storage stacks",  # a directory
+                             entity("unix:path", var=files, var_check="at least one"),
+                             entity("unix:filename", nil=True))
+            kind = "unix:file"
+        else:
+            found = oval.obj("ind:textfilecontent54", f"{comment} in the SAS storage stacks",
+                             entity("ind:filepath", var=files, var_check="at least one"),
+                             entity("ind:pattern", pattern, op="pattern match"),
+                             entity("ind:instance", "1", datatype="int"))
+            kind = "ind:textfilecontent54"
+        return criterion(oval.test(kind, f"no SAS device: {comment}", found,
+                                   existence="none_exist"))
 
     prefixes = dict(LEGACY_DEFAULT_SCHEDULERS)
     rhel7 = prefixes["3."]

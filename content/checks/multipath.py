@@ -32,17 +32,17 @@ def multipath_all_paths(facts: OvalFacts, rule: Rule) -> Element:
     other = oval.state("ind:textfilecontent54", "a policy that leaves paths idle",
                        entity("ind:subexpression", f"^(?!(?:{allowed})$)", op="pattern match"))
     # As the scanner, only where a SAS file system sits on a multipath map.
-    maps = [criterion(oval.test(
-        "ind:textfilecontent54", f"a multipath map at SAS stack level {depth}", facts.dm_uuids(
-            names, f"^{MULTIPATH_UUID_PREFIX}", f"multipath maps at SAS stack level {depth}")))
-        for depth, names in enumerate(facts.device_levels())]
+    maps = criterion(oval.test(
+        "ind:textfilecontent54", "a multipath map in the SAS storage stacks", facts.dm_uuids(
+            facts.stack_devices(), f"^{MULTIPATH_UUID_PREFIX}",
+            "multipath maps in the SAS storage stacks")))
     multibus = oval.state("ind:textfilecontent54", "multibus",
                           entity("ind:subexpression", "multibus"))
     sets_multibus = any_of(*(criterion(oval.test("ind:textfilecontent54", comment, object_id,
                                                  multibus, check="at least one"))
                              for object_id, comment in ((conf, "multipath.conf says multibus"),
                                                         (drop_ins, "a conf.d file says multibus"))))
-    return any_of(none_of(*maps, comment="no SAS file system is on a multipath map"),
+    return any_of(none_of(maps, comment="no SAS file system is on a multipath map"),
                   all_of(none_of(*(criterion(oval.test("ind:textfilecontent54", comment,
                                                        object_id, other, check="at least one"))
                                    for object_id, comment in (
@@ -61,16 +61,12 @@ def _mixed_alua_states(facts: OvalFacts) -> Element:
     oval = facts.oval
 
     def some(state: str) -> Element:
-        tests = []
-        for depth, names in enumerate(facts.device_levels()):
-            devices = oval.local(f"device directories at SAS stack level {depth}",
-                                 concat("/sys/block/", var(names), "/device"))
-            found = oval.obj("ind:textfilecontent54", f"{state} paths at level {depth}",
-                             entity("ind:path", var=devices, var_check="at least one"),
-                             entity("ind:filename", "access_state"),
-                             entity("ind:pattern", f"^{state}\\s*$", op="pattern match"),
-                             entity("ind:instance", "1", datatype="int"))
-            tests.append(criterion(oval.test("ind:textfilecontent54",
-                                             f"a {state} path at level {depth}", found)))
-        return any_of(*tests)
+        devices = oval.local("device directories in the SAS storage stacks",
+                             concat("/sys/block/", var(facts.stack_devices()), "/device"))
+        found = oval.obj("ind:textfilecontent54", f"{state} paths in the SAS storage stacks",
+                         entity("ind:path", var=devices, var_check="at least one"),
+                         entity("ind:filename", "access_state"),
+                         entity("ind:pattern", f"^{state}\\s*$", op="pattern match"),
+                         entity("ind:instance", "1", datatype="int"))
+        return criterion(oval.test("ind:textfilecontent54", f"a {state} path", found))
     return all_of(some("active/optimized"), some("active/non-optimized"))

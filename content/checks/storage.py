@@ -244,57 +244,46 @@ def sas_dirs_separate(facts: OvalFacts, rule: Rule) -> Element:
 
 def block_scheduler(facts: OvalFacts, rule: Rule) -> Element:
     """As scanner.checks.storage.block_scheduler: every device's scheduler in the SAS stacks,
-    except the paths of a dm-multipath map (its own scheduler decides)."""
+    except the paths of a request-based dm-multipath map there (its own scheduler decides;
+    a bio-based map has no scheduler, so its paths are judged)."""
     oval = facts.oval
     allowed = oval.state("ind:textfilecontent54", "an allowed scheduler",
                          entity("ind:subexpression", var=facts.listed("allowed_schedulers"),
                                 var_check="at least one"))
-    levels = facts.device_levels()
-    tests, found = [], []
-    for depth, names in enumerate(levels):
-        # Files without a [selection] (bio-based dm, zram) yield no item: skipped.
-        files = facts.queue_files(names, "scheduler", r"\[([^\]]+)\]",
-                                   f"schedulers at stack level {depth}")
-        found.append(criterion(oval.test("ind:textfilecontent54",
-                                         f"a SAS device with a scheduler (level {depth})", files)))
-        judged = criterion(oval.test("ind:textfilecontent54", f"{rule.title} (level {depth})",
-                                     files, allowed, existence="any_exist"))
-        if depth == 0:
-            tests.append(judged)
-            continue
-        uuids = facts.dm_uuids(levels[depth - 1], f"^{MULTIPATH_UUID_PREFIX}",
-                               f"multipath maps at SAS stack level {depth - 1}")
-        # Request-based maps, the ones with a scheduler (queue_mode bio has none).
-        maps = facts.queue_files(oval.local(
-            f"names of multipath maps at level {depth - 1}",
-            capture(r"^/sys/block/([^/]+)/dm$", component(uuids, "path"))),
-            "scheduler", r"\[([^\]]+)\]", f"request-based multipath maps at level {depth - 1}")
-        path_links = oval.obj("unix:file", f"paths of multipath maps at level {depth - 1}",
-                              entity("unix:path", var=oval.local(
-                                  f"slaves directories of multipath maps at level {depth - 1}",
-                                  concat(capture(r"^(/sys/block/[^/]+)/queue$",
-                                                 component(maps, "path")), "/slaves")),
-                                  var_check="at least one"),
-                              entity("unix:filename", "^[^/]+$", op="pattern match"))
-        path_queues = oval.local(f"queue directories of multipath paths at level {depth}",
-                                 concat("/sys/block/", component(path_links, "filename"),
-                                        "/queue"))
-        a_path = oval.state("ind:textfilecontent54", "a multipath path's queue",
-                            entity("ind:path", var=path_queues, var_check="at least one"))
-        not_paths = oval.obj("ind:textfilecontent54",
-                             f"schedulers at stack level {depth}, multipath paths left out",
-                             set_of=(files,), filters=(("exclude", a_path),))
-        # With no map above, the filter's variable has no value: judge every device.
-        has_maps = criterion(oval.test("ind:textfilecontent54",
-                                       f"a multipath map at level {depth - 1}", maps))
-        tests.append(any_of(
-            all_of(has_maps, criterion(
-                oval.test("ind:textfilecontent54", f"{rule.title} (level {depth}, no paths)",
-                          not_paths, allowed, existence="any_exist"))),
-            all_of(none_of(has_maps), judged)))
+    stack = facts.stack_devices()
+    # Files without a [selection] (bio-based dm, zram) yield no item: skipped.
+    files = facts.queue_files(stack, "scheduler", r"\[([^\]]+)\]",
+                              "schedulers in the SAS storage stacks")
+    uuids = facts.dm_uuids(stack, f"^{MULTIPATH_UUID_PREFIX}",
+                           "multipath maps in the SAS storage stacks")
+    maps = facts.queue_files(oval.local(
+        "names of multipath maps in the SAS storage stacks",
+        capture(r"^/sys/block/([^/]+)/dm$", component(uuids, "path"))),
+        "scheduler", r"\[([^\]]+)\]", "request-based multipath maps in the SAS storage stacks")
+    path_links = oval.obj("unix:file", "paths of request-based multipath maps",
+                          entity("unix:path", var=oval.local(
+                              "slaves directories of request-based multipath maps",
+                              concat(capture(r"^(/sys/block/[^/]+)/queue$",
+                                             component(maps, "path")), "/slaves")),
+                              var_check="at least one"),
+                          entity("unix:filename", "^[^/]+$", op="pattern match"))
+    # Never empty (a state over a variable with no value errs): "/" is no queue directory.
+    path_queues = oval.union_values("queue directories of multipath paths, and one no queue "
+                                    "is", [oval.local("queue directories of multipath paths",
+                                                      concat("/sys/block/", component(
+                                                          path_links, "filename"), "/queue")),
+                                           oval.constant("no queue directory", ["/"])])
+    a_path = oval.state("ind:textfilecontent54", "a multipath path's queue",
+                        entity("ind:path", var=path_queues, var_check="at least one"))
+    not_paths = oval.obj("ind:textfilecontent54",
+                         "schedulers in the SAS storage stacks, multipath paths left out",
+                         set_of=(files,), filters=(("exclude", a_path),))
     # No device with a scheduler under the SAS file systems (all on NFS, say) is nothing
     # judged: the scanner says notapplicable; OVAL, which cannot, fails rather than pass.
-    return all_of(any_of(*found, comment="a SAS device with a scheduler"), *tests)
+    return all_of(criterion(oval.test("ind:textfilecontent54", "a SAS device with a scheduler",
+                                      files)),
+                  criterion(oval.test("ind:textfilecontent54", rule.title, not_paths, allowed,
+                                      existence="any_exist")))
 
 
 def block_read_ahead(facts: OvalFacts, rule: Rule) -> Element:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ...rules import Rule
 from ...rules.host_layout import (
     MULTIPATH_UUID_PATTERN,
-    PAGE_UNIT_RATIO_MAX,
+    PAGE_UNIT_RATIOS,
     QUEUE_IO_MIN,
     SAS_DEFAULT_PAGE_MAX,
 )
@@ -56,7 +56,7 @@ def volume_striped(facts: OvalFacts, rule: Rule) -> Element:
                   _no_multipath_mounted(facts))
 
 
-# OVAL has no division: page / unit ratios are recognised up to PAGE_UNIT_RATIO_MAX, for
+# OVAL has no division: the page / unit ratios in PAGE_UNIT_RATIOS are recognised, for
 # stripe units and pages below 2**PAIR_SHIFT bytes (32 MiB).
 PAIR_SHIFT = 25
 
@@ -73,7 +73,7 @@ def bufsize_matches_stripe(facts: OvalFacts, rule: Rule) -> Element:
     units = oval.local("stripe units of striped SAS volumes (bytes)",
                        component(units_object, "subexpression"), datatype="int")
     bufsize = facts.external("sas_bufsize_bytes")
-    ratios = range(1, PAGE_UNIT_RATIO_MAX + 1)
+    ratios = PAGE_UNIT_RATIOS
     unit_tags = oval.constant("k x 2^25 + 1 for each ratio k", [
         str((k << PAIR_SHIFT) + 1) for k in ratios], datatype="int")
     page_tags = oval.constant("2^25 + k for each ratio k", [

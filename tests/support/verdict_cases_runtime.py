@@ -318,6 +318,12 @@ RUNTIME_CASES: list[VerdictCase] = cases([
      {"sas_luns": 4, "stripe_kib": 256}, [], "pass"),
     ("bufsize: 96K across the paper's 256 KiB stripe units", "sas_bufsize_matches_stripe",
      {"sas_luns": 4, "stripe_kib": 256, "sas_local_cfg": sas_cfg("96K")}, [], "fail"),
+    # OVAL lists the ratios it recognises (rules.host_layout.PAGE_UNIT_RATIOS): the largest,
+    # and one above 64 with an odd part (3) above 1, judged alike in both engines.
+    ("bufsize: 4K pages inside 4 MiB stripe units (ratio 1024)", "sas_bufsize_matches_stripe",
+     {"sas_local_cfg": sas_cfg("4K"), "stripe_kib": 4096}, [], "pass"),
+    ("bufsize: 6144K pages over 64 KiB stripe units (ratio 96)", "sas_bufsize_matches_stripe",
+     {"sas_local_cfg": sas_cfg("6144K")}, [], "pass"),
     # nothing judged is never a pass (#24 item 4)
     ("bufsize: nothing striped, nothing to match", "sas_bufsize_matches_stripe",
      {"sas_luns": 1, "sas_local_cfg": sas_cfg("96K")}, [], "notapplicable"),
