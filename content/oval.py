@@ -106,6 +106,19 @@ def arithmetic(operation: str, *parts: Element) -> Element:
     return _with("arithmetic", parts, arithmetic_operation=operation)
 
 
+def set_node(members: Sequence[str | Element],
+             filters: Sequence[tuple[str, str]] = ()) -> Element:
+    """One UNION <set> of one or two object ids, or of one or two nested sets, then its
+    filters (action, state id), which apply to this branch only."""
+    element = el("set", set_operator="UNION")
+    for member in members:
+        element.append(el("object_reference", member) if isinstance(member, str)
+                       else copy.deepcopy(member))
+    for action, state_id in filters:
+        element.append(el("filter", state_id, action=action))
+    return element
+
+
 # -- criteria ----------------------------------------------------------------------------
 def criterion(test_id: str, negate: bool = False) -> Element:
     return el("criterion", test_ref=test_id, negate="true" if negate else None)
@@ -177,14 +190,18 @@ class OvalDocument:
     # -- objects, states, tests ----------------------------------------------------------
     def obj(self, kind: str, comment: str, *entities: Element,
             filters: Sequence[tuple[str, str]] = (), behaviors: dict[str, str] | None = None,
-            set_of: tuple[str, ...] | None = None) -> str:
-        """``kind`` like 'ind:textfilecontent54'; ``filters`` are (action, state id)."""
+            set_of: tuple[str, ...] | None = None, set_tree: Element | None = None) -> str:
+        """``kind`` like 'ind:textfilecontent54'; ``filters`` are (action, state id);
+        ``set_tree`` a <set> built with set_node (filters of its own on each branch)."""
         element = el(f"{kind}_object")
         if behaviors:
             element.append(el(f"{kind.split(':')[0]}:behaviors", **behaviors))
         # Filters belong to the set when the object is a set, else to the object.
         holder = element
-        if set_of is not None:
+        if set_tree is not None:
+            holder = set_tree
+            element.append(holder)
+        elif set_of is not None:
             holder = self._set(set_of)
             element.append(holder)
         element.extend(entities)
@@ -242,19 +259,34 @@ class OvalDocument:
                        else all_of(body))
         return self._add("def", element, None)
 
+    def extension(self, title: str, body: Element) -> Element:
+        """A criteria tree that several definitions hold, stored once as a definition of its
+        own and named with <extend_definition>: oscap's results repeat every criterion of
+        a tree in each definition that holds it, and so does the data stream (#66)."""
+        element = el("definition", **{"class": "miscellaneous"})
+        metadata = el("metadata")
+        metadata.append(el("title", title))
+        metadata.append(el("description", f"Part of other definitions: {title}."))
+        element.append(metadata)
+        element.append(copy.deepcopy(body) if etree.QName(body).localname == "criteria"
+                       else all_of(body))
+        return el("extend_definition", definition_ref=self._add("def", element, None),
+                  comment=title)
+
     # -- common shapes -------------------------------------------------------------------
     def values_of(self, comment: str, variable_id: str) -> str:
         """A variable_object over one variable: one item holding all its values."""
         return self.obj("ind:variable", comment, el("ind:var_ref", variable_id))
 
     def union_values(self, comment: str, variable_ids: Sequence[str],
-                     datatype: str = "string") -> str:
-        """A variable holding the values of all ``variable_ids``."""
+                     datatype: str = "string", distinct: bool = False) -> str:
+        """A variable holding the values of all ``variable_ids`` (each once: ``distinct``)."""
         if len(variable_ids) == 1:
             return variable_ids[0]
         objects = tuple(self.values_of(f"{comment}: part", v) for v in variable_ids)
         union = self.obj("ind:variable", comment, set_of=objects)
-        return self.local(comment, component(union, "value"), datatype=datatype)
+        values = component(union, "value")
+        return self.local(comment, unique(values) if distinct else values, datatype=datatype)
 
     def has_values(self, comment: str, variable_id: str, pattern: str = ".") -> str:
         """A test that is true when the variable has a value matching ``pattern``."""

@@ -42,6 +42,7 @@ from .oval import (
     escape_regex,
     literal,
     split,
+    unique,
     var,
 )
 from .oval_tuned import TunedFacts
@@ -162,16 +163,18 @@ class OvalFacts(TunedFacts):
                 named = component(there, "path")
             dirs = oval.local(f"{role} directories ending in /",
                               capture(r"^(/[^/]*.*/)$", concat(named, "/")))
+            # unique: every (mount, dir) pair that does not hold is an empty capture, and
+            # oscap's results list each value of this chain for every object built on it
             raw_pairs = oval.local(f"{role}: mount|dir where the mount holds the dir",
-                                   capture(r"^(([^|]*)\|\2.*)$",
-                                           concat(var(self._mounts_slashed()), "|", var(dirs))))
+                                   unique(capture(r"^(([^|]*)\|\2.*)$", concat(
+                                       var(self._mounts_slashed()), "|", var(dirs)))))
             pairs = oval.local(f"{role}: holding pairs", capture(
                 PAIR_FROM_PATTERN, component(self._pair_items(f"{role} pairs", raw_pairs, None),
                                         "pattern")))
             shadowed = oval.local(
                 f"{role}: pairs with a deeper mount between",
-                capture(r"^(([^|]*)\|\2(?=([^|]+)[^|]*\|\2\3$)[^|]*)\|",
-                        concat(var(pairs), "|", var(self._mounts_slashed()))))
+                unique(capture(r"^(([^|]*)\|\2(?=([^|]+)[^|]*\|\2\3$)[^|]*)\|",
+                               concat(var(pairs), "|", var(self._mounts_slashed())))))
             deepest = oval.local(f"{role}: deepest pairs", capture(
                 PAIR_FROM_PATTERN, component(self._pair_items(f"{role} deepest pairs", pairs,
                                                          shadowed), "pattern")))
@@ -196,8 +199,10 @@ class OvalFacts(TunedFacts):
             parts = oval.obj("linux:partition", "all SAS file systems",
                              set_of=tuple(self.sas_partitions(r) for r in SAS_ROLES))
             devices = oval.local("devices of SAS file systems", component(parts, "device"))
-            mapper = oval.local("/dev/mapper names", capture(r"^/dev/mapper/(.+)$", var(devices)))
-            plain = oval.local("/dev/NAME names", capture(r"^/dev/([^/]+)$", var(devices)))
+            mapper = oval.local("/dev/mapper names", unique(capture(r"^/dev/mapper/(.+)$",
+                                                                    var(devices))))
+            plain = oval.local("/dev/NAME names", unique(capture(r"^/dev/([^/]+)$",
+                                                                var(devices))))
             named = oval.state("ind:textfilecontent54", "dm name of a SAS device",
                                entity("ind:subexpression", var=mapper, var_check="at least one"))
             dm_names = oval.obj("ind:textfilecontent54", "device-mapper names",
@@ -209,7 +214,8 @@ class OvalFacts(TunedFacts):
                                 filters=[("include", named)])
             dm = oval.local("dm devices named by /dev/mapper", capture(
                 r"^/sys/block/([^/]+)/dm$", component(dm_names, "path")))
-            return oval.union_values("block devices mounted by SAS file systems", [dm, plain])
+            return oval.union_values("block devices mounted by SAS file systems", [dm, plain],
+                                     distinct=True)
         return self.once("level0", build)
 
     def parents(self, names: str, comment: str) -> str:
@@ -223,8 +229,8 @@ class OvalFacts(TunedFacts):
                          entity("ind:filename", "partition"),
                          entity("ind:pattern", r"^(\d+)", op="pattern match"),
                          entity("ind:instance", "1", datatype="int"))
-        return oval.local(f"{comment}: disks of partitions", capture(
-            r"^/sys/block/([^/]+)/", component(found, "path")))
+        return oval.local(f"{comment}: disks of partitions", unique(capture(
+            r"^/sys/block/([^/]+)/", component(found, "path"))))
 
     def device_levels(self) -> list[str]:
         """Level 0 (mounted) and each level below: slaves and the disks of partitions."""
@@ -241,7 +247,7 @@ class OvalFacts(TunedFacts):
                 names = oval.local(f"level {depth}: slave names", component(slaves, "filename"))
                 levels.append(oval.union_values(
                     f"level {depth} of the SAS storage stack",
-                    [names, self.parents(above, f"level {depth - 1}")]))
+                    [names, self.parents(above, f"level {depth - 1}")], distinct=True))
             return levels
         return self.once("levels", build)
 
@@ -251,7 +257,7 @@ class OvalFacts(TunedFacts):
         object and test, each value of every variable it derives from (the whole mount and
         level chain), so per-level objects made the stack's rules 2.5 MB of an ARF (#66)."""
         return self.once("stack", lambda: self.oval.union_values(
-            "every device of the SAS storage stacks", self.device_levels()))
+            "every device of the SAS storage stacks", self.device_levels(), distinct=True))
 
     def queue_files(self, names: str, filename: str, pattern: str, comment: str) -> str:
         paths = self.oval.local(f"{comment}: queue directories",

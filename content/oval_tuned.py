@@ -26,9 +26,11 @@ from .oval import (
     capture,
     component,
     concat,
+    count,
     criterion,
     entity,
     none_of,
+    set_node,
     split,
     var,
 )
@@ -77,6 +79,12 @@ class TunedFacts:
         """tuned starts at the next boot. ``surely``: enabled where every boot starts it
         (what makes a setting pass); else wherever some boot may (what makes one fail).
         OVAL cannot follow default.target or inittab (scanner/boot/target.py does)."""
+        return self.once(f"tuned-enabled:{surely}", lambda: self.oval.extension(
+            "tuned is enabled at boot and loads its active profile" if surely else
+            "tuned may start at boot and load its active profile",
+            self._tuned_enabled(surely)))
+
+    def _tuned_enabled(self, surely: bool) -> Element:
         oval = self.oval
         wants = oval.paths("systemd target wants directories" if not surely else
                            "wants directories every boot reaches",
@@ -153,6 +161,12 @@ class TunedFacts:
         sets the key decides (a profile overrides what it includes). ``acceptable`` lists
         (value regex with one group, state on that group or None); any one may hold.
         ``surely`` as tuned_enabled: False where the setting makes a rule fail."""
+        return self.once(f"tuned-setting:{key_pattern}:{acceptable}:{surely}",
+                         lambda: self.oval.extension(comment, self._tuned_setting(
+                             key_pattern, acceptable, comment, surely)))
+
+    def _tuned_setting(self, key_pattern: str, acceptable: list[tuple[str, str | None]],
+                       comment: str, surely: bool) -> Element:
         oval = self.oval
 
         def setting(level: int, value_pattern: str) -> str:
@@ -164,15 +178,33 @@ class TunedFacts:
                             entity("ind:instance", "1", datatype="int",
                                    op="greater than or equal"))
 
-        decision: Element | None = None
-        for level in reversed(range(CHAIN_DEPTH)):
-            sets_it = oval.test("ind:textfilecontent54", f"{comment}: set at level {level}",
-                                setting(level, "(.*?)"))
-            good = any_of(*(criterion(oval.test(
-                "ind:textfilecontent54", f"{comment}: acceptable at level {level}",
-                setting(level, pattern), state)) for pattern, state in acceptable))
-            here = all_of(criterion(sets_it), good)
-            decision = here if decision is None else any_of(
-                here, all_of(criterion(sets_it, negate=True), decision))
-        assert decision is not None
-        return all_of(self.tuned_enabled(surely), decision, comment=comment)
+        # The highest level that sets the key decides. Each level's lines are kept only
+        # where no level above sets it (a filter per level above, on its count of lines), so
+        # one test per acceptable pattern judges the chain: per-level tests were some 400 of
+        # an ARF's tests (#66).
+        above = [self._sets_above(setting(level, "(.*?)"), comment, level)
+                 for level in range(CHAIN_DEPTH - 1)]
+        branch: Element | None = None
+        acceptable_tests = []
+        for pattern, state in acceptable:
+            for level in reversed(range(CHAIN_DEPTH)):
+                leaf = set_node([setting(level, pattern)],
+                                [("exclude", shadow) for shadow in above[:level]])
+                branch = leaf if branch is None else set_node([leaf, branch])
+            assert branch is not None
+            decided = oval.obj("ind:textfilecontent54",
+                               f"{comment}: the highest level that sets it", set_tree=branch)
+            branch = None
+            acceptable_tests.append(criterion(oval.test(
+                "ind:textfilecontent54", f"{comment}: acceptable", decided, state)))
+        return all_of(self.tuned_enabled(surely), any_of(*acceptable_tests), comment=comment)
+
+    def _sets_above(self, lines: str, comment: str, level: int) -> str:
+        """A state that every line matches when ``lines`` (the key at ``level``) has an
+        item, and none does otherwise: a filepath pattern ^(?!N) from the first digit N of
+        the count (no path starts with a digit), or ^(?!), which nothing matches."""
+        oval = self.oval
+        pattern = oval.local(f"{comment}: set at level {level}, as a pattern", concat(
+            "^(?!", capture(r"^([1-9])", count(component(lines, "filepath"))), ")"))
+        return oval.state("ind:textfilecontent54", f"{comment}: set at level {level}",
+                          entity("ind:filepath", op="pattern match", var=pattern))

@@ -138,10 +138,15 @@ class _BootSources:
             if value is None:  # not known: no default passes there (sascheck says error)
                 earlier.append(kernel)
                 continue
+            # The first prefix that matches decides: stored once per key and prefix, as the
+            # fields of a value of several share it.
+            decides = oval.extension(f"{key}: the kernel's default is that of "
+                                     f"{prefix or 'any'} kernels",
+                                     all_of(kernel, *(none_of(e) for e in earlier)))
             number = value if field is None else value.split()[field]
             is_value = oval.state("ind:variable", f"{number}", entity(
                 "ind:value", number, datatype="int", op=op))
-            defaults.append(all_of(kernel, *(none_of(e) for e in earlier), criterion(oval.test(
+            defaults.append(all_of(decides, criterion(oval.test(
                 "ind:variable", f"the site value is the kernel's {key} default {number}",
                 wanted, is_value))))
             earlier.append(kernel)
