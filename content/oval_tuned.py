@@ -184,19 +184,29 @@ class TunedFacts:
         # an ARF's tests (#66).
         above = [self._sets_above(setting(level, "(.*?)"), comment, level)
                  for level in range(CHAIN_DEPTH - 1)]
-        branch: Element | None = None
-        acceptable_tests = []
-        for pattern, state in acceptable:
+
+        def decided(value_pattern: str) -> str:
+            branch: Element | None = None
             for level in reversed(range(CHAIN_DEPTH)):
-                leaf = set_node([setting(level, pattern)],
+                leaf = set_node([setting(level, value_pattern)],
                                 [("exclude", shadow) for shadow in above[:level]])
                 branch = leaf if branch is None else set_node([leaf, branch])
             assert branch is not None
-            decided = oval.obj("ind:textfilecontent54",
-                               f"{comment}: the highest level that sets it", set_tree=branch)
-            branch = None
-            acceptable_tests.append(criterion(oval.test(
-                "ind:textfilecontent54", f"{comment}: acceptable", decided, state)))
+            return oval.obj("ind:textfilecontent54",
+                            f"{comment}: the highest level that sets it", set_tree=branch)
+
+        acceptable_tests = []
+        for pattern, state in acceptable:
+            if state is None:  # the value alone decides: the key's own lines, one state
+                said = oval.state("ind:textfilecontent54", f"a value matching {pattern}",
+                                  entity("ind:subexpression", f"^(?:{pattern})$",
+                                         op="pattern match"))
+                test = oval.test("ind:textfilecontent54", f"{comment}: acceptable",
+                                 decided("(.*?)"), said, check="at least one")
+            else:  # the state reads the pattern's group
+                test = oval.test("ind:textfilecontent54", f"{comment}: acceptable",
+                                 decided(pattern), state)
+            acceptable_tests.append(criterion(test))
         return all_of(self.tuned_enabled(surely), any_of(*acceptable_tests), comment=comment)
 
     def _sets_above(self, lines: str, comment: str, level: int) -> str:

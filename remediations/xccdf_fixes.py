@@ -9,6 +9,7 @@ import re
 from ..rules import Catalogue, Rule
 from ..rules.host_layout import shell_layout
 from .bash_library import (
+    SHARED,
     TUNED_PROFILES_PIECE,
     piece_text,
     reached_functions,
@@ -56,7 +57,52 @@ def xccdf_fix_texts(catalogue: Catalogue) -> tuple[XccdfFixes, dict[str, str]]:
     """Each rule's fixes for the data stream, and the shared pieces they name (in both
     forms), from one reckoning of the functions every fix calls."""
     common = _common_functions(catalogue)
-    return _rule_fixes(catalogue, common), _shared_texts(catalogue, common)
+    fixes, runs = _rule_fixes(catalogue, common)
+    return fixes, {**_shared_texts(catalogue, common), **runs}
+
+
+# A run of lines every fix of one form holds (the set-up's comments and statements) is
+# stored once too, when it outweighs its <plain-text> and <sub>: the set-up was some 330 KB
+# of the data stream's fix text, repeated in every fix and so in every ARF (#66).
+SHARED_RUN_MIN_CHARACTERS = 200
+
+
+def _lines_in_every(texts: list[str]) -> list[str]:
+    """The longest runs of whole lines of the first text that every text holds, in order,
+    none holding a mark (a site value or a piece stays in each fix, as oscap fills it in)."""
+    runs: list[str] = []
+    lines = texts[0].split("\n")
+    start = 0
+    while start < len(lines):
+        end = start
+        while end < len(lines) and not _has_mark(lines[end]) and all(
+                f"\n{chr(10).join(lines[start:end + 1])}\n" in f"\n{text}\n" for text in texts):
+            end += 1
+        run = "\n".join(lines[start:end])
+        if len(run) >= SHARED_RUN_MIN_CHARACTERS:
+            runs.append(run)
+        start = max(end, start + 1)
+    return runs
+
+
+# The guard that stops a fix read without its pieces (Satellite's reader) stays in each fix.
+NO_LIBRARY_GUARD = "sascheck: no library"
+
+
+def _has_mark(line: str) -> bool:
+    return "\x00" in line or "\x01" in line or NO_LIBRARY_GUARD in line
+
+
+def _share_runs(texts: list[str], name: str) -> tuple[list[str], dict[str, str]]:
+    """``texts`` with each run every one holds replaced by a mark naming its piece
+    (``name``_N), and the pieces' texts."""
+    pieces = {}
+    for number, run in enumerate(_lines_in_every(texts), start=1):
+        piece = f"{name}_{number}"
+        pieces[piece] = run
+        texts = [f"\n{text}\n".replace(f"\n{run}\n", f"\n{SHARED.format(piece)}\n", 1)[1:-1]
+                 for text in texts]
+    return texts, pieces
 
 
 def _shared_texts(catalogue: Catalogue, common: frozenset[str]) -> dict[str, str]:
@@ -71,23 +117,31 @@ def _shared_texts(catalogue: Catalogue, common: frozenset[str]) -> dict[str, str
     return texts
 
 
-def _rule_fixes(catalogue: Catalogue, common: frozenset[str]) -> XccdfFixes:
+def _rule_fixes(catalogue: Catalogue, common: frozenset[str]
+                ) -> tuple[XccdfFixes, dict[str, str]]:
     """Each rule's bash and Ansible fix: values come from XCCDF <sub> elements (marked with
     SUB), so `oscap xccdf generate fix` fills them in, and so does the library (marked with
-    SHARED: _shared_texts). A rule whose remedy is work for a person has none: its XCCDF
+    SHARED: _shared_texts), and the runs of set-up lines every fix of a form holds (returned
+    by name, in their form). A rule whose remedy is work for a person has none: its XCCDF
     fixtext says what to do."""
     env = environment()
     fixes: XccdfFixes = {rule_id: [] for rule_id in catalogue.rules}
-    for rule in _fixed_rules(catalogue):
-        fix = _xccdf_fix_input(catalogue, (rule.id,))
-        planner = bash_script(catalogue, fix, "env", common).rstrip("\n")
+    rules = _fixed_rules(catalogue)
+    inputs = [_xccdf_fix_input(catalogue, (rule.id,)) for rule in rules]
+    blocks, block_runs = _share_runs(
+        [bash_script(catalogue, fix, "xccdf", common) for fix in inputs], "setup")
+    planners, planner_runs = _share_runs(
+        [bash_script(catalogue, fix, "env", common).rstrip("\n") for fix in inputs], "planner")
+    for rule, block, planner in zip(rules, blocks, planners):
         tasks = env.get_template("ansible/rule_tasks.yml.j2").render(
             rule=rule, planner=planner, planner_indent=ANSIBLE_PLANNER_INDENT,
             sas_dirs_env=SAS_DIRS_ENV, sas_data_dirs_env=SAS_DATA_DIRS_ENV, sub=SUB,
             revertable=False, tags=task_tags(rule),
             site_values=fix_values(catalogue, (rule.id,)))
         fixes[rule.id] = [
-            ("urn:xccdf:fix:script:sh",
-             _in_form(bash_script(catalogue, fix, "xccdf", common), "sh")),
+            ("urn:xccdf:fix:script:sh", _in_form(block, "sh")),
             ("urn:xccdf:fix:script:ansible", _in_form(tasks.rstrip("\n") + "\n", "ansible"))]
-    return fixes
+    runs = {f"sh_{name}": piece_text(text) for name, text in block_runs.items()}
+    runs.update((f"ansible_{name}", piece_text(text, ANSIBLE_PLANNER_INDENT))
+                for name, text in planner_runs.items())
+    return fixes, runs
