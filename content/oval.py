@@ -217,15 +217,9 @@ class OvalDocument:
     def _set(self, objects: tuple[str, ...]) -> Element:
         """A UNION of any number of objects of one type (OVAL nests sets two at a time)."""
         if len(objects) <= 2:
-            element = el("set", set_operator="UNION")
-            for object_id in objects:
-                element.append(el("object_reference", object_id))
-            return element
+            return set_node(objects)
         middle = len(objects) // 2
-        element = el("set", set_operator="UNION")
-        element.append(self._set(objects[:middle]))
-        element.append(self._set(objects[middle:]))
-        return element
+        return set_node([self._set(objects[:middle]), self._set(objects[middle:])])
 
     def state(self, kind: str, comment: str, *entities: Element) -> str:
         element = el(f"{kind}_state")

@@ -72,11 +72,16 @@ def _lines_in_every(texts: list[str]) -> list[str]:
     none holding a mark (a site value or a piece stays in each fix, as oscap fills it in)."""
     runs: list[str] = []
     lines = texts[0].split("\n")
+    padded = [f"\n{text}\n" for text in texts]  # a run matches at line boundaries only
+
+    def in_every(start: int, end: int) -> bool:
+        run = "\n".join(lines[start:end])
+        return all(f"\n{run}\n" in text for text in padded)
+
     start = 0
     while start < len(lines):
         end = start
-        while end < len(lines) and not _has_mark(lines[end]) and all(
-                f"\n{chr(10).join(lines[start:end + 1])}\n" in f"\n{text}\n" for text in texts):
+        while end < len(lines) and not _has_mark(lines[end]) and in_every(start, end + 1):
             end += 1
         run = "\n".join(lines[start:end])
         if len(run) >= SHARED_RUN_MIN_CHARACTERS:
@@ -87,10 +92,12 @@ def _lines_in_every(texts: list[str]) -> list[str]:
 
 # The guard that stops a fix read without its pieces (Satellite's reader) stays in each fix.
 NO_LIBRARY_GUARD = "sascheck: no library"
+# What a site value's mark (SUB) and a shared piece's mark (SHARED) hold a name between.
+_MARK_DELIMITERS = (SUB[0], SHARED[-1])
 
 
 def _has_mark(line: str) -> bool:
-    return "\x00" in line or "\x01" in line or NO_LIBRARY_GUARD in line
+    return any(mark in line for mark in _MARK_DELIMITERS) or NO_LIBRARY_GUARD in line
 
 
 def _share_runs(texts: list[str], name: str) -> tuple[list[str], dict[str, str]]:
