@@ -67,13 +67,15 @@ def compile_catalogue(catalogue: Catalogue, when: datetime | None = None,
     # Each rule exports the site values its kind reads (rules/check_kinds.py).
     exports = {rule.id: sorted((oval_facts.external(name), name) for name in rule.values)
                if rule.id in definitions else [] for rule in catalogue.rules.values()}
+    oval.share_repeated_criteria()
     oval_root = oval.root(timestamp)
     cpe_oval = OvalDocument(namespace="org.sascheck.cpe")
     cpe_facts = build_facts(cpe_oval)
     xccdf = benchmark(catalogue, __version__, when.strftime("%Y-%m-%d"), definitions, exports,
                       fixes, shared)
-    stream = data_stream(xccdf, oval_root, cpe_dictionary(cpe_facts, timestamp),
-                         cpe_oval.root(timestamp), timestamp)
+    dictionary = cpe_dictionary(cpe_facts, timestamp)
+    cpe_oval.share_repeated_criteria()
+    stream = data_stream(xccdf, oval_root, dictionary, cpe_oval.root(timestamp), timestamp)
     return etree.tostring(stream, xml_declaration=True, encoding="UTF-8", pretty_print=True)
 
 

@@ -78,4 +78,21 @@ def data_stream(xccdf: etree._Element, oval: etree._Element, cpe_dict: etree._El
         component = etree.SubElement(root, f"{{{NS_DS}}}component", id=_comp_id(name),
                                      timestamp=timestamp)
         component.append(content)
+        if name in (OVAL_FILE, CPE_OVAL_FILE):
+            _one_element_per_line(component)
     return root
+
+
+def _one_element_per_line(component: etree._Element) -> None:
+    """OVAL without indentation: an ARF holds the data stream, so its indentation was some
+    170 KB of every scan's results (#66). A line break stays between elements: oscap 1.3.7
+    crashes (SIGSEGV) on this OVAL with no text at all between its elements. Any text node
+    in an element turns libxml2's pretty printing off inside it, so these line breaks are
+    all the spacing written. Only blank text is touched: a leaf's own text stays."""
+    component.text = "\n"
+    for element in component.iter():
+        if len(element) and not (element.text or "").strip():
+            element.text = "\n"
+            for child in element:
+                if not (child.tail or "").strip():
+                    child.tail = "\n"

@@ -267,6 +267,12 @@ class OvalDocument:
         return el("extend_definition", definition_ref=self._add("def", element, None),
                   comment=title)
 
+    def share_repeated_criteria(self) -> int:
+        """Store each criteria tree that several definitions hold once (content/oval_share.py)."""
+        from .oval_share import share_repeated_criteria  # it builds on this module
+        return share_repeated_criteria(self._sections["def"],
+                                       lambda definition: self._add("def", definition, None))
+
     # -- common shapes -------------------------------------------------------------------
     def values_of(self, comment: str, variable_id: str) -> str:
         """A variable_object over one variable: one item holding all its values."""

@@ -150,10 +150,11 @@ class TunedFacts:
         return self.once("tuned", build)
 
     def tuned_files(self, names: str) -> str:
-        return self.oval.union_values("tuned.conf files", [
-            self.oval.local(f"tuned.conf in {directory}",
-                            concat(f"{directory}/", var(names), "/tuned.conf"))
-            for directory in TUNED_PROFILE_DIRS])
+        # One concat over the directories' constant (a cartesian product): a union of a
+        # variable per directory listed each of them again in every object built on it (#66).
+        directories = self.oval.paths("tuned profile directories", TUNED_PROFILE_DIRS)
+        return self.oval.local("tuned.conf files",
+                               concat(var(directories), "/", var(names), "/tuned.conf"))
 
     def tuned_setting(self, key_pattern: str, acceptable: list[tuple[str, str | None]],
                       comment: str, surely: bool = True) -> Element:

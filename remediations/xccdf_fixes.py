@@ -5,6 +5,7 @@ the library's shared pieces left as marks that content/xccdf.py turns into XCCDF
 from __future__ import annotations
 
 import re
+import subprocess
 
 from ..rules import Catalogue, Rule
 from ..rules.host_layout import shell_layout
@@ -25,9 +26,39 @@ ANSIBLE_PLANNER_INDENT = 6
 _MARKED = re.compile("\x01([A-Za-z0-9_]+)\x01")
 
 
-def _in_form(text: str, form: str) -> str:
-    """`text` with each shared piece's mark naming the piece in `form` (sh or ansible)."""
-    return _MARKED.sub(lambda match: f"\x01{form}_{match.group(1)}\x01", text)
+def _in_form(text: str, form: str, neutral: frozenset[str] = frozenset()) -> str:
+    """`text` with each shared piece's mark naming the piece in `form` (sh or ansible), or
+    its one form where it is `neutral`."""
+    return _MARKED.sub(lambda match: match.group(0) if match.group(1) in neutral
+                       else f"\x01{form}_{match.group(1)}\x01", text)
+
+
+# The bash fix holds a piece in the Ansible form too where indenting it changes nothing
+# bash reads: `declare -f` prints a function as bash parsed it, strings and here-documents
+# verbatim and code re-indented, so the two forms of such a piece print the same. The
+# others (an awk program, a here-document) keep a form each. One form was some 110 KB of
+# the data stream, and so of every ARF (#66).
+_SAME_PARSE = r"""
+while (($# >= 3)); do
+    eval "__sascheck_piece() {
+$2
+}" && plain=$(declare -f __sascheck_piece) &&
+    eval "__sascheck_piece() {
+$3
+}" && [[ $plain == "$(declare -f __sascheck_piece)" ]] && printf '%s\n' "$1"
+    shift 3
+done
+"""
+
+
+def indentation_inert(pieces: dict[str, str]) -> frozenset[str]:
+    """The names of ``pieces`` that bash parses the same with the planner's indentation.
+    Only their definition is parsed (each is wrapped in a function that is never called)."""
+    arguments = [part for name, text in sorted(pieces.items())
+                 for part in (name, text, piece_text(text, ANSIBLE_PLANNER_INDENT))]
+    parsed = subprocess.run(["bash", "-c", _SAME_PARSE, "bash", *arguments],
+                            capture_output=True, text=True, check=True)
+    return frozenset(parsed.stdout.split())
 
 
 def _xccdf_fix_input(catalogue: Catalogue, rule_ids: tuple[str, ...] = ()) -> FixInput:
@@ -57,8 +88,12 @@ def xccdf_fix_texts(catalogue: Catalogue) -> tuple[XccdfFixes, dict[str, str]]:
     """Each rule's fixes for the data stream, and the shared pieces they name (in both
     forms), from one reckoning of the functions every fix calls."""
     common = _common_functions(catalogue)
-    fixes, runs = _rule_fixes(catalogue, common)
-    return fixes, {**_shared_texts(catalogue, common), **runs}
+    pieces = shared_pieces(shell_layout(), common)
+    pieces[TUNED_PROFILES_PIECE] = tuned_profile_assignments(_xccdf_fix_input(catalogue),
+                                                             environment())
+    neutral = indentation_inert(pieces)
+    fixes, runs = _rule_fixes(catalogue, common, neutral)
+    return fixes, {**_shared_texts(pieces, neutral), **runs}
 
 
 # A run of lines every fix of one form holds (the set-up's comments and statements) is
@@ -112,19 +147,20 @@ def _share_runs(texts: list[str], name: str) -> tuple[list[str], dict[str, str]]
     return texts, pieces
 
 
-def _shared_texts(catalogue: Catalogue, common: frozenset[str]) -> dict[str, str]:
-    """The shared pieces in each form, by the name a fix's mark gives them: in an Ansible
-    fix a piece's lines are indented as the planner's lines are."""
-    pieces = shared_pieces(shell_layout(), common)
-    pieces[TUNED_PROFILES_PIECE] = tuned_profile_assignments(_xccdf_fix_input(catalogue), environment())
+def _shared_texts(pieces: dict[str, str], neutral: frozenset[str]) -> dict[str, str]:
+    """The shared pieces by the name a fix's mark gives them: in an Ansible fix a piece's
+    lines are indented as the planner's lines are; a `neutral` piece has that form alone."""
     texts = {}
     for name, text in pieces.items():
-        texts[f"sh_{name}"] = piece_text(text)
-        texts[f"ansible_{name}"] = piece_text(text, ANSIBLE_PLANNER_INDENT)
+        if name in neutral:
+            texts[name] = piece_text(text, ANSIBLE_PLANNER_INDENT)
+        else:
+            texts[f"sh_{name}"] = piece_text(text)
+            texts[f"ansible_{name}"] = piece_text(text, ANSIBLE_PLANNER_INDENT)
     return texts
 
 
-def _rule_fixes(catalogue: Catalogue, common: frozenset[str]
+def _rule_fixes(catalogue: Catalogue, common: frozenset[str], neutral: frozenset[str]
                 ) -> tuple[XccdfFixes, dict[str, str]]:
     """Each rule's bash and Ansible fix: values come from XCCDF <sub> elements (marked with
     SUB), so `oscap xccdf generate fix` fills them in, and so does the library (marked with
@@ -146,8 +182,9 @@ def _rule_fixes(catalogue: Catalogue, common: frozenset[str]
             revertable=False, tags=task_tags(rule),
             site_values=fix_values(catalogue, (rule.id,)))
         fixes[rule.id] = [
-            ("urn:xccdf:fix:script:sh", _in_form(block, "sh")),
-            ("urn:xccdf:fix:script:ansible", _in_form(tasks.rstrip("\n") + "\n", "ansible"))]
+            ("urn:xccdf:fix:script:sh", _in_form(block, "sh", neutral)),
+            ("urn:xccdf:fix:script:ansible",
+             _in_form(tasks.rstrip("\n") + "\n", "ansible", neutral))]
     runs = {f"sh_{name}": piece_text(text) for name, text in block_runs.items()}
     runs.update((f"ansible_{name}", piece_text(text, ANSIBLE_PLANNER_INDENT))
                 for name, text in planner_runs.items())
