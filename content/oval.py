@@ -241,9 +241,10 @@ class OvalDocument:
         element = el("definition", **{"class": klass})
         metadata = el("metadata")
         metadata.append(el("title", title))
+        # One platform per distribution, not per release: 27 lines in each definition were
+        # some 80 KB of an ARF (#66); the XCCDF platform names the releases.
         affected = el("affected", family="unix")
-        affected.extend(el("platform", f"{OS_NAMES[os_id]} {major}")
-                        for os_id, _, majors, _ in OS_PLATFORMS for major in majors)
+        affected.extend(el("platform", OS_NAMES[os_id]) for os_id, *_ in OS_PLATFORMS)
         metadata.append(affected)
         for source, ref_id in references:
             metadata.append(el("reference", source=source, ref_id=ref_id))
@@ -260,7 +261,7 @@ class OvalDocument:
         element = el("definition", **{"class": "miscellaneous"})
         metadata = el("metadata")
         metadata.append(el("title", title))
-        metadata.append(el("description", f"Part of other definitions: {title}."))
+        metadata.append(el("description", "A part of other definitions."))
         element.append(metadata)
         element.append(copy.deepcopy(body) if etree.QName(body).localname == "criteria"
                        else all_of(body))

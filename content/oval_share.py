@@ -97,7 +97,7 @@ def _shared_definition(places: list[Element]) -> Element:
     definition = el("definition", **{"class": "miscellaneous"})
     metadata = el("metadata")
     metadata.append(el("title", title))
-    metadata.append(el("description", f"Part of other definitions: {title}."))
+    metadata.append(el("description", "A part of other definitions."))
     definition.append(metadata)
     definition.append(body)
     return definition
