@@ -171,16 +171,18 @@ def _rhel_family(oval: OvalDocument) -> Element:
             systems.append(all_of(none_of(has_os_release), _contains(
                 oval, f"redhat-release names {legacy} with no release", (REDHAT_RELEASE,),
                 redhat_release_unnumbered(legacy))))
-        for major in majors:
-            named = all_of(*(_contains(oval, f"os-release says {os_id} {major}: {part}",
-                                       (OS_RELEASE,), pattern)
-                             for part, pattern in zip(("ID", "VERSION_ID"),
-                                                      os_release_patterns(os_id, major))))
-            if legacy and major in OS_RELEASE_LEGACY:
-                named = any_of(named, all_of(none_of(has_os_release), _contains(
-                    oval, f"redhat-release says {legacy} {major}", (REDHAT_RELEASE,),
-                    redhat_release_pattern(legacy, major))))
-            systems.append(named)
+        # Every release at once: a test per release was most of the platform's OVAL and of
+        # its results in each ARF (#66).
+        named = all_of(*(_contains(oval, f"os-release says {os_id}, a release of the guidance: "
+                                         f"{part}", (OS_RELEASE,), pattern)
+                         for part, pattern in zip(("ID", "VERSION_ID"),
+                                                  os_release_patterns(os_id, *majors))))
+        legacy_majors = tuple(major for major in majors if major in OS_RELEASE_LEGACY)
+        if legacy and legacy_majors:
+            named = any_of(named, all_of(none_of(has_os_release), _contains(
+                oval, f"redhat-release says {legacy} {' or '.join(map(str, legacy_majors))}",
+                (REDHAT_RELEASE,), redhat_release_pattern(legacy, *legacy_majors))))
+        systems.append(named)
     return any_of(*systems, all_of(none_of(has_os_release), none_of(has_redhat_release)),
                   comment="RHEL or a rebuild, or a root without release files")
 

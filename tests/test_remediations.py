@@ -21,7 +21,16 @@ from .support.boot_samples import tuned02_installed
 from .support.cases import named
 from .support.hosts import BASELINE_SETS, SasFs, sas_host, tree_digest
 from .support.oscap import DATASTREAM, oscap_available
-from .support.remedy import ansible_available, generate, lint_playbook, run_bash, run_playbook
+from .support.remedy import (
+    ansible_available,
+    covering,
+    generate,
+    lint_playbook,
+    playbook_parts,
+    run_bash,
+    run_playbook,
+    script_lines,
+)
 from .test_discovery import ROLE_CASES
 from .test_verdicts import CASES
 
@@ -131,9 +140,7 @@ def _build(tmp_path: Path, name: str, changes: dict | None) -> Path:
 def test_bash_fixes_offline_and_is_idempotent(tmp_path, name, changes, sets):
     root = _build(tmp_path, name, changes)
     sets = [*BASELINE_SETS, *sets] if changes is not None else list(sets)
-    script = generate("bash", tmp_path / "fix.sh", root, sets)
-    shellcheck = subprocess.run(["shellcheck", str(script)], capture_output=True, text=True)
-    assert shellcheck.returncode == 0, shellcheck.stdout
+    script = generate("bash", tmp_path / "fix.sh", root, sets)  # shellcheck: below
     assert subprocess.run(["bash", "-n", str(script)]).returncode == 0
     before = verdicts(root, sets)
     untouched = tree_digest(root)
@@ -146,6 +153,21 @@ def test_bash_fixes_offline_and_is_idempotent(tmp_path, name, changes, sets):
     _assert_tuned_loads(root, profiles)
     second = run_bash(script, root)
     assert second.stdout.rstrip().endswith("no changes"), second.stdout
+
+
+@pytest.mark.parametrize("half", [0, 1])
+def test_bash_fixes_of_every_test_root_pass_shellcheck(tmp_path, half):
+    """Every test root's script, in two halves: shellcheck reads, in one run, a few that hold
+    every distinct line of them all, data aside (script_lines): the same template output is
+    checked once, not once per root that renders it (#67)."""
+    scripts = []
+    for index, (name, changes, sets) in list(enumerate(ROOTS))[half::2]:
+        root = _build(tmp_path / f"r{index}", name, changes)
+        sets = [*BASELINE_SETS, *sets] if changes is not None else list(sets)
+        scripts.append(generate("bash", tmp_path / f"fix{index:02d}.sh", root, sets))
+    check = subprocess.run(["shellcheck", *map(str, covering(scripts, tmp_path, script_lines))],
+                           capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout[-3000:]
 
 
 ANSIBLE_ROOTS = [r for r in ROOTS if r[0] in (
@@ -173,32 +195,13 @@ def test_playbook_fixes_offline_and_is_idempotent(tmp_path, name, changes, sets)
     assert run_playbook(playbook, root)["changed"] == 0
 
 
-def _covering(playbooks: list[Path], work: Path) -> list[Path]:
-    """Few playbooks that hold every distinct text of ``playbooks`` (each line of the play's
-    header, each rule's block, each closing task; the planner's name and the root's path
-    set aside): the same template output is linted once, not once per root (#67)."""
-    def tasks(playbook: Path) -> set[str]:
-        text = playbook.read_text().replace(playbook.stem, "PLAYBOOK")
-        text = re.sub(re.escape(str(work)) + r"/r\d+", "WORK", text)
-        header, *blocks = re.split(r"(?m)^(?=    - name: )", text)
-        return {*header.splitlines(), *blocks}  # the play's header varies by a value's line
-
-    held = {playbook: tasks(playbook) for playbook in playbooks}
-    left, chosen = set().union(*held.values()), []
-    while left:
-        best = max(held, key=lambda playbook: len(held[playbook] & left))
-        chosen.append(best)
-        left -= held[best]
-    return chosen
-
-
 @needs_ansible
 @pytest.mark.parametrize("half", [0, 1])
 def test_playbooks_of_every_test_root_pass_syntax_check_and_lint(tmp_path, half):
     """Every test root's playbook, in two halves: one ansible-lint run over many playbooks
     shares its start-up, and ansible-lint uses one core, so the halves run on both. Every
     playbook passes --syntax-check; ansible-lint reads a few that hold every distinct task
-    text of them all (_covering)."""
+    text of them all (covering)."""
     from .support.remedy import ANSIBLE_BIN
 
     playbooks = []
@@ -212,7 +215,8 @@ def test_playbooks_of_every_test_root_pass_syntax_check_and_lint(tmp_path, half)
     assert check.returncode == 0, check.stdout[-2000:] + check.stderr[-2000:]
     env = {**os.environ, "PATH": f"{ANSIBLE_BIN}:{os.environ['PATH']}", "NO_COLOR": "1"}
     every = subprocess.run([str(ANSIBLE_BIN / "ansible-lint"), "--offline", "-f", "pep8",
-                            *map(str, _covering(playbooks, tmp_path))], cwd=tmp_path, env=env,
+                            *map(str, covering(playbooks, tmp_path, playbook_parts))],
+                           cwd=tmp_path, env=env,
                            capture_output=True, text=True, timeout=900)
     assert every.returncode == 0, every.stdout[-3000:]
 

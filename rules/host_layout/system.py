@@ -79,14 +79,21 @@ def os_release_id(os_id: str) -> str:
     return rf"^ID=[\"']?{re.escape(os_id)}[\"']?[ \t]*$"
 
 
-def os_release_patterns(os_id: str, major: int) -> tuple[str, str]:
-    """os-release lines (Python ``re`` and OVAL alike, multi-line) naming ``os_id`` ``major``."""
-    return (os_release_id(os_id), rf"^VERSION_ID=[\"']?{major}(?:\.[0-9]+)*[\"']?[ \t]*$")
+def _any_of(majors: tuple[int, ...]) -> str:
+    return "(?:" + "|".join(map(str, majors)) + ")"
 
 
-def redhat_release_pattern(name: str, major: int) -> str:
-    """/etc/redhat-release's line for ``name`` ``major`` (RHEL 5 and 6 have no os-release)."""
-    return rf"^{re.escape(name)}\b.* release {major}(?:\.|[ \t]|$)"
+def os_release_patterns(os_id: str, *majors: int) -> tuple[str, str]:
+    """os-release lines (Python ``re`` and OVAL alike, multi-line) naming ``os_id`` and one
+    of ``majors`` (the OVAL asks for them all at once: one test, not one per release)."""
+    return (os_release_id(os_id),
+            rf"^VERSION_ID=[\"']?{_any_of(majors)}(?:\.[0-9]+)*[\"']?[ \t]*$")
+
+
+def redhat_release_pattern(name: str, *majors: int) -> str:
+    """/etc/redhat-release's line for ``name`` and one of ``majors`` (RHEL 5 and 6 have no
+    os-release)."""
+    return rf"^{re.escape(name)}\b.* release {_any_of(majors)}(?:\.|[ \t]|$)"
 
 
 # os-release without a VERSION_ID line, and a redhat-release line naming the system with no

@@ -7,6 +7,7 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from sascheck.cli import main
@@ -23,6 +24,39 @@ def generate(fmt: str, output: Path, root: Path | None = None, sets: list[str] =
         argv += ["--set", assignment]
     assert main(argv) == 0
     return output
+
+
+def playbook_parts(text: str) -> set[str]:
+    """A playbook's lint units: each line of the play's header (its vars vary with the
+    site's values), each task from one "- name:" to the next (ansible-lint judges tasks)."""
+    head, *tasks = re.split(r"(?m)^(?=    - name: )", text)
+    return {*head.splitlines(), *tasks}
+
+
+def script_lines(text: str) -> set[str]:
+    """A script's shellcheck units: its lines with each quoted string and assigned word
+    emptied, so a line differing only in the data it holds is one line (shellcheck's
+    findings are about how a line quotes and uses its words, not which)."""
+    text = re.sub(r"'[^'\n]*'", "''", text)
+    text = re.sub(r'"(?:[^"\\\n]|\\.)*"', '""', text)
+    return set(re.sub(r"=[A-Za-z0-9_./:,+%-]+", "=W", text).splitlines())
+
+
+def covering(fixes: list[Path], work: Path, units: Callable[[str], set[str]]) -> list[Path]:
+    """Few of ``fixes`` that hold every distinct unit of them all (``units``; a fix's own
+    name and the roots' paths under ``work`` set aside), chosen greedily. A linter reading
+    these reads each template output once, not once per root that renders it (#67)."""
+    def held_by(fix: Path) -> set[str]:
+        text = fix.read_text().replace(fix.stem, "FIX")
+        return units(re.sub(re.escape(str(work)) + r"/r\d+", "WORK", text))
+
+    held = {fix: held_by(fix) for fix in fixes}
+    left, chosen = set().union(*held.values()), []
+    while left:
+        best = max(held, key=lambda fix: len(held[fix] & left))
+        chosen.append(best)
+        left -= held[best]
+    return chosen
 
 
 def run_bash(script: Path, root: Path | None, *args: str, env: dict[str, str] | None = None
