@@ -79,7 +79,8 @@ def _externals_referenced(oval: etree._Element, definition_id: str) -> set[str]:
             names.add(element.get("comment", ""))
             continue
         for node in element.iter():
-            pending += [node.get(a) for a in ("test_ref", "object_ref", "state_ref", "var_ref")
+            pending += [node.get(a) for a in ("test_ref", "object_ref", "state_ref", "var_ref",
+                                              "definition_ref")  # a shared part (oval_share)
                         if node.get(a)]
             if node.text and node.text.startswith("oval:"):
                 pending.append(node.text)
