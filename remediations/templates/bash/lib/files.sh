@@ -2,12 +2,15 @@
 #      links, commands, plan mode's pending content
 # Offline, a path must stay inside the image once every link in it is followed: a link
 # planted in the image (etc/sysctl.d -> /etc/sysctl.d) would make us edit this host.
+# The image's own resolved path is read once (the run's ROOT never changes); each path
+# is resolved anew, as the image may change under us.
+CONFINED_TOP=""
 confined() {
-    local path="$1" real top
+    local path="$1" real
     live && return 0
-    top="$(readlink -m -- "$ROOT")"
+    [[ -n "$CONFINED_TOP" ]] || CONFINED_TOP="$(readlink -m -- "$ROOT")"
     real="$(readlink -m -- "$path")"
-    if [[ "$real" == "$top" || "$real" == "$top"/* ]]; then return 0; fi
+    if [[ "$real" == "$CONFINED_TOP" || "$real" == "$CONFINED_TOP"/* ]]; then return 0; fi
     warn "refused: ${path#"$ROOT"} resolves to $real, outside the image $ROOT"
     REFUSED=$((REFUSED + 1))
     return 1

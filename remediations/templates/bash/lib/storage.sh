@@ -6,7 +6,7 @@ block_name() {
     if [[ "$device" == /dev/mapper/* ]]; then
         for dm in "$ROOT"/sys/block/dm-*; do
             if [[ -r "$dm/dm/name" && "$(<"$dm/dm/name")" == "${device#/dev/mapper/}" ]]; then
-                basename -- "$dm"; return
+                printf '%s\n' "${dm##*/}"; return
             fi
         done
     elif [[ "$device" == /dev/* && "${device#/dev/}" != */* ]]; then
@@ -29,7 +29,7 @@ sys_dir() {
 # slaves/ may loop (dm-0 -> dm-1 -> dm-0) or nest deeply, so an explicit stack (children
 # pushed in reverse) replaces recursion.
 stack_of() {
-    local stack=("$1") seen=" " name dir slave children index steps=0
+    local stack=("$1") seen=" " name dir parent slave children index steps=0
     while (( ${#stack[@]} > 0 && steps < 4096 )); do
         steps=$((steps + 1))
         name="${stack[${#stack[@]}-1]}"
@@ -40,9 +40,11 @@ stack_of() {
         dir="$(sys_dir "$name")"
         [[ -n "$dir" ]] || continue
         children=()
-        if [[ -e "$dir/partition" ]]; then children+=("$(basename -- "$(dirname -- "$dir")")"); fi
+        # expansions, not basename and dirname: this runs for each device of each stack,
+        # and a process per name was most of a fix's running time
+        if [[ -e "$dir/partition" ]]; then parent="${dir%/*}"; children+=("${parent##*/}"); fi
         for slave in "$dir"/slaves/*; do
-            if [[ -e "$slave" || -L "$slave" ]]; then children+=("$(basename -- "$slave")"); fi
+            if [[ -e "$slave" || -L "$slave" ]]; then children+=("${slave##*/}"); fi
         done
         for (( index = ${#children[@]} - 1; index >= 0; index-- )); do
             stack+=("${children[index]}")
@@ -61,7 +63,8 @@ sas_devices() {
             stack_of "$name"
         else
             dir="$(sys_dir "$name")"
-            if [[ -e "$dir/partition" ]]; then basename -- "$(dirname -- "$dir")"; else printf '%s\n' "$name"; fi
+            if [[ -e "$dir/partition" ]]; then dir="${dir%/*}"; printf '%s\n' "${dir##*/}"
+            else printf '%s\n' "$name"; fi
         fi
     done < <(sas_mounts) | awk 'NF && !seen[$0]++'
 }
@@ -210,7 +213,7 @@ multipath_paths() {
         [[ "$(head -c 256 "$dir/dm/uuid")" == "$LAYOUT_MULTIPATH_UUID_PREFIX"* ]] || continue
         grep -q '\[' "$dir/queue/scheduler" 2>/dev/null || continue
         for slave in "$dir"/slaves/*; do
-            if [[ -e "$slave" || -L "$slave" ]]; then paths+="$(basename -- "$slave") "; fi
+            if [[ -e "$slave" || -L "$slave" ]]; then paths+="${slave##*/} "; fi
         done
     done < <(sas_devices stack)
     printf '%s' "$paths"
