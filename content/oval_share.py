@@ -53,15 +53,22 @@ def share_repeated_criteria(definitions: list[Element],
 
 def _repeated_trees(definitions: list[Element]) -> dict[int, list[Element]]:
     """The criteria that occur more than once, grouped by shape (their root's place
-    attributes aside). Shapes are numbered bottom-up, so each node is read once."""
+    attributes aside). Shapes are numbered bottom-up and a subtree's number is kept, so
+    each node is read a few times, not once per tree above it."""
     numbers: dict[tuple[object, ...], int] = {}
+    whole: dict[Element, int] = {}  # a node's shape with all its attributes
     groups: dict[int, list[Element]] = {}
 
     def shape(node: Element, at_root: bool) -> int:
+        if not at_root and node in whole:
+            return whole[node]
         attributes = tuple(sorted((k, v) for k, v in node.attrib.items()
                                   if not (at_root and k in PLACE_ATTRIBUTES)))
         key = (node.tag, attributes, tuple(shape(child, False) for child in _elements(node)))
-        return numbers.setdefault(key, len(numbers))
+        number = numbers.setdefault(key, len(numbers))
+        if not at_root:
+            whole[node] = number
+        return number
 
     for definition in definitions:
         top = definition.find(CRITERIA)
