@@ -145,6 +145,17 @@ def none_of(*children: Element, comment: str | None = None) -> Element:
     return criteria("OR", *children, negate=True, comment=comment)
 
 
+def part_definition(title: str, criteria: Element) -> Element:
+    """A miscellaneous definition holding ``criteria`` that other definitions extend."""
+    definition = el("definition", **{"class": "miscellaneous"})
+    metadata = el("metadata")
+    metadata.append(el("title", title))
+    metadata.append(el("description", "A part of other definitions."))
+    definition.append(metadata)
+    definition.append(criteria)
+    return definition
+
+
 @dataclass
 class OvalDocument:
     """Collects definitions, tests, objects, states and variables with stable ids."""
@@ -258,14 +269,10 @@ class OvalDocument:
         """A criteria tree that several definitions hold, stored once as a definition of its
         own and named with <extend_definition>: oscap's results repeat every criterion of
         a tree in each definition that holds it, and so does the data stream (#66)."""
-        element = el("definition", **{"class": "miscellaneous"})
-        metadata = el("metadata")
-        metadata.append(el("title", title))
-        metadata.append(el("description", "A part of other definitions."))
-        element.append(metadata)
-        element.append(copy.deepcopy(body) if etree.QName(body).localname == "criteria"
-                       else all_of(body))
-        return el("extend_definition", definition_ref=self._add("def", element, None),
+        criteria = copy.deepcopy(body) if etree.QName(body).localname == "criteria" \
+            else all_of(body)
+        return el("extend_definition",
+                  definition_ref=self._add("def", part_definition(title, criteria), None),
                   comment=title)
 
     def share_repeated_criteria(self) -> int:

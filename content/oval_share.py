@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 
 from lxml import etree
 
-from .oval import Element, el, q
+from .oval import Element, el, part_definition, q
 
 # Bytes an extraction costs besides the trees it removes: the new definition's frame and
 # metadata, and an <extend_definition> per place. A tree is shared only where it saves more.
@@ -107,13 +107,7 @@ def _shared_definition(places: list[Element]) -> Element:
         if attribute in body.attrib:
             del body.attrib[attribute]
     body.tail = None
-    definition = el("definition", **{"class": "miscellaneous"})
-    metadata = el("metadata")
-    metadata.append(el("title", title))
-    metadata.append(el("description", "A part of other definitions."))
-    definition.append(metadata)
-    definition.append(body)
-    return definition
+    return part_definition(title, body)
 
 
 def _definition_of(node: Element) -> Element:

@@ -155,16 +155,23 @@ def test_bash_fixes_offline_and_is_idempotent(tmp_path, name, changes, sets):
     assert second.stdout.rstrip().endswith("no changes"), second.stdout
 
 
+def _every_root_fix(work: Path, half: int, fmt: str, suffix: str) -> list[Path]:
+    """The ``fmt`` fix of every other test root (``half`` picks which), each root built
+    under work/rN (covering() sets those paths aside)."""
+    fixes = []
+    for index, (name, changes, sets) in list(enumerate(ROOTS))[half::2]:
+        root = _build(work / f"r{index}", name, changes)
+        sets = [*BASELINE_SETS, *sets] if changes is not None else list(sets)
+        fixes.append(generate(fmt, work / f"fix{index:02d}.{suffix}", root, sets))
+    return fixes
+
+
 @pytest.mark.parametrize("half", [0, 1])
 def test_bash_fixes_of_every_test_root_pass_shellcheck(tmp_path, half):
     """Every test root's script, in two halves: shellcheck reads, in one run, a few that hold
     every distinct line of them all, data aside (script_lines): the same template output is
     checked once, not once per root that renders it (#67)."""
-    scripts = []
-    for index, (name, changes, sets) in list(enumerate(ROOTS))[half::2]:
-        root = _build(tmp_path / f"r{index}", name, changes)
-        sets = [*BASELINE_SETS, *sets] if changes is not None else list(sets)
-        scripts.append(generate("bash", tmp_path / f"fix{index:02d}.sh", root, sets))
+    scripts = _every_root_fix(tmp_path, half, "bash", "sh")
     check = subprocess.run(["shellcheck", *map(str, covering(scripts, tmp_path, script_lines))],
                            capture_output=True, text=True)
     assert check.returncode == 0, check.stdout[-3000:]
@@ -204,12 +211,7 @@ def test_playbooks_of_every_test_root_pass_syntax_check_and_lint(tmp_path, half)
     text of them all (covering)."""
     from .support.remedy import ANSIBLE_BIN
 
-    playbooks = []
-    for index, (name, changes, sets) in list(enumerate(ROOTS))[half::2]:
-        work = tmp_path / f"r{index}"
-        root = _build(work, name, changes)
-        sets = [*BASELINE_SETS, *sets] if changes is not None else list(sets)
-        playbooks.append(generate("ansible", tmp_path / f"fix{index:02d}.yml", root, sets))
+    playbooks = _every_root_fix(tmp_path, half, "ansible", "yml")
     check = subprocess.run([str(ANSIBLE_BIN / "ansible-playbook"), "--syntax-check", "-i",
                             "localhost,", *map(str, playbooks)], capture_output=True, text=True)
     assert check.returncode == 0, check.stdout[-2000:] + check.stderr[-2000:]
