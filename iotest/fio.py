@@ -131,8 +131,11 @@ def json_documents(stream: IO[str]) -> Iterator[dict[str, Any]]:
 
 
 def phase_result(document: dict[str, Any], rw: str) -> PhaseResult:
-    """Sum fio's per-job figures for one direction (no --group_reporting: the read phase
-    needs to know how much each job wrote)."""
+    """The group's figures for one direction from fio's per-job ones (no --group_reporting:
+    the read phase needs to know how much each job wrote). The rate is fio's own group
+    aggregate, every job's bytes over the longest job's runtime (``rs->agg`` in
+    ``show_run_stats``, fio's stat.c), not a sum of per-job rates: a job that finishes early
+    would count its short burst as if it lasted the whole phase."""
     try:
         jobs = document["jobs"]
         errors = [job["error"] for job in jobs if job.get("error")]
@@ -140,16 +143,17 @@ def phase_result(document: dict[str, Any], rw: str) -> PhaseResult:
             raise FioError(f"fio reported error {errors[0]}")
         stats = [job[rw] for job in jobs]
         per_job = tuple(int(stat["io_bytes"]) for stat in stats)
-        runtime = max(int(stat["runtime"]) for stat in stats)
+        # fio counts whole milliseconds: a phase shorter than one lasted at most that.
+        runtime = max(1, *(int(stat["runtime"]) for stat in stats))
         latency: dict[str, float] = {}
         for key in PERCENTILES:
             values = [stat["clat_ns"].get("percentile", {}).get(key) for stat in stats]
             known = [v for v in values if isinstance(v, (int, float))]
             if known:
                 latency[f"p{float(key):g}"] = max(known) / 1000
-        return PhaseResult(rw, sum(per_job), per_job,
-                           sum(float(stat["bw_bytes"]) for stat in stats),
-                           sum(float(stat["iops"]) for stat in stats), runtime, latency)
+        ios = sum(float(stat["iops"]) * int(stat["runtime"]) for stat in stats)
+        return PhaseResult(rw, sum(per_job), per_job, sum(per_job) * 1000 / runtime,
+                           ios / runtime, runtime, latency)
     except (KeyError, TypeError, ValueError) as exc:
         raise FioError(f"fio's JSON lacks {exc}") from exc
 
