@@ -29,6 +29,7 @@ from .oval import (
     count,
     criterion,
     entity,
+    literal,
     none_of,
     set_node,
     split,
@@ -39,6 +40,7 @@ from .platforms import kvm_guest
 T = TypeVar("T")
 
 CHAIN_DEPTH = 5  # active tuned profiles + 4 levels of include=
+DIRECTORY_SEPARATOR = ";"  # between the directories of one literal (no path holds it)
 # A tuned option line inside a section (unit) that applies everywhere: no line of the
 # section, before or after it, is a cpuinfo_regex, a uname_regex or an enabled= other than
 # "true", the one text every tuned release reads as true (tuned/profiles/unit.py: "1" from
@@ -126,13 +128,16 @@ class TunedFacts:
         """Profile names: the active ones, then what they include, level by level."""
         def build() -> list[str]:
             oval = self.oval
-            active = oval.obj("ind:textfilecontent54", "active tuned profiles",
-                              entity("ind:filepath", var=oval.paths("active profile files",
-                                                                    TUNED_ACTIVE_FILES),
-                                     var_check="at least one"),
-                              entity("ind:pattern", r"(\S+)", op="pattern match"),
-                              entity("ind:instance", "1", datatype="int",
-                                     op="greater than or equal"))
+            # A union of one object per file, not a variable of the files: oscap lists a
+            # variable's values with every object and test built on it, and every tuned
+            # object is built on this one (#66).
+            active = oval.obj("ind:textfilecontent54", "active tuned profiles", set_of=tuple(
+                oval.obj("ind:textfilecontent54", f"active tuned profile in {path}",
+                         entity("ind:filepath", path),
+                         entity("ind:pattern", r"(\S+)", op="pattern match"),
+                         entity("ind:instance", "1", datatype="int",
+                                op="greater than or equal"))
+                for path in TUNED_ACTIVE_FILES))
             levels = [oval.local("active tuned profiles", component(active, "subexpression"))]
             for depth in range(1, CHAIN_DEPTH):
                 included = oval.obj(
@@ -150,11 +155,14 @@ class TunedFacts:
         return self.once("tuned", build)
 
     def tuned_files(self, names: str) -> str:
-        # One concat over the directories' constant (a cartesian product): a union of a
-        # variable per directory listed each of them again in every object built on it (#66).
-        directories = self.oval.paths("tuned profile directories", TUNED_PROFILE_DIRS)
+        # One concat over the directories (a cartesian product), split from one literal:
+        # oscap lists a variable's values, and those of each variable it is built from, with
+        # every object and test built on it; a variable of the directories was 66 KB of an
+        # ARF (#66).
+        assert not any(DIRECTORY_SEPARATOR in path for path in TUNED_PROFILE_DIRS)
+        directories = split(DIRECTORY_SEPARATOR, literal(DIRECTORY_SEPARATOR.join(TUNED_PROFILE_DIRS)))
         return self.oval.local("tuned.conf files",
-                               concat(var(directories), "/", var(names), "/tuned.conf"))
+                               concat(directories, "/", var(names), "/tuned.conf"))
 
     def tuned_setting(self, key_pattern: str, acceptable: list[tuple[str, str | None]],
                       comment: str, surely: bool = True) -> Element:

@@ -19,6 +19,8 @@ from ..oval import (
     criterion,
     entity,
     literal,
+    split,
+    unique,
     var,
 )
 from ..oval_facts import OvalFacts
@@ -56,6 +58,11 @@ def volume_striped(facts: OvalFacts, rule: Rule) -> Element:
                   _no_multipath_mounted(facts))
 
 
+def _listed(numbers: list[int]) -> Element:
+    """Constant integers as a component, not a variable: split from one literal."""
+    return split(",", literal(",".join(str(number) for number in numbers)))
+
+
 # OVAL has no division: the page / unit ratios in PAGE_UNIT_RATIOS are recognised, for
 # stripe units and pages below 2**PAIR_SHIFT bytes (32 MiB).
 PAIR_SHIFT = 25
@@ -73,13 +80,13 @@ def bufsize_matches_stripe(facts: OvalFacts, rule: Rule) -> Element:
     units = oval.local("stripe units of striped SAS volumes (bytes)",
                        component(units_object, "subexpression"), datatype="int")
     bufsize = facts.external("sas_bufsize_bytes")
-    ratios = PAGE_UNIT_RATIOS
-    unit_tags = oval.constant("k x 2^25 + 1 for each ratio k", [
-        str((k << PAIR_SHIFT) + 1) for k in ratios], datatype="int")
-    page_tags = oval.constant("2^25 + k for each ratio k", [
-        str((1 << PAIR_SHIFT) + k) for k in ratios], datatype="int")
-    unit_pairs = oval.local("each stripe unit's multiples, paired with it", arithmetic(
-        "multiply", var(units), var(unit_tags)), datatype="int")
+    # Each unit's and the page's pairs are numbers a local variable computes in place: a
+    # variable of the ratios, or of either side's pairs, is listed with all its values
+    # wherever it is used (oscap lists every variable an object or state is built from),
+    # and those lists were some 170 KB of an ARF (#66). The two sides meet in one list by
+    # pairing each with each in a text and splitting it again, duplicates dropped.
+    unit_pairs = arithmetic("multiply", var(units), _listed(
+        [(k << PAIR_SHIFT) + 1 for k in PAGE_UNIT_RATIOS]))
 
     # The page in effect: sas_bufsize_bytes, or SAS's largest own page where it is 0. One
     # variable rather than a test per case: each test lists every pair it compared, and two
@@ -91,10 +98,10 @@ def bufsize_matches_stripe(facts: OvalFacts, rule: Rule) -> Element:
     shift = literal(str(1 << PAIR_SHIFT), datatype="int")
     wanted = oval.local("the page x 2^25 + each stripe unit", arithmetic(
         "add", arithmetic("multiply", var(page), shift), var(units)), datatype="int")
-    page_pairs = oval.local("the page's multiples, paired with it", arithmetic(
-        "multiply", var(page), var(page_tags)), datatype="int")
-    either = oval.union_values("pairs of the page and each stripe unit",
-                               [unit_pairs, page_pairs], datatype="int")
+    page_pairs = arithmetic("multiply", var(page), _listed(
+        [(1 << PAIR_SHIFT) + k for k in PAGE_UNIT_RATIOS]))
+    either = oval.local("pairs of the page and each stripe unit", unique(split(
+        ",", concat(unit_pairs, ",", page_pairs))), datatype="int")
     paired = oval.state("ind:variable", "the page and its unit nest",
                         entity("ind:value", datatype="int", var=either,
                                var_check="at least one", entity_check="all"))
