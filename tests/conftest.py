@@ -77,7 +77,7 @@ NEEDS = {
                 "test_fleet_page", "test_fleet_stream", "test_identity_attacks",
                 "test_iotest_reports", "test_storage_diagram"},
     "ansible": {"test_accounts", "test_fix_target", "test_fleet_example", "test_fleet_fix",
-                "test_remediations", "test_report_failing",
+                "test_fix_revert", "test_fix_settings", "test_remediations", "test_report_failing",
                 "test_scratch_dirs", "test_host_data_inert", "test_site_profile", "test_sysctl_home"},
     "live": {"test_live", "test_iotest"},
 }

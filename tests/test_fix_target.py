@@ -17,10 +17,10 @@ import pytest
 
 from sascheck.cli import main
 
+from .support.fix_hosts import ROOTS, build_root
 from .support.hosts import BASELINE_SETS, sas_host, tree_digest
 from .support.lab import require
 from .support.remedy import ANSIBLE_BIN, ansible_available, generate, run_bash, run_playbook
-from .test_remediations import ROOTS, _build
 
 MACHINE_ID = "0f1e2d3c4b5a69788796a5b4c3d2e1f0"
 
@@ -163,8 +163,8 @@ def _tree(root: Path) -> dict[str, tuple[object, ...]]:
 def test_bash_and_ansible_leave_the_same_image(tmp_path, name, changes, sets):
     require(None if ansible_available() else "ansible-playbook is not installed", "ansible")
     sets = [*BASELINE_SETS, *sets] if changes is not None else list(sets)
-    by_bash = _build(tmp_path / "bash", name, changes)
-    by_ansible = _build(tmp_path / "ansible", name, changes)
+    by_bash = build_root(tmp_path / "bash", name, changes)
+    by_ansible = build_root(tmp_path / "ansible", name, changes)
     untouched = _tree(by_bash)
     run_bash(generate("bash", tmp_path / "fix.sh", by_bash, sets), by_bash)
     run_playbook(generate("ansible", tmp_path / "fix.yml", by_ansible, sets), by_ansible)

@@ -18,9 +18,9 @@ from sascheck.cli import main
 
 from .support import tuned_loader
 from .support.example_roots import EXAMPLES
+from .support.fix_hosts import verdicts
 from .support.hosts import BASELINE_SETS, sas_host
 from .support.remedy import generate, run_bash
-from .test_remediations import verdicts
 
 FIXTURES = Path(__file__).resolve().parent / "data"
 

@@ -21,10 +21,10 @@ import pytest
 from sascheck.cli import main
 from sascheck.iotest.fio import FioJob
 
+from .support.fix_hosts import verdicts
 from .support.hosts import BASELINE_SETS, SasFs, sas_host
 from .support.lab import make_fs, prerequisites_missing
 from .support.remedy import generate
-from .test_remediations import verdicts
 
 
 def _scan_to(root: Path, *outputs: str) -> int:

@@ -12,10 +12,10 @@ from sascheck.scanner.tuned.layout import layout_from_consts, tuned_layout
 
 from .support import tuned_loader
 from .support.boot_samples import tuned_consts_file, tuned_version_file
+from .support.fix_hosts import verdicts
 from .support.hosts import BASELINE_SETS, sas_host
 from .support.remedy import generate, run_bash
 from .test_fixes_never_worse import _tuned_2_11
-from .test_remediations import verdicts
 
 RHEL9 = tuned_consts_file("/usr/lib/tuned", "/etc/tuned")
 RHEL10 = tuned_consts_file("/usr/lib/tuned/profiles", "/etc/tuned/profiles", "python3.12")

@@ -13,11 +13,11 @@ import pytest
 
 from sascheck.rules.host_layout import xfs_refuses_barrier_options
 
+from .support.fix_hosts import verdicts
 from .support.hosts import BASELINE_SETS, sas_host
 from .support.lab import make_fs, prerequisites_missing
 from .support.remedy import generate, run_bash
 from .support.verdict_hosts import data_fs
-from .test_remediations import verdicts
 
 PROTECTED = [*BASELINE_SETS, "storage_cache_protected=true"]
 
