@@ -1,30 +1,33 @@
 # ---- mounts.sh: SAS file systems: /proc/mounts and /etc/fstab as the scanner reads them, remounts
 # /proc/mounts escapes space, tab, newline and backslash as \NNN octal. Decoded exactly as
 # the scanner decodes (scanner/parsers/mounts.py): \001 to \177, anything else as written.
-unescape() {
-    local text="$1" out="" before char
-    while [[ "$text" == *\\* ]]; do
-        before="${text%%\\*}"
-        text="${text:${#before}+1}"
-        if [[ "$text" =~ ^[01][0-7][0-7] && "${text:0:3}" != 000 ]]; then
+# Into the variable named first (printf -v), not printed: the loops over every mount line
+# run it without a subshell (a process per line was most of a fix's running time). Its own
+# locals start with _u_ so that no caller's name is one of them.
+unescape_into() {
+    local _u_text="$2" _u_out="" _u_before _u_char
+    while [[ "$_u_text" == *\\* ]]; do
+        _u_before="${_u_text%%\\*}"
+        _u_text="${_u_text:${#_u_before}+1}"
+        if [[ "$_u_text" =~ ^[01][0-7][0-7] && "${_u_text:0:3}" != 000 ]]; then
             # shellcheck disable=SC2059  # the format is one checked octal escape
-            printf -v char "\\${text:0:3}"
-            out+="$before$char"
-            text="${text:3}"
+            printf -v _u_char "\\${_u_text:0:3}"
+            _u_out+="$_u_before$_u_char"
+            _u_text="${_u_text:3}"
         else
-            out+="$before\\"
+            _u_out+="$_u_before\\"
         fi
     done
-    printf '%s' "$out$text"
+    printf -v "$1" '%s' "$_u_out$_u_text"
 }
 
-# A mount point as the scanner compares it: decoded, without trailing slashes.
-mount_point() {
-    local point
-    point="$(unescape "$1"; printf x)"
-    point="${point%x}"
-    while [[ "$point" == */ && "$point" != / ]]; do point="${point%/}"; done
-    printf '%s' "$point"
+# A mount point as the scanner compares it, decoded and without trailing slashes, into the
+# variable named first (as unescape_into).
+mount_point_into() {
+    local _m_point
+    unescape_into _m_point "$2"
+    while [[ "$_m_point" == */ && "$_m_point" != / ]]; do _m_point="${_m_point%/}"; done
+    printf -v "$1" '%s' "$_m_point"
 }
 
 # A directory as the scanner places it (scanner/sources/hostroot.py HostRoot.resolve): each
@@ -57,7 +60,7 @@ in_root_path() {
 mount_of() {
     local dir="$1" best="" device point rest decoded
     while read -r device point rest; do
-        decoded="$(mount_point "$point")"
+        mount_point_into decoded "$point"
         if [[ "$decoded" == / || "$dir" == "$decoded" || "$dir" == "$decoded"/* ]]; then
             if (( ${#decoded} >= ${#best} )); then best="$decoded"; fi
         fi
@@ -67,9 +70,10 @@ mount_of() {
 
 # The device field of the last /proc/mounts entry for a mount point.
 device_of() {
-    local wanted="$1" found="" device point rest
+    local wanted="$1" found="" device point rest decoded
     while read -r device point rest; do
-        if [[ "$(mount_point "$point")" == "$wanted" ]]; then found="$(unescape "$device")"; fi
+        mount_point_into decoded "$point"
+        if [[ "$decoded" == "$wanted" ]]; then unescape_into found "$device"; fi
     done < "$ROOT/proc/mounts"
     printf '%s' "$found"
 }
@@ -119,12 +123,13 @@ sas_mounts() {
 
 # The bdi (major:minor in /proc/self/mountinfo) of each SAS file system on NFS.
 sas_network_bdis() {
-    local point type _id _parent number _root mounted rest
+    local point type _id _parent number _root mounted rest decoded
     while IFS= read -r point; do
         type="$(mount_type "$point")"
         [[ " $LAYOUT_NETWORK_FS_TYPES " == *" $type "* ]] || continue
         while read -r _id _parent number _root mounted rest; do
-            if [[ "$(mount_point "$mounted")" == "$point" && "$number" =~ ^[0-9]+:[0-9]+$ ]]; then
+            mount_point_into decoded "$mounted"
+            if [[ "$decoded" == "$point" && "$number" =~ ^[0-9]+:[0-9]+$ ]]; then
                 printf '%s\n' "$number"
             fi
         done < "$ROOT/proc/self/mountinfo"
@@ -204,9 +209,10 @@ remount_inverse() {
 
 # Whether the last /proc/mounts entry for a mount point has an option (whole tokens).
 mount_has_option() {
-    local wanted="$1" option="$2" found=1 device point type options rest
+    local wanted="$1" option="$2" found=1 device point type options rest decoded
     while read -r device point type options rest; do
-        if [[ "$(mount_point "$point")" == "$wanted" ]]; then
+        mount_point_into decoded "$point"
+        if [[ "$decoded" == "$wanted" ]]; then
             found=1
             if [[ ",$options," == *",$option,"* ]]; then found=0; fi
         fi
@@ -215,9 +221,10 @@ mount_has_option() {
 }
 
 mount_type() {
-    local wanted="$1" found="" device point type rest
+    local wanted="$1" found="" device point type rest decoded
     while read -r device point type rest; do
-        if [[ "$(mount_point "$point")" == "$wanted" ]]; then found="$type"; fi
+        mount_point_into decoded "$point"
+        if [[ "$decoded" == "$wanted" ]]; then found="$type"; fi
     done < "$ROOT/proc/mounts"
     printf '%s' "$found"
 }

@@ -29,7 +29,7 @@ sys_dir() {
 # slaves/ may loop (dm-0 -> dm-1 -> dm-0) or nest deeply, so an explicit stack (children
 # pushed in reverse) replaces recursion.
 stack_of() {
-    local stack=("$1") seen=" " name dir parent slave children index steps=0
+    local stack=("$1") seen=" " name entry dir parent slave children index steps=0
     while (( ${#stack[@]} > 0 && steps < 4096 )); do
         steps=$((steps + 1))
         name="${stack[${#stack[@]}-1]}"
@@ -37,13 +37,18 @@ stack_of() {
         [[ -n "$name" && "$seen" != *" $name "* ]] || continue
         seen+="$name "
         printf '%s\n' "$name"
-        dir="$(sys_dir "$name")"
-        [[ -n "$dir" ]] || continue
+        # The device's sysfs link as it is (slaves/ reads the same through it); resolved only
+        # for a partition, whose disk is the directory above. Expansions, not basename and
+        # readlink: this runs for each device of each stack, and a process per name was most
+        # of a fix's running time.
+        entry="$ROOT/sys/class/block/$name"
+        [[ -e "$entry" ]] || entry="$ROOT/sys/block/$name"
+        [[ -e "$entry" ]] || continue
         children=()
-        # expansions, not basename and dirname: this runs for each device of each stack,
-        # and a process per name was most of a fix's running time
-        if [[ -e "$dir/partition" ]]; then parent="${dir%/*}"; children+=("${parent##*/}"); fi
-        for slave in "$dir"/slaves/*; do
+        if [[ -e "$entry/partition" ]]; then
+            dir="$(readlink -f -- "$entry")"; parent="${dir%/*}"; children+=("${parent##*/}")
+        fi
+        for slave in "$entry"/slaves/*; do
             if [[ -e "$slave" || -L "$slave" ]]; then children+=("${slave##*/}"); fi
         done
         for (( index = ${#children[@]} - 1; index >= 0; index-- )); do
