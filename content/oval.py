@@ -255,7 +255,8 @@ class OvalDocument:
         # One platform per distribution, not per release: 27 lines in each definition were
         # some 80 KB of an ARF (#66); the XCCDF platform names the releases.
         affected = el("affected", family="unix")
-        affected.extend(el("platform", OS_NAMES[os_id]) for os_id, *_ in OS_PLATFORMS)
+        affected.extend(el("platform", name) for name in dict.fromkeys(
+            OS_NAMES[os_id] for os_id, *_ in OS_PLATFORMS))
         metadata.append(affected)
         for source, ref_id in references:
             metadata.append(el("reference", source=source, ref_id=ref_id))

@@ -20,7 +20,6 @@ from ..rules.host_layout import (
     LIBVIRT_SYSV,
     LIBVIRT_UNITS,
     MULTIPATH_UUID_PREFIX,
-    NO_VERSION_ID,
     OS_PLATFORMS,
     OS_RELEASE,
     OS_RELEASE_LEGACY,
@@ -37,6 +36,8 @@ from ..rules.host_layout import (
     os_release_patterns,
     redhat_release_pattern,
     redhat_release_unnumbered,
+    release_key,
+    release_line,
     vm_vendor_regex,
 )
 from .oval import Element, OvalDocument, all_of, any_of, criterion, entity, none_of
@@ -160,13 +161,13 @@ def _rhel_family(oval: OvalDocument) -> Element:
     has_redhat_release = _exists(oval, "a redhat-release file", (REDHAT_RELEASE,))
     systems = []
     for os_id, _, majors, legacy in OS_PLATFORMS:
-        # the system named with no release: os-release without VERSION_ID, a redhat-release
-        # line without " release N" (os_platform, issue 64)
+        # the system named with no release: os-release without its release line, a
+        # redhat-release line without " release N" (os_platform, issue 64)
         systems.append(all_of(
             _contains(oval, f"os-release says {os_id}", (OS_RELEASE,),
                       os_release_id(os_id)),
-            none_of(_contains(oval, "os-release has a VERSION_ID", (OS_RELEASE,),
-                              NO_VERSION_ID))))
+            none_of(_contains(oval, f"os-release has a {release_key(os_id)}", (OS_RELEASE,),
+                              release_line(os_id)))))
         if legacy:
             systems.append(all_of(none_of(has_os_release), _contains(
                 oval, f"redhat-release names {legacy} with no release", (REDHAT_RELEASE,),
@@ -175,7 +176,7 @@ def _rhel_family(oval: OvalDocument) -> Element:
         # its results in each ARF (#66).
         named = all_of(*(_contains(oval, f"os-release says {os_id}, a release of the guidance: "
                                          f"{part}", (OS_RELEASE,), pattern)
-                         for part, pattern in zip(("ID", "VERSION_ID"),
+                         for part, pattern in zip(("ID", release_key(os_id)),
                                                   os_release_patterns(os_id, *majors))))
         legacy_majors = tuple(major for major in majors if major in OS_RELEASE_LEGACY)
         if legacy and legacy_majors:

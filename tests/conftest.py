@@ -68,7 +68,7 @@ NEEDS = {
               "test_cpu_turbo_smt", "test_docs", "test_drift", "test_fleet_engines", "test_fleet_scan", "test_guests",
               "test_multipath_detect", "test_multipath_runtime", "test_nothing_judged",
               "test_oscap_fixes", "test_oscap_runner", "test_parity", "test_profiles_only",
-              "test_reports", "test_rpm", "test_software_semantics", "test_striping_hardware",
+              "test_reports", "test_rhcos", "test_rpm", "test_software_semantics", "test_striping_hardware",
               "test_scratch_dirs", "test_selinux", "test_tailoring_empty", "test_tuned_startup",
               "test_tuned_sysctl_modifiers",
               "test_udev_semantics",

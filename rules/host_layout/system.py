@@ -68,9 +68,17 @@ OS_PLATFORMS = (
     ("rocky", "rocky:rocky", (8, 9, 10), None),
     ("almalinux", "almalinux:almalinux", (8, 9, 10), None),
     ("ol", "oracle:linux", tuple(range(5, 11)), "Oracle Linux"),
+    # RHEL CoreOS (OpenShift's nodes) is RHEL: its VERSION_ID is OpenShift's release, the
+    # RHEL release is RHEL_VERSION (openshift/os, rhel-9.4-os-release.yaml at c91cde58,
+    # which also makes /etc/redhat-release "Red Hat Enterprise Linux CoreOS release 4.16").
+    ("rhcos", "redhat:enterprise_linux", (8, 9, 10), None),
 )
 OS_NAMES = {"rhel": "Red Hat Enterprise Linux", "centos": "CentOS", "rocky": "Rocky Linux",
-            "almalinux": "AlmaLinux", "ol": "Oracle Linux"}
+            "almalinux": "AlmaLinux", "ol": "Oracle Linux",
+            # RHEL, as its CPE_NAME says (cpe:/o:redhat:enterprise_linux:9::coreos)
+            "rhcos": "Red Hat Enterprise Linux"}
+# The os-release line holding the RHEL-family release, where it is not VERSION_ID.
+RELEASE_KEYS = {"rhcos": "RHEL_VERSION"}
 OS_RELEASE_LEGACY = (5, 6)  # the releases named by /etc/redhat-release alone
 
 
@@ -83,11 +91,15 @@ def _any_of(majors: tuple[int, ...]) -> str:
     return "(?:" + "|".join(map(str, majors)) + ")"
 
 
+def release_key(os_id: str) -> str:
+    return RELEASE_KEYS.get(os_id, "VERSION_ID")
+
+
 def os_release_patterns(os_id: str, *majors: int) -> tuple[str, str]:
     """os-release lines (Python ``re`` and OVAL alike, multi-line) naming ``os_id`` and one
     of ``majors`` (the OVAL asks for them all at once: one test, not one per release)."""
     return (os_release_id(os_id),
-            rf"^VERSION_ID=[\"']?{_any_of(majors)}(?:\.[0-9]+)*[\"']?[ \t]*$")
+            rf"^{release_key(os_id)}=[\"']?{_any_of(majors)}(?:\.[0-9]+)*[\"']?[ \t]*$")
 
 
 def redhat_release_pattern(name: str, *majors: int) -> str:
@@ -96,10 +108,12 @@ def redhat_release_pattern(name: str, *majors: int) -> str:
     return rf"^{re.escape(name)}\b.* release {_any_of(majors)}(?:\.|[ \t]|$)"
 
 
-# os-release without a VERSION_ID line, and a redhat-release line naming the system with no
-# release number (issue 64): the system is one the guidance is for, its release unknown, so
-# it is judged, and what depends on the release says so (the kernel's release decides most).
-NO_VERSION_ID = r"^VERSION_ID="
+# os-release without its release line (VERSION_ID; RHEL_VERSION on RHEL CoreOS), and a
+# redhat-release line naming the system with no release number (issue 64): the system is one
+# the guidance is for, its release unknown, so it is judged, and what depends on the release
+# says so (the kernel's release decides most).
+def release_line(os_id: str) -> str:
+    return rf"^{release_key(os_id)}="
 
 
 def redhat_release_unnumbered(name: str) -> str:
@@ -114,7 +128,7 @@ def os_platform(os_release: str | None, redhat_release: str | None) -> str | Non
     for os_id, product, majors, legacy in OS_PLATFORMS:
         if os_release is not None:
             if re.search(os_release_id(os_id), os_release, re.M) and not re.search(
-                    NO_VERSION_ID, os_release, re.M):
+                    release_line(os_id), os_release, re.M):
                 return f"cpe:/o:{product}"
         elif redhat_release is not None and legacy and re.search(
                 redhat_release_unnumbered(legacy), redhat_release, re.M):

@@ -20,6 +20,7 @@ from ...rules.host_layout import (
     MULTIPATH_HWTABLE_FILE,
     OS_RELEASE,
     REDHAT_RELEASE,
+    release_key,
 )
 from ...rules.loader import RULES_DIR
 from .. import host_regex
@@ -150,7 +151,8 @@ def rhel_release(root: HostRoot) -> str | None:
         return None
     fields = shell_assignments(text)
     family = {fields.get("ID", "")} | set(fields.get("ID_LIKE", "").split())
-    major = fields.get("VERSION_ID", "").split(".")[0]
+    # VERSION_ID, or RHEL_VERSION on RHEL CoreOS, whose VERSION_ID is OpenShift's release
+    major = fields.get(release_key(fields.get("ID", "")), "").split(".")[0]
     return major if family & RHEL_FAMILY and major.isdigit() else None
 
 
