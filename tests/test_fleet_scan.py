@@ -265,7 +265,7 @@ def test_scan_snapshots_refuses_a_bad_set_before_scanning(tmp_path, snapshots, c
 
 
 @pytest.mark.parametrize(("text", "said"), [
-    ('{"host0": "nope"}', "unknown profile 'nope' (known: default, viya3, xtremio), for host0"),
+    ('{"host0": "nope"}', "unknown profile 'nope' (known: default, viya3, viya4_node, xtremio), for host0"),
     ("[1]", "not an object of host name to profile name"),
     ("{", "not JSON"),
 ])
