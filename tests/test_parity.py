@@ -7,17 +7,21 @@ asserted as they are, so a change on either side shows up.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 from lxml import etree
 
-from sascheck.cli import main
 from tests.support.example_roots import EXAMPLE_VALUES, EXAMPLES
 
 from .support.hosts import BASELINE_SETS, SasFs, sas_host
-from .support.oscap import BEYOND_OVAL, oscap_available, oscap_eval, tailor
+from .support.oscap import (
+    BEYOND_OVAL,
+    oscap_available,
+    oscap_eval,
+    sascheck_results,
+    tailor,
+)
 from .test_discovery import ROLE_CASES
 from .test_verdicts import CASES
 
@@ -179,29 +183,11 @@ KNOWN_DIFFERENCES: dict[str, dict[str, tuple[str, str]]] = {
 }
 
 
-# Where no SAS directory is named, sascheck says notchecked with that reason and the OVAL
-# errs (content/judgeable.py): neither judges, and both are said so.
-NO_SAS_DIRS_NOTE = "no SAS directory is known"
-
-
-def _scan(root: Path, tailoring: Path, workdir: Path, profile: str
-          ) -> tuple[dict[str, str], set[str]]:
-    """Each rule's result, and the rules notchecked because no SAS directory is known."""
-    out = workdir / "sascheck.json"
-    main(["scan", "--root", str(root), "--tailoring", str(tailoring), "--json", str(out),
-          "--quiet"])
-    data = json.loads(out.read_text())
-    assert data["profile"] == profile
-    unnamed = {rule["id"] for rule in data["rules"] if rule["result"] == "notchecked"
-               and rule["message"].startswith(NO_SAS_DIRS_NOTE)}
-    return {rule["id"]: rule["result"] for rule in data["rules"]}, unnamed
-
-
 def _compare(name: str, root: Path, sets: list[str], workdir: Path,
              profile: str = "default") -> None:
     workdir.mkdir(parents=True, exist_ok=True)
     tailoring = tailor(root, sets, workdir / "tailoring.xml", profile)
-    ours, unnamed = _scan(root, tailoring, workdir, profile)
+    ours, unnamed = sascheck_results(root, tailoring, workdir, profile)
     theirs = oscap_eval(root, tailoring, workdir, profile)
     for rule in unnamed:
         assert theirs.get(rule) == "error", (name, rule, theirs.get(rule))
@@ -258,7 +244,7 @@ def test_parity_without_sas_directories_judges_nothing(tmp_path):
     workdir = tmp_path / "work"
     workdir.mkdir()
     tailoring = tailor(root, [], workdir / "tailoring.xml")
-    ours, unnamed = _scan(root, tailoring, workdir, "default")
+    ours, unnamed = sascheck_results(root, tailoring, workdir, "default")
     theirs = oscap_eval(root, tailoring, workdir)
     untailored = oscap_eval(root, None, workdir)
     for rule in ("io_scheduler", "read_ahead", "sas_fs_type", "sas_dirs_separate"):
@@ -286,7 +272,7 @@ def test_a_set_value_only_tailoring_judges_the_sas_rules(tmp_path):
     them, with no refine-rule (issue 45)."""
     root = sas_host(tmp_path / "root")
     tailoring = _set_value_only(root, BASELINE_SETS, tmp_path / "workbench.xml")
-    ours, _ = _scan(root, tailoring, tmp_path, "default")
+    ours, _ = sascheck_results(root, tailoring, tmp_path, "default")
     theirs = oscap_eval(root, tailoring, tmp_path)
     sas_rules = ("io_scheduler", "read_ahead", "sas_fs_type", "sas_dirs_separate", "sas_fs_noatime")
     assert {rule: theirs[rule] for rule in sas_rules} == {rule: ours[rule] for rule in sas_rules}
@@ -303,7 +289,7 @@ def test_a_tailoring_that_selects_the_oval_check_still_works(tmp_path):
     etree.SubElement(profile, etree.QName(profile, "refine-rule"),
                      idref="xccdf_org.sascheck.content_rule_sas_fs_type", selector="oval")
     tree.write(str(tailoring))
-    ours, _ = _scan(root, tailoring, tmp_path, "default")
+    ours, _ = sascheck_results(root, tailoring, tmp_path, "default")
     assert oscap_eval(root, tailoring, tmp_path)["sas_fs_type"] == ours["sas_fs_type"] == "pass"
 
 
@@ -313,7 +299,7 @@ def test_a_sas_directory_that_is_not_there_is_never_judged(tmp_path):
     root = sas_host(tmp_path / "root")
     sets = [*BASELINE_SETS, "sas_utilloc_dirs=/otherhost/sasutil"]
     tailoring = tailor(root, sets, tmp_path / "t.xml")
-    ours, _ = _scan(root, tailoring, tmp_path, "default")
+    ours, _ = sascheck_results(root, tailoring, tmp_path, "default")
     theirs = oscap_eval(root, tailoring, tmp_path)
     for rule in ("sas_fs_type", "sas_fs_noatime", "sas_dirs_separate", "read_ahead"):
         assert ours[rule] == theirs[rule] == "error", (rule, ours[rule], theirs[rule])
@@ -337,7 +323,7 @@ def test_parity_with_hostile_mount_names(tmp_path, name, data_dirs, noatime):
                     sas_local_cfg="-WORK '/data$(x)/work'\n-UTILLOC \"/sas util\"\n")
     sets = [f"sas_data_dirs={data_dirs}"]
     _compare(name, root, sets, tmp_path / "work")
-    ours, _ = _scan(root, tailor(root, sets, tmp_path / "t.xml"), tmp_path / "work", "default")
+    ours, _ = sascheck_results(root, tailor(root, sets, tmp_path / "t.xml"), tmp_path / "work", "default")
     assert (ours["sas_fs_noatime"], ours["sas_fs_type"]) == (noatime, "fail")
 
 
@@ -347,77 +333,6 @@ def test_parity_on_role_evidence(tmp_path, case):
     files, links, role = ROLE_CASES[case]
     root = sas_host(tmp_path / "root", extra_files=files, extra_links=links)
     _compare(case, root, BASELINE_SETS, tmp_path / "work")
-    applicable = _scan(root, tailor(root, BASELINE_SETS, tmp_path / "t.xml"), tmp_path / "work",
+    applicable = sascheck_results(root, tailor(root, BASELINE_SETS, tmp_path / "t.xml"), tmp_path / "work",
                        "default")[0]["thp_enabled_on_kvm_host"] != "notapplicable"
     assert applicable == (role == "kvm_host")
-
-
-# The release files as each system writes them: os-release(5) from the base-files or
-# *-release package (Ubuntu 22.04, Rocky 9.4, CentOS 7.9, Debian 12), and RHEL 6's
-# /etc/redhat-release (redhat-release-server 6Server-6.10), which has no os-release.
-RELEASE_FILES = {
-    "Ubuntu 22.04": ({"/etc/os-release": 'PRETTY_NAME="Ubuntu 22.04.4 LTS"\nNAME="Ubuntu"\n'
-                      'VERSION_ID="22.04"\nID=ubuntu\nID_LIKE=debian\n'}, "notapplicable"),
-    "Debian 12": ({"/etc/os-release": 'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\n'
-                   'VERSION_ID="12"\nID=debian\n'}, "notapplicable"),
-    "Rocky 9.4": ({"/etc/os-release": 'NAME="Rocky Linux"\nVERSION="9.4 (Blue Onyx)"\n'
-                   'ID="rocky"\nID_LIKE="rhel centos fedora"\nVERSION_ID="9.4"\n'
-                   'PRETTY_NAME="Rocky Linux 9.4 (Blue Onyx)"\n'}, "judged"),
-    "CentOS 7.9": ({"/etc/os-release": 'NAME="CentOS Linux"\nVERSION="7 (Core)"\nID="centos"\n'
-                    'ID_LIKE="rhel fedora"\nVERSION_ID="7"\n'
-                    'PRETTY_NAME="CentOS Linux 7 (Core)"\n'}, "judged"),
-    "RHEL 6.10": ({"/etc/redhat-release": "Red Hat Enterprise Linux Server release 6.10 "
-                   "(Santiago)\n"}, "judged"),
-    "RHEL 4 (too old)": ({"/etc/redhat-release": "Red Hat Enterprise Linux AS release 4 "
-                          "(Nahant Update 9)\n"}, "notapplicable"),
-    # Issue 64: a system that names itself RHEL without saying its release is judged (the
-    # kernel's release decides what depends on it); one naming a release outside 5 to 10
-    # is not
-    "RHEL, os-release without VERSION_ID": ({"/etc/os-release": (
-        'NAME="Red Hat Enterprise Linux"\nID="rhel"\nID_LIKE="fedora"\n'
-        'PRETTY_NAME="Red Hat Enterprise Linux 8.9 (Ootpa)"\n')}, "judged"),
-    "RHEL, redhat-release without a release": ({"/etc/redhat-release": (
-        "Red Hat Enterprise Linux Server (Santiago)\n")}, "judged"),
-    "RHEL 11 (not yet)": ({"/etc/os-release": 'NAME="Red Hat Enterprise Linux"\nID="rhel"\n'
-                           'VERSION_ID="11.0"\n'}, "notapplicable"),
-}
-
-
-@pytest.mark.parametrize("system", sorted(RELEASE_FILES))
-def test_the_operating_system_decides_applicability_in_both_engines(tmp_path, system):
-    """RHEL and its rebuilds are judged; a root whose release files name another system is
-    notapplicable throughout, in sascheck and through the benchmark's platforms in oscap
-    (issue 45: an Ubuntu root was judged as RHEL)."""
-    files, expected = RELEASE_FILES[system]
-    root = sas_host(tmp_path / "root")
-    for name in ("os-release", "redhat-release"):
-        (root / "etc" / name).unlink()
-    for path, text in files.items():
-        (root / path.lstrip("/")).write_text(text)
-    tailoring = tailor(root, BASELINE_SETS, tmp_path / "t.xml")
-    ours, _ = _scan(root, tailoring, tmp_path, "default")
-    theirs = {rule: result for rule, result in oscap_eval(root, tailoring, tmp_path).items()
-              if rule in ours}
-    if expected == "notapplicable":
-        assert set(ours.values()) == set(theirs.values()) == {"notapplicable"}
-    else:
-        # The baseline's array is known to RHEL 8's multipath hardware table; sascheck reads
-        # the release for that table, so on another release it may not judge that rule.
-        judged_by_release = {"multipath_all_paths_active"}
-        same = BEYOND_OVAL | judged_by_release
-        assert {r: v for r, v in ours.items() if r not in same} == {
-            r: v for r, v in theirs.items() if r not in same}
-        assert "pass" in ours.values() and set(theirs.values()) != {"notapplicable"}
-
-
-def test_judge_any_os_judges_another_system_in_sascheck_only(tmp_path):
-    """A lab machine (CI runs Debian) is judged with judge_any_os=true; the benchmark's
-    platform keeps oscap at notapplicable, as docs/oval.md lists."""
-    root = sas_host(tmp_path / "root")
-    (root / "etc/redhat-release").unlink()
-    (root / "etc/os-release").write_text(RELEASE_FILES["Debian 12"][0]["/etc/os-release"])
-    tailoring = tailor(root, [*BASELINE_SETS, "judge_any_os=true"], tmp_path / "t.xml")
-    ours, _ = _scan(root, tailoring, tmp_path, "default")
-    theirs = {rule: result for rule, result in oscap_eval(root, tailoring, tmp_path).items()
-              if rule in ours}
-    assert "pass" in ours.values() and set(theirs.values()) == {"notapplicable"}

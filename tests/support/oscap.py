@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -99,3 +100,21 @@ def oscap_verdict(root: Path, rule: str, workdir: Path, sets: list[str],
     workdir.mkdir(parents=True, exist_ok=True)
     tailoring = tailor(root, sets, workdir / "tailoring.xml", profile)
     return oscap_eval(root, tailoring, workdir, profile)[rule]
+
+
+# Where no SAS directory is named, sascheck says notchecked with that reason and the OVAL
+# errs (content/judgeable.py): neither judges, and both are said so.
+NO_SAS_DIRS_NOTE = "no SAS directory is known"
+
+
+def sascheck_results(root: Path, tailoring: Path, workdir: Path, profile: str
+          ) -> tuple[dict[str, str], set[str]]:
+    """Each rule's result, and the rules notchecked because no SAS directory is known."""
+    out = workdir / "sascheck.json"
+    main(["scan", "--root", str(root), "--tailoring", str(tailoring), "--json", str(out),
+          "--quiet"])
+    data = json.loads(out.read_text())
+    assert data["profile"] == profile
+    unnamed = {rule["id"] for rule in data["rules"] if rule["result"] == "notchecked"
+               and rule["message"].startswith(NO_SAS_DIRS_NOTE)}
+    return {rule["id"]: rule["result"] for rule in data["rules"]}, unnamed
