@@ -5,6 +5,7 @@ the library's shared pieces left as marks that content/xccdf.py turns into XCCDF
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 
 from ..rules import Catalogue, Rule
@@ -17,7 +18,7 @@ from .bash_library import (
     shared_pieces,
 )
 from .generate import bash_script, task_tags, tuned_profile_assignments
-from .rendering import FixInput, environment
+from .rendering import FixError, FixInput, environment
 from .site_values import SAS_DATA_DIRS_ENV, SAS_DIRS_ENV, SUB, fix_values
 
 # The shared pieces' forms: a bash fix holds them as they are; an Ansible fix holds its
@@ -56,7 +57,11 @@ def indentation_inert(pieces: dict[str, str]) -> frozenset[str]:
     Only their definition is parsed (each is wrapped in a function that is never called)."""
     arguments = [part for name, text in sorted(pieces.items())
                  for part in (name, text, piece_text(text, ANSIBLE_PLANNER_INDENT))]
-    parsed = subprocess.run(["bash", "-c", _SAME_PARSE, "bash", *arguments],
+    bash = shutil.which("bash")
+    if bash is None:
+        raise FixError("building the data stream needs bash on PATH (it asks bash which fix "
+                       "pieces it parses alike when indented)")
+    parsed = subprocess.run([bash, "-c", _SAME_PARSE, "bash", *arguments],
                             capture_output=True, text=True, check=True)
     return frozenset(parsed.stdout.split())
 

@@ -213,8 +213,9 @@ def _build(args: argparse.Namespace) -> int:
     from .remediations.xccdf_fixes import xccdf_fix_texts
 
     catalogue = load_rules()
-    target = build(catalogue, Path(args.output) if args.output else default_output(),
-                   *xccdf_fix_texts(catalogue))
+    with user_errors():
+        target = build(catalogue, Path(args.output) if args.output else default_output(),
+                       *xccdf_fix_texts(catalogue))
     print(target)
     return EXIT_OK
 

@@ -192,3 +192,17 @@ def test_a_thp_file_without_a_choice_is_not_understood_not_unreadable(host, scan
     assert (rule["result"], rule["actual"]) == ("error", "not understood")
     assert rule["evidence"][0]["actual"] == "not understood"
     assert "no [selected] value in 'always madvise never'" in rule["message"]
+
+
+def test_build_without_bash_is_one_line_not_a_traceback(tmp_path, monkeypatch, capsys):
+    """The build asks bash how it parses the fix pieces: with no bash on PATH (a minimal
+    container), the command says so in one line and writes nothing."""
+    from sascheck.cli import main
+
+    monkeypatch.setenv("PATH", str(tmp_path / "no-bash-here"))
+    output = tmp_path / "ds.xml"
+    assert main(["build", "--output", str(output)]) == 1
+    error = capsys.readouterr().err
+    assert error == ("sascheck: error: building the data stream needs bash on PATH (it asks "
+                     "bash which fix pieces it parses alike when indented)\n")
+    assert not output.exists()
