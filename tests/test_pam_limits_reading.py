@@ -8,38 +8,13 @@ module docstring of tests/test_accounts.py cites it."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from .support.account_hosts import RHEL8_KERNEL, host, judged, nofile_fix
+from .support.account_hosts import RHEL8_KERNEL, host, judged, nofile_fix, with_module
 from .support.hosts import BASELINE_SETS
 from .support.remedy import run_bash
 
-# -- pam_limits' own reading (issue 64), linux-pam v1.5.1 modules/pam_limits/pam_limits.c -----
-# The module as Debian's libpam-modules 1.5.2 installs it (this machine's own): it reads
-# /proc/sys/fs/nr_open for an unlimited nofile (commit 3234488f, first in 1.5.2). The one
-# before 1.5.2 is the same file with that path blanked: such builds do not carry it.
-DEBIAN_PAM_LIMITS = next(iter(sorted(Path("/usr/lib").glob("*-linux-gnu*/security/pam_limits.so"))),
-                         Path("/usr/lib/x86_64-linux-gnu/security/pam_limits.so"))
-RHEL_PAM_LIMITS = "/usr/lib64/security/pam_limits.so"
 VIYA_LIMITS = "sas - nofile 150000\nsas - nproc 100000\nsas - stack 10240\n"
-
-
-def _pam_module(nr_open: bool) -> bytes:
-    if not DEBIAN_PAM_LIMITS.is_file():
-        pytest.skip("needs Debian's libpam-modules (pam_limits.so) to copy into the image")
-    module = DEBIAN_PAM_LIMITS.read_bytes()
-    assert b"/proc/sys/fs/nr_open" in module
-    return module if nr_open else module.replace(b"/proc/sys/fs/nr_open", b"/proc/sys/fs/xx_xxxx")
-
-
-def _with_module(root: Path, nr_open: bool | None) -> Path:
-    if nr_open is not None:
-        module = root / RHEL_PAM_LIMITS.lstrip("/")
-        module.parent.mkdir(parents=True, exist_ok=True)
-        module.write_bytes(_pam_module(nr_open))
-    return root
 
 
 def test_a_no_limit_line_for_the_account_ends_pam_limits_reading(tmp_path, scan):
@@ -80,7 +55,7 @@ def test_an_unlimited_nofile_is_judged_by_the_hosts_pam_limits(tmp_path, scan, n
     hard limit above fs.nr_open (kernel/sys.c do_prlimit: EPERM), setup_limits fails and the
     session is denied. From 1.5.2 it is fs.nr_open. The host's module decides; without it,
     never a pass."""
-    root = _with_module(host(tmp_path / "r", {
+    root = with_module(host(tmp_path / "r", {
         "/etc/security/limits.d/99-sas.conf": "sas - nofile unlimited\n"}), nr_open)
     verdict = judged(scan, root)
     assert verdict["result"] == expected, verdict
@@ -88,7 +63,7 @@ def test_an_unlimited_nofile_is_judged_by_the_hosts_pam_limits(tmp_path, scan, n
 
 
 def test_a_nofile_hard_limit_above_nr_open_refuses_the_session(tmp_path, scan):
-    root = _with_module(host(tmp_path / "r", {
+    root = with_module(host(tmp_path / "r", {
         "/etc/security/limits.d/99-sas.conf": "sas soft nofile 65536\nsas hard nofile 2000000\n"},
         proc__sys__fs__nr_open="1048576\n"), True)
     verdict = judged(scan, root)
@@ -109,7 +84,7 @@ def test_snapshots_carry_what_pam_limits_is(tmp_path, scan, nr_open):
 
     from .test_snapshots import _python_collect, _script_collect
 
-    root = _with_module(host(tmp_path / "r", {
+    root = with_module(host(tmp_path / "r", {
         "/etc/security/limits.d/99-sas.conf": "sas - nofile unlimited\n"},
         proc__sys__fs__nr_open="1048576\n"), nr_open)
     expected = judged(scan, root)["result"]
@@ -172,7 +147,7 @@ def test_the_fix_caps_a_refused_nofile_at_nr_open(tmp_path, scan, site, written)
     refuses above fs.nr_open: every session is denied. The fix writes the hard limit at
     fs.nr_open (what 1.5.2 makes of 'unlimited', the most the kernel gives): sessions open
     with at least the site value, and the site's own lines stay as they were."""
-    root = _with_module(host(tmp_path / "r", site, RHEL8_KERNEL,
+    root = with_module(host(tmp_path / "r", site, RHEL8_KERNEL,
                              proc__sys__fs__nr_open="1048576\n"), False)
     assert judged(scan, root)["evidence"][0]["actual"] == "session refused"
     script = nofile_fix(tmp_path, root)
@@ -190,7 +165,7 @@ def test_a_refused_nofile_read_after_the_fix_is_named_for_a_person(tmp_path, sca
     """The account's own line in a file read after sascheck's (limits.d sorts 99-viya.conf
     after 99-sascheck-sas.conf) would win over anything the fix writes: it names the line."""
     viya = "/etc/security/limits.d/99-viya.conf"
-    root = _with_module(host(tmp_path / "r", {viya: "sas - nofile unlimited\n"}, RHEL8_KERNEL,
+    root = with_module(host(tmp_path / "r", {viya: "sas - nofile unlimited\n"}, RHEL8_KERNEL,
                              proc__sys__fs__nr_open="1048576\n"), False)
     script = nofile_fix(tmp_path, root)
     ran = run_bash(script, root)
@@ -203,7 +178,7 @@ def test_a_refused_nofile_read_after_the_fix_is_named_for_a_person(tmp_path, sca
 def test_an_unlimited_nofile_this_pam_limits_maps_is_left_alone(tmp_path, scan):
     """linux-pam 1.5.2 gives 'unlimited' as fs.nr_open: the session opens, the rule passes,
     and even a fix of every rule (--all) writes nothing for it."""
-    root = _with_module(host(tmp_path / "r", {
+    root = with_module(host(tmp_path / "r", {
         "/etc/security/limits.d/50-sas.conf": "sas - nofile unlimited\n"}, RHEL8_KERNEL,
         proc__sys__fs__nr_open="1048576\n"), True)
     assert judged(scan, root)["result"] == "pass"

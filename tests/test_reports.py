@@ -17,8 +17,8 @@ from tests.support.example_roots import EXAMPLE_VALUES, EXAMPLES
 
 from .support.browser import browser_available, fleet_index, open_page, screenshot
 from .support.hosts import SasFs, sas_host
-from .support.oscap import BEYOND_OVAL, oscap_available, oscap_eval, tailor
-from .test_parity import KNOWN_DIFFERENCES, NO_SAS_DIRS_NOTE
+from .support.oscap import BEYOND_OVAL, NO_SAS_DIRS_NOTE, oscap_available, oscap_eval, tailor
+from .test_parity import KNOWN_DIFFERENCES
 
 needs_browser = pytest.mark.skipif(not browser_available(), reason="chromium/playwright missing")
 CATALOGUE = load_catalogue()

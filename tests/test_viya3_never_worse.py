@@ -17,9 +17,9 @@ import pytest
 
 from rules import Catalogue
 
+from .support.account_hosts import RHEL8_KERNEL, host, with_module
 from .support.hosts import BASELINE_SETS, RHEL_NPROC, VIYA_ARK_FILE, VIYA_ARK_LIMITS
 from .support.remedy import generate, run_bash
-from .test_accounts import RHEL8_KERNEL, _with_module, host
 from .test_selinux import selinux_host
 from .test_tuned_sysctl_modifiers import RHEL8, RHEL9
 from .test_tuned_sysctl_modifiers import _host as tuned_host
@@ -71,7 +71,7 @@ def _dash_stack(path: Path) -> Path:
 
 
 def _unlimited_nofile_old_pam(path: Path) -> Path:
-    return _with_module(host(path, {f"{LIMITS_D}/50-sas.conf": "sas - nofile unlimited\n"},
+    return with_module(host(path, {f"{LIMITS_D}/50-sas.conf": "sas - nofile unlimited\n"},
                              RHEL8_KERNEL, proc__sys__fs__nr_open="1048576\n"), False)
 
 

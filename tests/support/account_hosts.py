@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from .hosts import BASELINE_SETS, sas_host
 from .remedy import generate
 
@@ -38,3 +40,30 @@ def nofile_fix(tmp_path: Path, root: Path, *extra: str) -> Path:
 def judged(scan, root: Path, rule: str = "sas_accounts_nofile", profile: str = "default",
            *sets: str) -> dict:
     return scan(root, *sets, profile=profile)["by_id"][rule]
+
+
+# -- pam_limits' own reading (issue 64), linux-pam v1.5.1 modules/pam_limits/pam_limits.c -----
+# The module as Debian's libpam-modules 1.5.2 installs it (this machine's own): it reads
+# /proc/sys/fs/nr_open for an unlimited nofile (commit 3234488f, first in 1.5.2). The one
+# before 1.5.2 is the same file with that path blanked: such builds do not carry it.
+DEBIAN_PAM_LIMITS = next(iter(sorted(Path("/usr/lib").glob("*-linux-gnu*/security/pam_limits.so"))),
+                         Path("/usr/lib/x86_64-linux-gnu/security/pam_limits.so"))
+RHEL_PAM_LIMITS = "/usr/lib64/security/pam_limits.so"
+
+
+def pam_module(nr_open: bool) -> bytes:
+    if not DEBIAN_PAM_LIMITS.is_file():
+        pytest.skip("needs Debian's libpam-modules (pam_limits.so) to copy into the image")
+    module = DEBIAN_PAM_LIMITS.read_bytes()
+    assert b"/proc/sys/fs/nr_open" in module
+    return module if nr_open else module.replace(b"/proc/sys/fs/nr_open", b"/proc/sys/fs/xx_xxxx")
+
+
+def with_module(root: Path, nr_open: bool | None) -> Path:
+    """``root`` with this machine's pam_limits.so at RHEL's path (``nr_open``: as 1.5.2 on,
+    which reads fs.nr_open for an unlimited nofile; False: as before; None: no module)."""
+    if nr_open is not None:
+        module = root / RHEL_PAM_LIMITS.lstrip("/")
+        module.parent.mkdir(parents=True, exist_ok=True)
+        module.write_bytes(pam_module(nr_open))
+    return root
