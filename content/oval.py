@@ -85,6 +85,16 @@ def split(delimiter: str, part: Element) -> Element:
     return _with("split", [part], delimiter=delimiter)
 
 
+def listed(values: Sequence[str], separator: str) -> Element:
+    """Constant values as a multi-valued component, not a variable: a split of one literal.
+    oscap lists a variable's values with every object and test built on it, and those of
+    each variable it is built from; a component inside the variable that uses it is not
+    listed (#66)."""
+    if any(separator in value for value in values):
+        raise ValueError(f"a value holds the separator {separator!r}")
+    return split(separator, literal(separator.join(values)))
+
+
 def escape_regex(part: Element) -> Element:
     return _with("escape_regex", [part])
 

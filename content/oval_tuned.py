@@ -29,7 +29,7 @@ from .oval import (
     count,
     criterion,
     entity,
-    literal,
+    listed,
     none_of,
     set_node,
     split,
@@ -40,7 +40,6 @@ from .platforms import kvm_guest
 T = TypeVar("T")
 
 CHAIN_DEPTH = 5  # active tuned profiles + 4 levels of include=
-DIRECTORY_SEPARATOR = ";"  # between the directories of one literal (no path holds it)
 # A tuned option line inside a section (unit) that applies everywhere: no line of the
 # section, before or after it, is a cpuinfo_regex, a uname_regex or an enabled= other than
 # "true", the one text every tuned release reads as true (tuned/profiles/unit.py: "1" from
@@ -155,14 +154,10 @@ class TunedFacts:
         return self.once("tuned", build)
 
     def tuned_files(self, names: str) -> str:
-        # One concat over the directories (a cartesian product), split from one literal:
-        # oscap lists a variable's values, and those of each variable it is built from, with
-        # every object and test built on it; a variable of the directories was 66 KB of an
-        # ARF (#66).
-        assert not any(DIRECTORY_SEPARATOR in path for path in TUNED_PROFILE_DIRS)
-        directories = split(DIRECTORY_SEPARATOR, literal(DIRECTORY_SEPARATOR.join(TUNED_PROFILE_DIRS)))
-        return self.oval.local("tuned.conf files",
-                               concat(directories, "/", var(names), "/tuned.conf"))
+        # One concat over the directories (a cartesian product), listed in place: a
+        # variable of the directories was 66 KB of an ARF (#66).
+        return self.oval.local("tuned.conf files", concat(
+            listed(TUNED_PROFILE_DIRS, ";"), "/", var(names), "/tuned.conf"))
 
     def tuned_setting(self, key_pattern: str, acceptable: list[tuple[str, str | None]],
                       comment: str, surely: bool = True) -> Element:

@@ -18,6 +18,7 @@ from ..oval import (
     concat,
     criterion,
     entity,
+    listed,
     literal,
     split,
     unique,
@@ -58,11 +59,6 @@ def volume_striped(facts: OvalFacts, rule: Rule) -> Element:
                   _no_multipath_mounted(facts))
 
 
-def _listed(numbers: list[int]) -> Element:
-    """Constant integers as a component, not a variable: split from one literal."""
-    return split(",", literal(",".join(str(number) for number in numbers)))
-
-
 # OVAL has no division: the page / unit ratios in PAGE_UNIT_RATIOS are recognised, for
 # stripe units and pages below 2**PAIR_SHIFT bytes (32 MiB).
 PAIR_SHIFT = 25
@@ -85,8 +81,8 @@ def bufsize_matches_stripe(facts: OvalFacts, rule: Rule) -> Element:
     # wherever it is used (oscap lists every variable an object or state is built from),
     # and those lists were some 170 KB of an ARF (#66). The two sides meet in one list by
     # pairing each with each in a text and splitting it again, duplicates dropped.
-    unit_pairs = arithmetic("multiply", var(units), _listed(
-        [(k << PAIR_SHIFT) + 1 for k in PAGE_UNIT_RATIOS]))
+    unit_pairs = arithmetic("multiply", var(units), listed(
+        [str((k << PAIR_SHIFT) + 1) for k in PAGE_UNIT_RATIOS], ","))
 
     # The page in effect: sas_bufsize_bytes, or SAS's largest own page where it is 0. One
     # variable rather than a test per case: each test lists every pair it compared, and two
@@ -98,8 +94,8 @@ def bufsize_matches_stripe(facts: OvalFacts, rule: Rule) -> Element:
     shift = literal(str(1 << PAIR_SHIFT), datatype="int")
     wanted = oval.local("the page x 2^25 + each stripe unit", arithmetic(
         "add", arithmetic("multiply", var(page), shift), var(units)), datatype="int")
-    page_pairs = arithmetic("multiply", var(page), _listed(
-        [(1 << PAIR_SHIFT) + k for k in PAGE_UNIT_RATIOS]))
+    page_pairs = arithmetic("multiply", var(page), listed(
+        [str((1 << PAIR_SHIFT) + k) for k in PAGE_UNIT_RATIOS], ","))
     either = oval.local("pairs of the page and each stripe unit", unique(split(
         ",", concat(unit_pairs, ",", page_pairs))), datatype="int")
     paired = oval.state("ind:variable", "the page and its unit nest",
