@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import subprocess
 from datetime import datetime, timezone
+from pathlib import Path
 
 import pytest
 from lxml import etree
@@ -153,6 +154,26 @@ def test_tailoring_round_trip(catalogue, host, tmp_path, monkeypatch):
     when = datetime.fromisoformat(written.find("x:version", ns).get("time")).replace(
         tzinfo=timezone.utc)
     assert abs((datetime.now(timezone.utc) - when).total_seconds()) < 3600
+
+
+# The XCCDF 1.2 schema oscap validates a tailoring file with (openscap-common's copy): the
+# oscap runs of the parity tests skip that step (tests/support/oscap.py), so it is done here.
+OSCAP_XCCDF_SCHEMA = Path("/usr/share/openscap/schemas/xccdf/1.2/xccdf_1.2.xsd")
+
+
+@needs_oscap
+@pytest.mark.parametrize("profile", ["default", "xtremio", "viya3", "viya4_node"])
+def test_tailoring_is_valid_to_the_schema_oscap_uses(catalogue, host, tmp_path, profile):
+    schema = etree.XMLSchema(etree.parse(str(OSCAP_XCCDF_SCHEMA)))
+    out = tmp_path / "t.xml"
+    assert main(["tailor", "--root", str(host()), "--profile", profile, "--set",
+                 "sas_data_dirs=/sas (old)/data <&>", "--set", "dirty_ratio=30",
+                 "-o", str(out)]) == 0
+    assert schema.validate(etree.parse(str(out))), schema.error_log
+    # and the schema is one that refuses what is not a tailoring
+    bogus = etree.parse(str(out))
+    bogus.getroot().insert(1, etree.Element("{http://checklists.nist.gov/xccdf/1.2}bogus"))
+    assert not schema.validate(bogus)
 
 
 @pytest.mark.parametrize(("text", "message"), [

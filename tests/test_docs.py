@@ -210,7 +210,7 @@ def test_the_pages_rule_is_judged_by_oscap_as_by_the_scanner(tmp_path):
         root = sas_host(tmp_path / f"root{ratio.strip()}", extra_files={
             "/proc/sys/vm/dirty_expire_centisecs": ratio})
         tailoring = _tailoring(catalogue, root, tmp_path / "tailoring.xml")
-        oval = oscap_eval(root, tailoring, tmp_path, datastream=datastream)
+        oval = oscap_eval(root, tailoring, tmp_path, datastream=datastream, as_users_run_it=True)
         assert oval[rule_id] == _verdicts(catalogue, root)[rule_id] == expected
 
 
@@ -230,7 +230,8 @@ def test_the_fix_oscap_assembles_sets_the_pages_value_in_its_block(tmp_path, tai
     root = sas_host(tmp_path / "root", dirty_ratio=30, extra_files=DIRTY)
     tailoring = _tailoring(catalogue, root, tmp_path / "tailoring.xml",
                            dirty_expire_centisecs=tailored)
-    assert oscap_eval(root, tailoring, tmp_path, datastream=datastream)[rule_id] == "fail"
+    assert oscap_eval(root, tailoring, tmp_path, datastream=datastream,
+                      as_users_run_it=True)[rule_id] == "fail"
     script = tmp_path / "fix.sh"
     generated = subprocess.run([
         "oscap", "xccdf", "generate", "fix", "--fix-type", "bash", "--result-id",
@@ -421,5 +422,5 @@ def test_the_pages_constant_rule_is_judged_by_oscap_as_by_the_scanner(tmp_path):
     for value, expected in (("1\n", "fail"), ("0\n", "pass")):
         root = sas_host(tmp_path / f"root{value.strip()}", extra_files={RECLAIM: value})
         tailoring = _tailoring(catalogue, root, tmp_path / "tailoring.xml")
-        oval = oscap_eval(root, tailoring, tmp_path, datastream=datastream)
+        oval = oscap_eval(root, tailoring, tmp_path, datastream=datastream, as_users_run_it=True)
         assert oval[rule_id] == _verdicts(catalogue, root)[rule_id] == expected

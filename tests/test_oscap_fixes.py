@@ -67,7 +67,7 @@ def _assembled(root: Path, work: Path, fix_type: str, sets: list[str]) -> tuple[
     """oscap's fix of the rules that failed on ``root`` (the README's tailoring and
     evaluation), and how many rules' blocks it holds."""
     tailoring = tailor(root, sets, work / "tailoring.xml")
-    oscap_eval(root, tailoring, work)
+    oscap_eval(root, tailoring, work, as_users_run_it=True)
     output = work / ("fix.sh" if fix_type == "bash" else "fix.yml")
     result_id = ("xccdf_org.open-scap_testresult_"
                  + tailored_profile_id("default"))
@@ -167,7 +167,7 @@ def test_oscap_copies_a_set_value_verbatim_into_the_fix_it_writes(tmp_path):
     hostile = "a'$(touch " + str(tmp_path / "PWNED") + ")'b"
     tailoring.write_text(re.sub(r"(value_allowed_tuned_profiles\">)[^<]*",
                                 lambda m: m.group(1) + hostile, text))
-    oscap_eval(root, tailoring, tmp_path)
+    oscap_eval(root, tailoring, tmp_path, as_users_run_it=True)
     script = tmp_path / "fix.sh"
     subprocess.run(["oscap", "xccdf", "generate", "fix", "--fix-type", "bash", "--result-id",
                     "xccdf_org.open-scap_testresult_" + tailored_profile_id("default"),

@@ -79,7 +79,7 @@ def test_fleet_report_mixing_json_and_arf_in_chromium(tmp_path, example_results)
         root = tmp_path / "rhel6"
         EXAMPLES["rhel6-defaults"](root)
         tailoring = tailor(root, EXAMPLE_VALUES["rhel6-defaults"], tmp_path / "t.xml")
-        oscap_eval(root, tailoring, tmp_path)
+        oscap_eval(root, tailoring, tmp_path, as_users_run_it=True)
         inputs.append(str(tmp_path / "results-arf.xml"))
     html = tmp_path / "fleet.html"
     assert main(["report", *inputs, "-o", str(html), "--junit", str(tmp_path / "j.xml")]) == 0
@@ -154,7 +154,7 @@ def test_arf_and_json_read_to_the_same_results(tmp_path, name):
     root = tmp_path / "root"
     EXAMPLES[name](root)
     tailoring = tailor(root, EXAMPLE_VALUES[name], tmp_path / "t.xml")
-    oscap_eval(root, tailoring, tmp_path)
+    oscap_eval(root, tailoring, tmp_path, as_users_run_it=True)
     ours = tmp_path / "r.json"
     main(["scan", "--root", str(root), "--tailoring", str(tailoring), "--quiet", "--json",
           str(ours)])
@@ -190,7 +190,7 @@ def test_arf_host_page_shows_what_oscap_saw(tmp_path):
     root = tmp_path / "rhel6"
     EXAMPLES["rhel6-defaults"](root)
     tailoring = tailor(root, EXAMPLE_VALUES["rhel6-defaults"], tmp_path / "t.xml")
-    oscap_eval(root, tailoring, tmp_path)
+    oscap_eval(root, tailoring, tmp_path, as_users_run_it=True)
     arf = tmp_path / "results-arf.xml"
     # An item's text is host data: markup in it stays text.
     text = arf.read_text()
