@@ -59,8 +59,10 @@ from .site_values import (
     sas_dirs_line,
     site_lines,
 )
+from .tuned_cr import revert_command as tuned_cr_revert
+from .tuned_cr import tuned_cr
 
-FORMATS = ("bash", "ansible", "tuned", "udev")
+FORMATS = ("bash", "ansible", "tuned", "tuned-cr", "udev")
 
 
 def select_rules(result: Mapping[str, Any], catalogue: Catalogue, everything: bool,
@@ -298,6 +300,8 @@ def next_steps(fmt: str, output: str, fix: FixInput) -> list[str]:
                    f" ({shlex.quote(planner_name(output))} beside it is the planner it runs)",
         "tuned": f"next: install -D -m 0644 {output} {fix.tuned_user_dir}/"
                  f"{TUNED_PROFILE_NAME}/tuned.conf && tuned-adm profile {TUNED_PROFILE_NAME}",
+        "tuned-cr": f"next (on the cluster, as a cluster administrator): oc apply -f {script}; "
+                    f"undo: {tuned_cr_revert()} (sascheck fix --format tuned-cr --revert)",
         "udev": f"next: install -m 0644 {output} {UDEV_RULES_DIRS[0]}/99-sascheck-io.rules && "
                 "udevadm control --reload && udevadm trigger --subsystem-match=block "
                 "--action=change"}[fmt])
@@ -315,6 +319,8 @@ def generate(fmt: str, catalogue: Catalogue, fix: FixInput) -> str:
                            "loads no tuned 2 profile: use --format bash or ansible, which "
                            "switch tuned 0.2 to its own throughput profile")
         return tuned_profile(fix)
+    if fmt == "tuned-cr":
+        return tuned_cr(catalogue, fix)
     if fmt == "udev":
         return udev_rules(fix)
     raise FixError(f"format {fmt!r} is not available yet")

@@ -62,16 +62,23 @@ def sysv_profile(fix: FixInput) -> str:
     return (safe or shipped or allowed)[0]
 
 
+# What tuned.conf.j2 can set: [cpu] governor, [vm] THP, [disk] read-ahead, and [sysctl]
+# vm.dirty_ratio (the failing sysctl rules' lines come whatever the sections).
+TUNED_SECTIONS = ("cpu", "vm", "disk", "dirty_ratio")
 # The [sysctl] key tuned.conf.j2 itself sets (the bash library's TUNED_TEMPLATE_SYSCTL).
 TUNED_TEMPLATE_SYSCTL = "vm.dirty_ratio"
 
 
 def tuned_profile(fix: FixInput, env: jinja2.Environment | None = None, *,
                   role: str | None = None, include: str | None = None,
-                  values: Mapping[str, str] | None = None) -> str:
+                  values: Mapping[str, str] | None = None, carrier: str = "",
+                  sections: tuple[str, ...] = TUNED_SECTIONS, parts: tuple[str, ...] = ()
+                  ) -> str:
     """The sas-performance profile: it includes a profile the host has, never asks for less
     read-ahead than that profile's own floor, and sets each failing sysctl of one value.
-    ``values`` may hold placeholders (XCCDF subs, the bash script's run-time values)."""
+    ``values`` may hold placeholders (XCCDF subs, the bash script's run-time values);
+    ``carrier`` names what delivers it where no person installs it (a Tuned CR), which
+    holds only the ``sections`` its profile's rules ask for, summarised by ``parts``."""
     env = env or environment()
     include = include or included_profile(fix)
     shown = dict(values or {name: str(fix.values[name]) for name in ("read_ahead_min_kb",
@@ -88,7 +95,8 @@ def tuned_profile(fix: FixInput, env: jinja2.Environment | None = None, *,
                    for key, value in fix.tuned_sysctl)
     return env.get_template("tuned/tuned.conf.j2").render(
         name=TUNED_PROFILE_NAME, version=__version__, profile=fix.profile, include=include,
-        role=role or fix.role, user_dir=fix.tuned_user_dir, modifiers=modifiers,
+        role=role or fix.role, user_dir=fix.tuned_user_dir, modifiers=modifiers, carrier=carrier,
+        sections=sections, parts=parts,
         force_cpu_latency=bool(fix.values.get("force_cpu_latency")),
         # the bash script adds its [sysctl] lines at run time (lib/sysctl.sh)
         sysctl=() if values else sysctl, **shown)

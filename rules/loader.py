@@ -365,8 +365,9 @@ def _load_profiles(directory: Path, rules: dict[str, Rule], variables: dict[str,
             except SiteValueError as exc:
                 errors.append(document.error(["values", key], str(exc)))
                 return None
+        pools = tuple(data.get("node_pools", parent.node_pools if parent else ()))
         profile = Profile(name, data["title"].strip(), data["description"].strip(), rule_ids,
-                          values, document.file)
+                          values, document.file, pools)
         profiles[name] = profile
         return profile
 

@@ -113,6 +113,8 @@ class Profile:
     rule_ids: tuple[str, ...]
     values: Mapping[str, Any]
     source: Path
+    # SAS Viya 4's node pools (workload.sas.com/class values) the profile is for; () for any.
+    node_pools: tuple[str, ...] = ()
 
 
 @dataclass

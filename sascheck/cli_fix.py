@@ -55,10 +55,27 @@ def _write_playbook(catalogue: Any, fix_input: Any, output: str) -> None:
 
 
 def fix_command(args: argparse.Namespace) -> int:
+    if args.revert:
+        return _revert_command(args)
+    if not args.output:
+        raise UsageError("fix: -o FILE is needed (-o - writes to standard output)")
     if args.fleet:
         from .cli_fleet_fix import fleet_fix_command
         return fleet_fix_command(args)
     return _host_fix_command(args)
+
+
+def _revert_command(args: argparse.Namespace) -> int:
+    """A Tuned CR is undone on the cluster, by deleting it: print that command. The other
+    formats undo themselves (the bash script's and the playbook's --revert of the manifest
+    they wrote)."""
+    if args.format != "tuned-cr":
+        raise UsageError("fix --revert is for --format tuned-cr; a bash fix reverts with its "
+                         "own --revert MANIFEST, a playbook with --tags revert")
+    from .remediations.tuned_cr import revert_command
+
+    print(revert_command())
+    return EXIT_OK
 
 
 @rooted

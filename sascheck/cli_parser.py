@@ -105,7 +105,11 @@ def build_parser() -> argparse.ArgumentParser:
     tailor.add_argument("-o", "--output", required=True, metavar="FILE")
 
     fix = commands.add_parser("fix", help="generate remediations for the rules that failed")
-    fix.add_argument("--format", required=True, choices=("bash", "ansible", "tuned", "udev"))
+    fix.add_argument("--format", required=True,
+                     choices=("bash", "ansible", "tuned", "tuned-cr", "udev"),
+                     help="tuned-cr: a Tuned CR for OpenShift's Node Tuning Operator")
+    fix.add_argument("--revert", action="store_true",
+                     help="with --format tuned-cr: print the command that removes the CR")
     source = fix.add_mutually_exclusive_group()
     source.add_argument("--from", dest="from_json", metavar="RESULTS.json",
                         help="results of an earlier 'sascheck scan --json'")
@@ -126,8 +130,8 @@ def build_parser() -> argparse.ArgumentParser:
                                                        "those that failed")
     fix.add_argument("--rule", action="append", default=[], metavar="ID",
                      help="only these rules (repeatable)")
-    fix.add_argument("-o", "--output", required=True, metavar="FILE",
-                     help="the fix (with --fleet: a new directory)")
+    fix.add_argument("-o", "--output", metavar="FILE",
+                     help="the fix (with --fleet: a new directory); needed unless --revert")
 
     report = commands.add_parser(
         "report", help="HTML report from results: one host, or a fleet (sascheck JSON and "

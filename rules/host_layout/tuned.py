@@ -77,8 +77,11 @@ TUNED_MODIFIERS_SINCE = (2, 4)
 # first in v2.10.0): ">N" writes N only above the value the key has when tuned starts, "<N"
 # only below it. Before, ">N" was written as it is, which the kernel refuses.
 TUNED_SYSCTL_MODIFIERS_SINCE = (2, 10)
+# tuned's openshift profiles include throughput-performance or virtual-guest (profiles/
+# openshift/tuned.conf: include=${f:virt_check:virtual-guest:throughput-performance}).
 TUNED_STOCK_READAHEAD_KIB = {"throughput-performance": 4096, "enterprise-storage": 4096,
-                             "virtual-guest": 4096, "virtual-host": 4096}
+                             "virtual-guest": 4096, "virtual-host": 4096, "openshift": 4096,
+                             "openshift-node": 4096, "openshift-control-plane": 4096}
 # RHEL 5/6 ktune (tuned 0.2): `tuned-adm profile` links the profile's ktune.sh into
 # /etc/ktune.d and enables the ktune service, which runs those scripts at every boot
 # (S27ktune), after the kernel command line took effect.

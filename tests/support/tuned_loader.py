@@ -58,7 +58,12 @@ def load(root: Path, name: str) -> dict:
     merges profile NAME of the image at ROOT, or
     {'error': message} as tuned refuses it."""
     below = "/profiles" if (root / "usr/lib/tuned/profiles").is_dir() else ""
-    directories = [str(root / f"usr/lib/tuned{below}"), str(root / f"etc/tuned{below}")]
+    return load_from([str(root / f"usr/lib/tuned{below}"), str(root / f"etc/tuned{below}")],
+                     name)
+
+
+def load_from(directories: list[str], name: str) -> dict:
+    """load() over the given profile directories, the later winning."""
     completed = subprocess.run([PYTHON, "-c", _PROGRAM, json.dumps(directories), name],
                                env={"PYTHONPATH": str(PACKAGE), "PATH": "/usr/bin:/bin"},
                                capture_output=True, text=True, timeout=60)
