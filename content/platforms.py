@@ -43,6 +43,16 @@ from ..rules.host_layout import (
 from .oval import Element, OvalDocument, all_of, any_of, criterion, entity, none_of
 
 CPE_PREFIX = "cpe:/a:sascheck:"
+# The operating system's name is part "o": the Compliance Operator makes a benchmark whose
+# platform is part "o" a node scan, anything else a platform (cluster API) scan
+# (ComplianceAsCode/compliance-operator pkg/profileparser/profileparser.go,
+# parseProductTypeAndName, at 456557cc3fb6759aed3c66aa0fa849023d63847a). The facts of a host's
+# role stay sascheck's own part "a" names.
+OS_CPE_PREFIX = "cpe:/o:sascheck:"
+
+
+def cpe_name(fact: str) -> str:
+    return (OS_CPE_PREFIX if fact == RHEL_FAMILY else CPE_PREFIX) + fact
 
 # A defined guest's data disk on the host's storage: a block device, a pool volume, a SCSI
 # LUN passed through (scanner.checks.guests.passed_through); cdroms and floppies are not data.
@@ -58,7 +68,7 @@ class Fact:
 
     @property
     def cpe(self) -> str:
-        return CPE_PREFIX + self.name
+        return cpe_name(self.name)
 
 
 RHEL_FAMILY = "rhel_family"
@@ -68,8 +78,8 @@ def os_platform_names() -> list[str]:
     """The benchmark's platform: RHEL or a rebuild, 5 to 10, or a root without release files.
     sascheck's own CPE name, not the published cpe:/o:redhat:enterprise_linux:N: oscap would
     also evaluate its built-in dictionary's checks for those, whose rpm probe writes an
-    rpmdb.sqlite into the root it scans offline."""
-    return [CPE_PREFIX + RHEL_FAMILY]
+    rpmdb.sqlite into the root it scans offline. Part "o", as an operating system's is."""
+    return [cpe_name(RHEL_FAMILY)]
 
 
 def _exists(oval: OvalDocument, comment: str, paths: tuple[str, ...]) -> Element:
@@ -249,7 +259,7 @@ def build_facts(oval: OvalDocument) -> dict[str, Fact]:
         # The XML bodies above were built once; definitions copy them.
         definition = oval.definition(title, f"sascheck applicability: {title.lower()}.", body,
                                      klass="inventory",
-                                     references=[("CPE", CPE_PREFIX + name)])
+                                     references=[("CPE", cpe_name(name))])
         facts[name] = Fact(name, title, definition)
     return facts
 

@@ -64,7 +64,7 @@ SERIAL_MODULES = {"test_live", "test_iotest", "test_iotest_reports", "test_root_
 # "slow", so `pytest -m "not slow"` is a quick tier for a contributor; CI runs everything.
 # tests/test_tiers.py fails when a module running one is missing here.
 NEEDS = {
-    "oscap": {"test_cas_cache", "test_content", "test_controller_attacks",
+    "oscap": {"test_cas_cache", "test_compliance_operator", "test_content", "test_controller_attacks",
               "test_cpu_turbo_smt", "test_docs", "test_drift", "test_fleet_engines", "test_fleet_scan", "test_guests",
               "test_multipath_detect", "test_multipath_runtime", "test_nothing_judged", "test_os_applicability",
               "test_oscap_fixes", "test_oscap_runner", "test_parity", "test_profiles_only",
