@@ -16,11 +16,14 @@ block_name() {
     fi
 }
 
-# The sysfs directory of a block device or partition, resolved inside the root.
+# The sysfs directory of a block device or partition: its link as it is, whose attributes
+# read the same through it, resolved (a process) only for a partition, whose disk is the
+# directory above it.
 sys_dir() {
     local name="$1" link
     for link in "$ROOT/sys/class/block/$name" "$ROOT/sys/block/$name"; do
-        if [[ -e "$link" ]]; then readlink -f -- "$link"; return; fi
+        if [[ -e "$link/partition" ]]; then readlink -f -- "$link"; return; fi
+        if [[ -e "$link" ]]; then printf '%s\n' "$link"; return; fi
     done
 }
 
