@@ -53,12 +53,12 @@ def _operator_name(xccdf_id: str) -> str:
 
 
 def _bundle_objects(bundle: str) -> dict[str, str]:
-    """The Profile and Variable objects the operator makes of the data stream, by name
+    """The Profile, Rule and Variable objects the operator makes of the data stream, by name
     (pkg/profileparser/profileparser.go: GetPrefixedName(bundle, name)) -> XCCDF id."""
     tree = etree.parse(str(DATASTREAM))
     return {f"{bundle}-{_operator_name(element.get('id'))}": element.get("id")
             for element in tree.iterfind(f".//{{{XCCDF}}}Benchmark//*[@id]")
-            if etree.QName(element).localname in ("Profile", "Value")}
+            if etree.QName(element).localname in ("Profile", "Rule", "Value")}
 
 
 def _drop_content_file(obj: dict[str, Any]) -> None:
@@ -66,7 +66,8 @@ def _drop_content_file(obj: dict[str, Any]) -> None:
 
 
 def _drop_a_rationale(obj: dict[str, Any]) -> None:
-    del obj["spec"]["setValues"][0]["rationale"]
+    tailored = obj["spec"].get("setValues") or obj["spec"]["disableRules"]
+    del tailored[0]["rationale"]
 
 
 def _profiles_not_a_list(obj: dict[str, Any]) -> None:
@@ -76,6 +77,7 @@ def _profiles_not_a_list(obj: dict[str, Any]) -> None:
 @pytest.mark.parametrize(("sample", "plural", "break_it"), [
     ("profilebundle", "profilebundles", _drop_content_file),
     ("tailoredprofile", "tailoredprofiles", _drop_a_rationale),
+    ("tailoredprofile-viya4-node", "tailoredprofiles", _drop_a_rationale),
     ("scansettingbinding", "scansettingbindings", _profiles_not_a_list)])
 def test_each_sample_is_valid_to_the_operators_crd(sample, plural, break_it):
     schema = _schema(plural)
@@ -106,11 +108,14 @@ def test_the_samples_name_what_the_operator_makes_of_the_content():
     assert objects[tailored["spec"]["extends"]] == profile_id("default")
     for item in tailored["spec"]["setValues"]:
         assert objects[item["name"]].startswith("xccdf_org.sascheck.content_value_"), item
+    stateful = _sample("tailoredprofile-viya4-node")
+    assert objects[stateful["spec"]["extends"]] == profile_id("viya4_node")
+    assert [objects[item["name"]] for item in stateful["spec"]["disableRules"]] == [
+        "xccdf_org.sascheck.content_rule_max_map_count_at_boot"]
     binding = _sample("scansettingbinding")
-    named = {(p["kind"], p["name"]) for p in binding["profiles"]}
-    assert ("TailoredProfile", tailored["metadata"]["name"]) in named
-    assert {objects[name] for kind, name in named if kind == "Profile"} == {
-        profile_id("viya4_node")}
+    assert {(p["kind"], p["name"]) for p in binding["profiles"]} == {
+        ("TailoredProfile", tailored["metadata"]["name"]),
+        ("TailoredProfile", stateful["metadata"]["name"])}
     # the content image holds the data stream where the operator copies it from
     containerfile = (DEPLOY / "Containerfile").read_text()
     copy = re.search(r"^COPY .*?(\S+) (\S+)$", containerfile, re.MULTILINE)
@@ -138,6 +143,9 @@ def operator_tailoring(tailored: dict[str, Any], bundle: dict[str, Any], output:
     groups = etree.parse(str(DATASTREAM)).iterfind(f".//{{{XCCDF}}}Group")
     for group in groups:
         etree.SubElement(profile, f"{{{XCCDF}}}select", idref=group.get("id"), selected="true")
+    for item in tailored["spec"].get("disableRules", []):
+        etree.SubElement(profile, f"{{{XCCDF}}}select", idref=objects[item["name"]],
+                         selected="false")
     for item in tailored["spec"].get("setValues", []):
         etree.SubElement(profile, f"{{{XCCDF}}}set-value",
                          idref=objects[item["name"]]).text = item["value"]
@@ -216,13 +224,19 @@ def test_the_operators_scan_of_the_tailored_profile_agrees_with_sascheck(tmp_pat
 
 
 @pytest.mark.parametrize("case", sorted(STATEFUL_NODES))
-def test_the_operators_scan_of_viya4_node_agrees_with_sascheck(tmp_path, case):
-    """The ScanSettingBinding's viya4_node Profile, untailored, on the stateful nodes of
-    tests/test_viya4_node.py."""
+def test_the_operators_scans_of_viya4_node_agree_with_sascheck(tmp_path, case):
+    """viya4_node on the stateful nodes of tests/test_viya4_node.py: as its Profile
+    (untailored) and as the sample TailoredProfile, which leaves the at-boot rule out."""
     system, files, running, at_boot = STATEFUL_NODES[case]
     host = viya4_node(tmp_path / "host", system, files)
-    theirs = _operator_scan(host, None, profile_id("viya4_node"), tmp_path)
     ours = _sascheck(host, "viya4_node", [], tmp_path)
     judged = {rule: ours[rule] for rule in RULES}
     assert judged == {"vm_max_map_count": running, "max_map_count_at_boot": at_boot}
-    assert {rule: theirs[rule] for rule in RULES} == judged
+    untailored = _operator_scan(host, None, profile_id("viya4_node"), tmp_path)
+    assert {rule: untailored[rule] for rule in RULES} == judged
+    tailoring = tmp_path / "tailoring.xml"
+    tailored_id = operator_tailoring(_sample("tailoredprofile-viya4-node"),
+                                     _sample("profilebundle"), tailoring)
+    tailored = _operator_scan(host, tailoring, tailored_id, tmp_path)
+    assert {rule: tailored[rule] for rule in RULES} == {
+        "vm_max_map_count": running, "max_map_count_at_boot": "notselected"}
