@@ -43,6 +43,15 @@ def scan(catalogue: Catalogue) -> Scan:
     return run
 
 
+@pytest.fixture(scope="module")
+def example_scan_results(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
+    """A real scan of each example host, for the fleet pages built of their copies (three
+    scans: cheap enough to run once per module that asks)."""
+    from .support.fleet_pages import example_scans
+
+    return example_scans(tmp_path_factory.mktemp("fleet-samples"))
+
+
 @pytest.fixture
 def host(tmp_path: Path) -> Callable[..., Path]:
     """Build the compliant baseline host with some changes: host(thp_enabled=...)."""
@@ -75,9 +84,10 @@ NEEDS = {
               "test_udev_semantics",
               "test_veritas", "test_viya3", "test_xtremio_paths"},
     "browser": {"test_admin_first_hour", "test_copy_fix", "test_fleet_bad_files",
-                "test_fleet_page", "test_fleet_stream", "test_identity_attacks",
+                "test_fleet_page", "test_fleet_page_sections", "test_fleet_stream",
+                "test_identity_attacks",
                 "test_iotest_reports", "test_storage_diagram"},
-    "ansible": {"test_accounts", "test_fix_target", "test_fleet_example", "test_fleet_fix",
+    "ansible": {"test_accounts", "test_docs_check_kind", "test_fix_target", "test_fleet_example", "test_fleet_fix",
                 "test_fix_revert", "test_fix_settings", "test_remediations", "test_report_failing",
                 "test_scratch_dirs", "test_host_data_inert", "test_site_profile", "test_sysctl_home"},
     "live": {"test_live", "test_iotest"},
