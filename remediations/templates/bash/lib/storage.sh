@@ -16,14 +16,18 @@ block_name() {
     fi
 }
 
-# The sysfs directory of a block device or partition: its link as it is, whose attributes
-# read the same through it, resolved (a process) only for a partition, whose disk is the
-# directory above it.
-sys_dir() {
-    local name="$1" link
-    for link in "$ROOT/sys/class/block/$name" "$ROOT/sys/block/$name"; do
-        if [[ -e "$link/partition" ]]; then readlink -f -- "$link"; return; fi
-        if [[ -e "$link" ]]; then printf '%s\n' "$link"; return; fi
+# Sets the variable named $1 to the sysfs directory of block device or partition $2 (empty
+# where there is none): its link as it is, whose attributes read the same through it,
+# resolved (a process) only for a partition, whose disk is the directory above it. A setter,
+# not a command substitution: it runs for each device of each stack.
+sys_dir_into() {
+    local _sys_link
+    printf -v "$1" '%s' ""
+    for _sys_link in "$ROOT/sys/class/block/$2" "$ROOT/sys/block/$2"; do
+        if [[ -e "$_sys_link/partition" ]]; then
+            printf -v "$1" '%s' "$(readlink -f -- "$_sys_link")"; return
+        fi
+        if [[ -e "$_sys_link" ]]; then printf -v "$1" '%s' "$_sys_link"; return; fi
     done
 }
 
@@ -63,14 +67,14 @@ stack_of() {
 # Devices below the SAS file systems ("stack"), or the devices they mount, with a
 # partition replaced by its disk ("queue"), each once.
 sas_devices() {
-    local which="$1" point name dir
+    local which="$1" point name dir=""
     while IFS= read -r point; do
         name="$(block_name "$(device_of "$point")")"
         [[ -n "$name" ]] || continue
         if [[ "$which" == stack ]]; then
             stack_of "$name"
         else
-            dir="$(sys_dir "$name")"
+            sys_dir_into dir "$name"
             if [[ -e "$dir/partition" ]]; then dir="${dir%/*}"; printf '%s\n' "${dir##*/}"
             else printf '%s\n' "$name"; fi
         fi
@@ -86,8 +90,8 @@ udev_safe() { [[ ${#1} -le 128 && "$1" =~ $UDEV_SAFE ]]; }
 # come from the storage; one that could end the match ("), start new keys or glob is never
 # written. Prints nothing (and warns) when no safe match exists.
 udev_match() {
-    local name="$1" dir value key
-    dir="$(sys_dir "$name")"
+    local name="$1" dir="" value key
+    sys_dir_into dir "$name"
     for key in name uuid; do
         if [[ -r "$dir/dm/$key" ]]; then
             value="$(<"$dir/dm/$key")"
@@ -214,12 +218,15 @@ raise_sas_read_ahead_now() {
 # only the map's scheduler counts and the paths' are left alone. A bio-based map (no
 # scheduler) leaves scheduling to its paths.
 multipath_paths() {
-    local paths=" " name dir slave
+    local paths=" " name dir="" slave uuid line
     while IFS= read -r name; do
-        dir="$(sys_dir "$name")"
+        sys_dir_into dir "$name"
         [[ -n "$dir" && -r "$dir/dm/uuid" ]] || continue
-        [[ "$(head -c 256 "$dir/dm/uuid")" == "$LAYOUT_MULTIPATH_UUID_PREFIX"* ]] || continue
-        grep -q '\[' "$dir/queue/scheduler" 2>/dev/null || continue
+        # read's own bounded reads, not head and grep: sysfs files of one line
+        uuid=""; IFS= read -r -n 256 uuid < "$dir/dm/uuid" || true
+        [[ "$uuid" == "$LAYOUT_MULTIPATH_UUID_PREFIX"* ]] || continue
+        line=""; { IFS= read -r -n 4096 line < "$dir/queue/scheduler"; } 2>/dev/null || true
+        [[ "$line" == *"["* ]] || continue
         for slave in "$dir"/slaves/*; do
             if [[ -e "$slave" || -L "$slave" ]]; then paths+="${slave##*/} "; fi
         done
