@@ -61,7 +61,7 @@ limit_below() { [[ "$1" != unlimited ]] && (( ${#1} <= 18 )) && (( 10#$1 < $2 ))
 # and pam_limits the session: the host's own, else the kernel's default.
 nr_open() {
     local value
-    value="$(cat "$ROOT$LAYOUT_NR_OPEN" 2>/dev/null)"
+    file_value_into value "$ROOT$LAYOUT_NR_OPEN" || true
     if [[ "$value" =~ ^[0-9]{1,10}$ ]]; then printf '%s' "$((10#$value))"; else printf '%s' "$LAYOUT_NR_OPEN_DEFAULT"; fi
 }
 

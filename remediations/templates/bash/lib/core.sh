@@ -53,6 +53,19 @@ done
 
 live() { [[ -z "$ROOT" ]]; }
 
+# Sets the variable named $1 to the text of file $2, trailing newlines dropped, as "$(cat
+# FILE)" would, without a process: for the one-line values of /proc and /sys, read for each
+# device and key. At most 64 KiB, to the first NUL; returns 1 (the variable empty) where the
+# file cannot be read.
+file_value_into() {
+    local _f_text=""
+    printf -v "$1" '%s' ""
+    [[ -f "$2" || -c "$2" ]] && [[ -r "$2" ]] || return 1
+    { IFS= read -r -d '' -n 65536 _f_text < "$2"; } 2>/dev/null
+    while [[ "$_f_text" == *$'\n' ]]; do _f_text="${_f_text%$'\n'}"; done
+    printf -v "$1" '%s' "$_f_text"
+}
+
 # The target's host name, read as sascheck's scan reads it (rules/host_layout/system.py
 # host_name, after systemd's read_etc_hostname_stream): the first line of /etc/hostname
 # that is neither blank nor a comment, keeping letters, digits, '-' and '.' (at most 64);

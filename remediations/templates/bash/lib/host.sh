@@ -66,14 +66,18 @@ uses_systemd() {
     [[ -d "$ROOT/usr/lib/systemd/system" || -d "$ROOT/lib/systemd/system" ]]
 }
 
-kernel_release() { cat "$ROOT/proc/sys/kernel/osrelease" 2>/dev/null || uname -r; }
+kernel_release() {
+    local release=""
+    if file_value_into release "$ROOT/proc/sys/kernel/osrelease"; then printf '%s\n' "$release"
+    else uname -r; fi
+}
 
 # Whether the host's kernel XFS refuses barrier and nobarrier (rules/host_layout/storage.py's
 # xfs_refuses_barrier_options): Linux 4.19 on, and RHEL 8's 4.18. An image that does not say
 # its kernel is not judged by this machine's.
 xfs_refuses_barrier_options() {
     local release major minor
-    release="$(cat "$ROOT/proc/sys/kernel/osrelease" 2>/dev/null)" || return 1
+    file_value_into release "$ROOT/proc/sys/kernel/osrelease" || return 1
     [[ "$release" =~ ^([0-9]{1,4})\.([0-9]{1,4})\. ]] || return 1
     major="${BASH_REMATCH[1]}" minor="${BASH_REMATCH[2]}"
     if (( 10#$major > 4 || (10#$major == 4 && 10#$minor >= 19) )); then return 0; fi

@@ -151,7 +151,7 @@ boot_default_scheduler() {
     release="$(kernel_release)"
     for pair in $LAYOUT_LEGACY_DEFAULT_SCHEDULERS; do
         if [[ "$release" == "${pair%%:*}"* ]]; then
-            vendor="$(cat "$ROOT/sys/block/$name/device/vendor" 2>/dev/null || true)"
+            file_value_into vendor "$ROOT/sys/block/$name/device/vendor" || true
             vendor="${vendor%"${vendor##*[! ]}"}"
             if [[ "${pair#*:}" == deadline && "$vendor" == "$LAYOUT_SATA_VENDOR" ]]; then printf cfq
             else printf '%s' "${pair#*:}"; fi
@@ -264,7 +264,7 @@ persist_sas_io_tuning() {
         [[ -n "$match" ]] || continue
         # Only ever raised: a device that reads ahead more keeps its value.
         value="$READ_AHEAD_MIN_KB"
-        current="$(cat "$ROOT/sys/block/$name/queue/read_ahead_kb" 2>/dev/null || true)"
+        file_value_into current "$ROOT/sys/block/$name/queue/read_ahead_kb" || true
         if [[ "$current" =~ ^[0-9]+$ ]] && (( current > value )); then value="$current"; fi
         rules+="ACTION==\"add|change\", SUBSYSTEM==\"block\", ENV{DEVTYPE}==\"disk\", $match, ATTR{queue/read_ahead_kb}=\"$value\""$'\n'
     done < <(sas_devices queue)

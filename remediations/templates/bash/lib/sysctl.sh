@@ -8,8 +8,8 @@ TUNED_SYSCTL=""
 # Whether the installed tuned is at least RELEASE (MAJOR.MINOR); an unknown one is taken as
 # the newest, as the scanner takes it.
 tuned_at_least() {
-    local version major minor
-    version="$(tuned_version)"
+    local version="" major minor
+    tuned_version_into version
     [[ -n "$version" ]] || return 0
     major="${version% *}" minor="${version#* }"
     (( 10#$major > 10#${1%.*} || (10#$major == 10#${1%.*} && 10#$minor >= 10#${1#*.}) ))
@@ -279,7 +279,7 @@ sysctl_lines_without() {
 bytes_twin_chosen() {
     local ratio="$1" twin="$2" file dir value pattern
     pattern="^[[:space:]]*-?[[:space:]]*${twin//./[./]}[[:space:]]*=[[:space:]]*0*[1-9]"
-    value="$(cat "$ROOT/proc/sys/${twin//.//}" 2>/dev/null || true)"
+    file_value_into value "$ROOT/proc/sys/${twin//.//}" || true
     if [[ ! "$value" =~ ^0*[1-9][0-9]*$ ]]; then
         value=""
         for dir in $LAYOUT_SYSCTL_DIRS; do
@@ -345,7 +345,7 @@ persist_sysctl_file() {
 kernel_sysctl_default() {
     local key="$1" release entry rest prefix value
     local -a entries
-    release="$(cat "$ROOT/proc/sys/kernel/osrelease" 2>/dev/null)" || return 1
+    file_value_into release "$ROOT/proc/sys/kernel/osrelease" || return 1
     read -r -a entries <<< "$LAYOUT_KERNEL_SYSCTL_DEFAULTS"
     for entry in "${entries[@]}"; do
         [[ "${entry%%@*}" == "$key" ]] || continue
@@ -370,7 +370,7 @@ sysctl_kept_for_boot() {
     read -r -a kept <<< "$3"
     local pattern
     pattern="$(sysctl_key_pattern "$key")[[:space:]]*(.*)$"
-    value="$(cat -- "$ROOT/proc/sys/${key//.//}" 2>/dev/null)" && candidates+=("$value")
+    file_value_into value "$ROOT/proc/sys/${key//.//}" && candidates+=("$value")
     value="$(kernel_sysctl_default "$key")" && candidates+=("$value")
     for conf in "$ROOT$LAYOUT_SYSCTL_CONF" "$ROOT${LAYOUT_SYSCTL_DIRS%% *}"/*.conf; do
         [[ -f "$conf" ]] || continue

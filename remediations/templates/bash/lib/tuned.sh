@@ -65,7 +65,7 @@ tuned_package_file() {
 # consts.py (a build choice: tuned.spec keeps /etc/tuned where rhel < 10, so RHEL 9's 2.25
 # has it), else the directories the package made, else the release (2.23 moved them).
 tuned_user_dir() {
-    local file dir version
+    local file dir version=""
     file="$(tuned_package_file consts.py)"
     if [[ -n "$file" ]]; then
         dir=$(sed -n -e 's/^LOAD_DIRECTORIES[[:space:]]*=[[:space:]]*\[[[:space:]]*"[^"]*"[[:space:]]*,[[:space:]]*"\(\/[^"]*\)".*/\1/p' \
@@ -80,7 +80,7 @@ tuned_user_dir() {
     elif [[ -d "$ROOT$LAYOUT_TUNED_SHIPPED_PROFILES" ]]; then
         printf /etc/tuned
     else
-        version="$(tuned_version)"
+        tuned_version_into version
         if [[ -n "$version" ]] && (( 10#${version% *} > 2 || (10#${version% *} == 2 && 10#${version#* } >= 23) )); then
             printf '/etc/tuned/%s' "$LAYOUT_TUNED_PROFILES_SUBDIR"
         else
@@ -98,6 +98,18 @@ tuned_version() {
     major=$(sed -n 's/^TUNED_VERSION_MAJOR[[:space:]]*=[[:space:]]*\([0-9]\{1,4\}\)[[:space:]]*$/\1/p' "$file" | head -n 1)
     minor=$(sed -n 's/^TUNED_VERSION_MINOR[[:space:]]*=[[:space:]]*\([0-9]\{1,4\}\)[[:space:]]*$/\1/p' "$file" | head -n 1)
     if [[ -n "$major" && -n "$minor" ]]; then printf '%s %s' "$major" "$minor"; fi
+}
+
+# Sets the variable named $1 to tuned_version's answer, read once a run (a dozen rules ask;
+# each reading was six processes) and again after this run installs tuned.
+TUNED_VERSION_READ=0
+TUNED_VERSION_CACHE=""
+tuned_version_into() {
+    if (( ! TUNED_VERSION_READ )); then
+        TUNED_VERSION_CACHE="$(tuned_version)"
+        TUNED_VERSION_READ=1
+    fi
+    printf -v "$1" '%s' "$TUNED_VERSION_CACHE"
 }
 
 # Whether this tuned reads ">N" (base.py's assignment modifiers, from 2.4): tuned 2.3
@@ -322,6 +334,7 @@ apply_tuned_profile() {
     if ! tuned_installed; then
         if [[ "$INSTALL_TUNED" == yes ]] && live; then
             if command -v dnf >/dev/null 2>&1; then run_command dnf -y install tuned; else run_command yum -y install tuned; fi
+            TUNED_VERSION_READ=0  # the package just installed has a version of its own
         else
             warn "manual: $CURRENT_RULE: tuned is not installed; install it, or run with SASCHECK_INSTALL_TUNED=yes"
             tuned_ready=0
