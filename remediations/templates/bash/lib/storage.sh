@@ -200,26 +200,46 @@ lvm_read_ahead_below() {
     done
 }
 
+# Sets the variable named $1 to sas_devices' list for $2 ("stack" or "queue"), one device a
+# line: found once a run (a fix changes no mount's device under it), so that each loop over
+# the devices reads the list, not the mounts and sysfs again in a subshell of its own.
+SAS_DEVICES_READ=" "
+SAS_DEVICES_STACK=""
+SAS_DEVICES_QUEUE=""
+sas_devices_into() {
+    if [[ "$SAS_DEVICES_READ" != *" $2 "* ]]; then
+        if [[ "$2" == stack ]]; then SAS_DEVICES_STACK="$(sas_devices stack)"
+        else SAS_DEVICES_QUEUE="$(sas_devices queue)"; fi
+        SAS_DEVICES_READ+="$2 "
+    fi
+    if [[ "$2" == stack ]]; then printf -v "$1" '%s' "$SAS_DEVICES_STACK"
+    else printf -v "$1" '%s' "$SAS_DEVICES_QUEUE"; fi
+}
+
 # The devices the SAS file systems mount read ahead at least the minimum now (live only).
 raise_sas_read_ahead_now() {
-    local name file current
+    local name file current devices=""
+    sas_devices_into devices queue
     while IFS= read -r name; do
+        [[ -n "$name" ]] || continue
         file="$ROOT/sys/block/$name/queue/read_ahead_kb"
         [[ -r "$file" ]] || continue
         current="$(<"$file")"
         if [[ "$current" =~ ^[0-9]+$ ]] && (( current < READ_AHEAD_MIN_KB )); then
             set_runtime "$file" "$READ_AHEAD_MIN_KB"
         fi
-    done < <(sas_devices queue)
+    done <<< "$devices"
 }
 
-# The paths of the request-based dm-multipath maps under the SAS file systems, " a b ": a
-# map hands its paths cloned requests past their schedulers (blk_insert_cloned_request), so
-# only the map's scheduler counts and the paths' are left alone. A bio-based map (no
-# scheduler) leaves scheduling to its paths.
-multipath_paths() {
-    local paths=" " name dir="" slave uuid line
+# Sets the variable named $1 to the paths of the request-based dm-multipath maps under the
+# SAS file systems, " a b ": a map hands its paths cloned requests past their schedulers
+# (blk_insert_cloned_request), so only the map's scheduler counts and the paths' are left
+# alone. A bio-based map (no scheduler) leaves scheduling to its paths.
+multipath_paths_into() {
+    local _m_paths=" " name dir="" slave uuid line devices=""
+    sas_devices_into devices stack
     while IFS= read -r name; do
+        [[ -n "$name" ]] || continue
         sys_dir_into dir "$name"
         [[ -n "$dir" && -r "$dir/dm/uuid" ]] || continue
         # read's own bounded reads, not head and grep: sysfs files of one line
@@ -228,20 +248,21 @@ multipath_paths() {
         line=""; { IFS= read -r -n 4096 line < "$dir/queue/scheduler"; } 2>/dev/null || true
         [[ "$line" == *"["* ]] || continue
         for slave in "$dir"/slaves/*; do
-            if [[ -e "$slave" || -L "$slave" ]]; then paths+="${slave##*/} "; fi
+            if [[ -e "$slave" || -L "$slave" ]]; then _m_paths+="${slave##*/} "; fi
         done
-    done < <(sas_devices stack)
-    printf '%s' "$paths"
+    done <<< "$devices"
+    printf -v "$1" '%s' "$_m_paths"
 }
 
 # Scheduler and read-ahead for the devices under the SAS file systems at every boot: a udev
 # rule for each device whose scheduler is not allowed, and read-ahead only ever raised; with
 # no SAS device known, the tuned profile's read-ahead (it sets no scheduler).
 persist_sas_io_tuning() {
-    local rules="" name file wanted match value current paths
-    paths="$(multipath_paths)"
+    local rules="" name file wanted match value current paths="" devices=""
+    multipath_paths_into paths
+    sas_devices_into devices stack
     while IFS= read -r name; do
-        [[ "$paths" != *" $name "* ]] || continue
+        [[ -n "$name" && "$paths" != *" $name "* ]] || continue
         file="$ROOT/sys/block/$name/queue/scheduler"
         if [[ ! -r "$file" ]] || ! grep -q '\[' "$file"; then
             continue
@@ -258,8 +279,10 @@ persist_sas_io_tuning() {
         if [[ -n "$wanted" && -n "$match" ]]; then
             rules+="ACTION==\"add|change\", SUBSYSTEM==\"block\", ENV{DEVTYPE}==\"disk\", $match, ATTR{queue/scheduler}=\"$wanted\""$'\n'
         fi
-    done < <(sas_devices stack)
+    done <<< "$devices"
+    sas_devices_into devices queue
     while IFS= read -r name; do
+        [[ -n "$name" ]] || continue
         match="$(udev_match "$name")"
         [[ -n "$match" ]] || continue
         # Only ever raised: a device that reads ahead more keeps its value.
@@ -267,7 +290,7 @@ persist_sas_io_tuning() {
         file_value_into current "$ROOT/sys/block/$name/queue/read_ahead_kb" || true
         if [[ "$current" =~ ^[0-9]+$ ]] && (( current > value )); then value="$current"; fi
         rules+="ACTION==\"add|change\", SUBSYSTEM==\"block\", ENV{DEVTYPE}==\"disk\", $match, ATTR{queue/read_ahead_kb}=\"$value\""$'\n'
-    done < <(sas_devices queue)
+    done <<< "$devices"
     if [[ -n "$rules" ]]; then
         write_file "$ROOT${LAYOUT_UDEV_RULES_DIRS%% *}/99-sascheck-io.rules" \
             "# Written by sascheck: scheduler and read-ahead for the devices under SAS file systems."$'\n'"$rules"
