@@ -14,7 +14,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import pytest
 import yaml
 from lxml import etree
@@ -22,6 +21,7 @@ from lxml import etree
 from sascheck.cli import main
 from sascheck.content.xccdf import profile_id
 
+from .support.crd import refusals, served_schema
 from .support.hosts import SasFs
 from .support.oscap import BEYOND_OVAL, DATASTREAM, PROJECT, run_oscap
 from .support.rhcos import NODES, rhcos_node
@@ -35,10 +35,8 @@ XCCDF = "http://checklists.nist.gov/xccdf/1.2"
 OPERATOR_XCCDF = "compliance.openshift.io"  # pkg/xccdf/tailoring.go XCCDFNamespace
 
 
-def _schema(plural: str) -> dict[str, Any]:
-    crd = yaml.safe_load((CRDS / f"compliance.openshift.io_{plural}.yaml").read_text())
-    [version] = [v for v in crd["spec"]["versions"] if v["served"]]
-    return version["schema"]["openAPIV3Schema"]
+def _crd(plural: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    return served_schema(CRDS / f"compliance.openshift.io_{plural}.yaml")
 
 
 def _sample(name: str) -> dict[str, Any]:
@@ -80,13 +78,12 @@ def _profiles_not_a_list(obj: dict[str, Any]) -> None:
     ("tailoredprofile-viya4-node", "tailoredprofiles", _drop_a_rationale),
     ("scansettingbinding", "scansettingbindings", _profiles_not_a_list)])
 def test_each_sample_is_valid_to_the_operators_crd(sample, plural, break_it):
-    schema = _schema(plural)
+    crd, schema = _crd(plural)
     obj = _sample(sample)
-    assert [e.message for e in jsonschema.Draft7Validator(schema).iter_errors(obj)] == []
-    assert obj["kind"] == yaml.safe_load(
-        (CRDS / f"compliance.openshift.io_{plural}.yaml").read_text())["spec"]["names"]["kind"]
+    assert refusals(schema, obj) == []
+    assert obj["kind"] == crd["spec"]["names"]["kind"]
     break_it(obj)  # the schema is not vacuous: the same object, broken, is refused
-    assert list(jsonschema.Draft7Validator(schema).iter_errors(obj))
+    assert refusals(schema, obj)
 
 
 def test_the_operator_makes_a_node_scan_of_the_benchmark():

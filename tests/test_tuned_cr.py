@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import pytest
 import yaml
 
@@ -18,13 +17,13 @@ from sascheck.cli import main
 from sascheck.remediations import tuned_cr
 
 from .support import tuned_loader
+from .support.crd import refusals, served_schema
 from .support.rhcos import NODES, rhcos_node
 from .test_viya4_node import MACHINE_CONFIG_SYSCTL, RHCOS_KERNEL
 
 NTO = Path(__file__).parent / "data" / "node-tuning-operator"
-CRD = yaml.safe_load((NTO / "20-tuned.crd.yaml").read_text())
+CRD, SCHEMA = served_schema(NTO / "20-tuned.crd.yaml")
 [VERSION] = CRD["spec"]["versions"]
-SCHEMA = VERSION["schema"]["openAPIV3Schema"]
 OCP_416 = NODES["RHCOS 4.16 (RHEL 9.4)"]
 
 
@@ -43,32 +42,8 @@ def _cr(tmp_path: Path, root: Path, profile: str = "viya3") -> tuple[str, dict[s
     return text, yaml.safe_load(text)
 
 
-def _pruned(schema: dict[str, Any], value: Any, path: str = "") -> list[str]:
-    """The fields the API server would drop from ``value`` (the CRD is structural with
-    preserveUnknownFields false: a field its schema does not name is pruned, not refused, so
-    a misspelt field would vanish silently). metadata is the API server's ObjectMeta."""
-    if isinstance(value, dict) and schema.get("type") == "object":
-        if schema.get("x-kubernetes-preserve-unknown-fields") or path == ".metadata":
-            return []
-        known = schema.get("properties", {})
-        extra = schema.get("additionalProperties")
-        found = [f"{path}.{key}" for key in value if key not in known and extra is None]
-        for key, item in value.items():
-            if key in known:
-                found += _pruned(known[key], item, f"{path}.{key}")
-            elif isinstance(extra, dict):
-                found += _pruned(extra, item, f"{path}.{key}")
-        return found
-    if isinstance(value, list) and schema.get("type") == "array":
-        return [f for index, item in enumerate(value)
-                for f in _pruned(schema["items"], item, f"{path}[{index}]")]
-    return []
-
-
 def _valid(cr: dict[str, Any]) -> list[str]:
-    """What the API server would say of ``cr``: each schema error, and each pruned field."""
-    errors = [error.message for error in jsonschema.Draft7Validator(SCHEMA).iter_errors(cr)]
-    return errors + [f"pruned: {field}" for field in _pruned(SCHEMA, cr)]
+    return refusals(SCHEMA, cr)
 
 
 def test_the_schema_judges_the_operators_own_example_and_refuses_a_broken_cr():
