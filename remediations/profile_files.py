@@ -62,9 +62,11 @@ def sysv_profile(fix: FixInput) -> str:
     return (safe or shipped or allowed)[0]
 
 
-# What tuned.conf.j2 can set: [cpu] governor, [vm] THP, [disk] read-ahead, and [sysctl]
-# vm.dirty_ratio (the failing sysctl rules' lines come whatever the sections).
-TUNED_SECTIONS = ("cpu", "vm", "disk", "dirty_ratio")
+# What tuned.conf.j2 can set, each as a profile's summary names it: [cpu] governor, [vm]
+# THP, [disk] read-ahead, and [sysctl] vm.dirty_ratio (the failing sysctl rules' lines come
+# whatever the sections).
+TUNED_SECTIONS = {"cpu": "the performance governor", "vm": "THP", "disk": "SAS read-ahead",
+                  "dirty_ratio": "vm.dirty_ratio"}
 # The [sysctl] key tuned.conf.j2 itself sets (the bash library's TUNED_TEMPLATE_SYSCTL).
 TUNED_TEMPLATE_SYSCTL = "vm.dirty_ratio"
 
@@ -72,7 +74,8 @@ TUNED_TEMPLATE_SYSCTL = "vm.dirty_ratio"
 def tuned_profile(fix: FixInput, env: jinja2.Environment | None = None, *,
                   role: str | None = None, include: str | None = None,
                   values: Mapping[str, str] | None = None, carrier: str = "",
-                  sections: tuple[str, ...] = TUNED_SECTIONS, parts: tuple[str, ...] = ()
+                  sections: tuple[str, ...] = tuple(TUNED_SECTIONS),
+                  parts: tuple[str, ...] = ()
                   ) -> str:
     """The sas-performance profile: it includes a profile the host has, never asks for less
     read-ahead than that profile's own floor, and sets each failing sysctl of one value.

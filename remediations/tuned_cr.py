@@ -19,7 +19,7 @@ from typing import Any
 import yaml
 
 from ..rules import Catalogue
-from .profile_files import tuned_profile
+from .profile_files import TUNED_SECTIONS, tuned_profile
 from .rendering import TUNED_PROFILE_NAME, FixError, FixInput
 
 API_VERSION = "tuned.openshift.io/v1"
@@ -53,24 +53,20 @@ _LiteralDumper.add_representer(str, _string)
 
 
 # The profile template's sections (remediations.profile_files' TUNED_SECTIONS) by the
-# "[section] option" a rule says sascheck's profile sets it with (its tuned_sets), and how
-# the profile's summary names each.
+# "[section] option" a rule says sascheck's profile sets it with (its tuned_sets).
 SECTION_OF_OPTION = {"[cpu] governor": "cpu", "[vm] transparent_hugepages": "vm",
                      "[vm] transparent_hugepage.defrag": "vm", "[disk] readahead": "disk",
                      "[sysctl] vm.dirty_ratio": "dirty_ratio"}
-SECTION_NAMES = {"cpu": "the performance governor", "vm": "THP", "disk": "SAS read-ahead",
-                 "dirty_ratio": "vm.dirty_ratio"}
 
 
 def _sections(catalogue: Catalogue, fix: FixInput) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The sections the rules of the fix's profile are set by, and what each sets: only what
     a profile's rules say (viya4_node asks nothing of THP, read-ahead or the governor: its CR
     sets none of them), and each failing sysctl by its key."""
-    options = {catalogue.rules[rule].tuned_sets
-               for rule in catalogue.profile(fix.profile).rule_ids}
-    sections = tuple(name for name in SECTION_NAMES
-                     if any(SECTION_OF_OPTION.get(option) == name for option in options))
-    parts = tuple(SECTION_NAMES[name] for name in sections)
+    asked = {SECTION_OF_OPTION.get(catalogue.rules[rule].tuned_sets)
+             for rule in catalogue.profile(fix.profile).rule_ids}
+    sections = tuple(name for name in TUNED_SECTIONS if name in asked)
+    parts = tuple(TUNED_SECTIONS[name] for name in sections)
     return sections, parts + tuple(key for key, _ in fix.tuned_sysctl)
 
 
