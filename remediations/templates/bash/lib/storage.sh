@@ -131,9 +131,16 @@ udev_match() {
 
 # The scheduler a queue/scheduler file selects ("[none] mq-deadline" -> none).
 selected_scheduler() {
-    local text
-    text="$(cat -- "$1" 2>/dev/null || true)"
+    local text=""
+    file_value_into text "$1" || true
     if [[ "$text" =~ \[([^]]+)\] ]]; then printf '%s' "${BASH_REMATCH[1]}"; fi
+}
+
+# Whether a queue/scheduler file offers a choice (the selected one in brackets): a
+# bio-based device's offers none.
+offers_schedulers() {
+    local text=""
+    file_value_into text "$1" && [[ "$text" == *"["* ]]
 }
 
 # Whether a queue/scheduler file selects an allowed scheduler.
@@ -166,8 +173,9 @@ boot_default_scheduler() {
 
 # The first allowed scheduler a device offers.
 preferred_scheduler() {
-    local offered wanted
-    offered=" $(tr -d '[]' < "$1") "
+    local offered="" wanted
+    file_value_into offered "$1" || true
+    offered=" ${offered//[\[\]]/} "
     for wanted in "${ALLOWED_SCHEDULERS[@]}"; do
         if [[ "$offered" == *" $wanted "* ]]; then printf '%s' "$wanted"; return; fi
     done
@@ -236,17 +244,16 @@ raise_sas_read_ahead_now() {
 # (blk_insert_cloned_request), so only the map's scheduler counts and the paths' are left
 # alone. A bio-based map (no scheduler) leaves scheduling to its paths.
 multipath_paths_into() {
-    local _m_paths=" " name dir="" slave uuid line devices=""
+    local _m_paths=" " name dir="" slave uuid devices=""
     sas_devices_into devices stack
     while IFS= read -r name; do
         [[ -n "$name" ]] || continue
         sys_dir_into dir "$name"
         [[ -n "$dir" && -r "$dir/dm/uuid" ]] || continue
-        # read's own bounded reads, not head and grep: sysfs files of one line
+        # read's own bounded read, not head: a sysfs file of one line
         uuid=""; IFS= read -r -n 256 uuid < "$dir/dm/uuid" || true
         [[ "$uuid" == "$LAYOUT_MULTIPATH_UUID_PREFIX"* ]] || continue
-        line=""; { IFS= read -r -n 4096 line < "$dir/queue/scheduler"; } 2>/dev/null || true
-        [[ "$line" == *"["* ]] || continue
+        offers_schedulers "$dir/queue/scheduler" || continue
         for slave in "$dir"/slaves/*; do
             if [[ -e "$slave" || -L "$slave" ]]; then _m_paths+="${slave##*/} "; fi
         done
@@ -264,9 +271,7 @@ persist_sas_io_tuning() {
     while IFS= read -r name; do
         [[ -n "$name" && "$paths" != *" $name "* ]] || continue
         file="$ROOT/sys/block/$name/queue/scheduler"
-        if [[ ! -r "$file" ]] || ! grep -q '\[' "$file"; then
-            continue
-        fi
+        offers_schedulers "$file" || continue
         if scheduler_allowed "$file"; then
             # Allowed now: left as it is. Where the kernel's default at boot is not allowed
             # (cfq on RHEL 5 and 6), a rule keeps the scheduler it has now.
